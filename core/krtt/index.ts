@@ -1,0 +1,8 @@
+/**
+ * The KRTT kernel: row ids, transition inputs and results, documented tables as data,
+ * deciding and explaining.
+ *
+ * @module
+ */
+export * from "./table.ts"
+export * from "./types.ts"

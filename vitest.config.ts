@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["{core,shell,spec,property-tests,sim,testenv,e2e,docs,examples}/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 600_000,
+    retry: 0,
+  },
+})
