@@ -86,7 +86,8 @@ export const findRow = <Input, Result, Config>(
 }
 
 /** The id of a row of a table. */
-export const idOf = (table: { readonly id: string }, row: { readonly n: number }): RowId => rowId(table.id, row.n)
+export const idOf = (table: { readonly id: string }, row: { readonly n: number }): RowId =>
+  rowId(table.id, row.n)
 
 /** An explanation of one decision: the row, its documented text, and what was decided. */
 export interface Explanation<Action, Status> {

@@ -51,6 +51,7 @@ export type Transition<Observed, Desired, Trigger, Action, Status, Config = unde
 ) => TransitionResult<Action, Status>
 
 /** Input of a transition, from its function type. */
-export type InputOf<T> = T extends Transition<infer O, infer D, infer G, infer _A, infer _S, infer _C>
-  ? TransitionInput<O, D, G>
-  : never
+export type InputOf<T> =
+  T extends Transition<infer O, infer D, infer G, infer _A, infer _S, infer _C>
+    ? TransitionInput<O, D, G>
+    : never

@@ -1,0 +1,88 @@
+/**
+ * Event Trigger Conditions for cluster sources (seed 000, "Cluster Source Events"): whether one
+ * source gets an event for one cluster at the end of a reconcile.
+ *
+ * Guarantees: a source gets exactly one event per connect and per disconnect; a probe-failure
+ * event (`WatchForProbeFailure(d)`) is sent once when probes have not succeeded for `d`, and not
+ * again until a probe succeeds and fails for `d` anew. One event carries every reason.
+ *
+ * @module
+ */
+import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
+import type { SendEventAction } from "./actions.ts"
+import { NEVER } from "./state.ts"
+
+export const EVENTS = "clustercache.events"
+
+export interface EventsObserved {
+  readonly lastProbeSuccessTime?: number | undefined
+  /** When this source last got an event for this cluster. */
+  readonly lastEventSentTime?: number | undefined
+}
+
+export interface EventsDesired {
+  /** The source's name (its controller). */
+  readonly source: string
+  /** `WatchForProbeFailure` durations, ms. */
+  readonly probeFailureDurations: ReadonlyArray<number>
+}
+
+export interface EventsTrigger {
+  readonly didConnect: boolean
+  readonly didDisconnect: boolean
+}
+
+export interface EventsStatus {
+  readonly send: boolean
+  readonly reasons: ReadonlyArray<string>
+  readonly lastEventSentTime?: number | undefined
+}
+
+export type EventsInput = TransitionInput<EventsObserved, EventsDesired, EventsTrigger>
+export type EventsResult = TransitionResult<SendEventAction, EventsStatus>
+
+const r = (n: number): RowId => rowId(EVENTS, n)
+const ROW = { connect: r(1), disconnect: r(2), probeFailure: r(3), none: r(4) }
+const NONE: ReadonlyArray<SendEventAction> = []
+
+/** The probe-failure reason text for a duration. */
+export const probeFailureReason = (ms: number): string =>
+  `health probe didn't succeed since more than ${ms}ms`
+
+/** Event Trigger Conditions as a transition. */
+export const eventsTransition = (input: EventsInput): EventsResult => {
+  const { observed, desired, trigger, now } = input
+  const lastSuccess = observed.lastProbeSuccessTime ?? NEVER
+  const lastSent = observed.lastEventSentTime ?? NEVER
+  let reasons: Array<string> | undefined
+  let row: RowId = ROW.none
+  if (trigger.didConnect) {
+    reasons = ["connect"]
+    row = ROW.connect
+  }
+  if (trigger.didDisconnect) {
+    reasons ??= []
+    reasons.push("disconnect")
+    if (row === ROW.none) row = ROW.disconnect
+  }
+  for (const d of desired.probeFailureDurations) {
+    const shouldSendEventTime = lastSuccess + d
+    if (lastSent < shouldSendEventTime && shouldSendEventTime < now) {
+      reasons ??= []
+      reasons.push(probeFailureReason(d))
+      if (row === ROW.none) row = ROW.probeFailure
+    }
+  }
+  if (reasons === undefined) {
+    return {
+      actions: NONE,
+      status: { send: false, reasons: [], lastEventSentTime: observed.lastEventSentTime },
+      row,
+    }
+  }
+  return {
+    actions: [{ _tag: "SendEvent", source: desired.source, reasons }],
+    status: { send: true, reasons, lastEventSentTime: now },
+    row,
+  }
+}

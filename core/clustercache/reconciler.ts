@@ -1,0 +1,359 @@
+/**
+ * The ClusterCache Reconciler (seed 000) as a pure transition.
+ *
+ * One reconcile of one Cluster runs as a few transitions, each decided by one documented row:
+ *
+ * Expected flow: `Reconcile` reads the Cluster and the accessor and decides what the reconcile
+ * does: create the accessor (row 1, then continue), remove it (rows 2 and 13), wait for the
+ * infrastructure (row 3), connect (row 4), wait out the retry interval (row 5), probe (row 7)
+ * or wait for the next probe (derived row 15). Connect and probe are I/O: the shell performs
+ * them outside any lock and reports `ConnectFinished` (rows 4 and 6) or `ProbeFinished` (rows
+ * 8-11). Every reconcile that got past the infrastructure check ends with `PhasesComplete`
+ * (row 12): events to the cluster sources, then the requeue.
+ *
+ * Guarantees: no connection attempt within the retry interval of a failed one; disconnect when
+ * the failure threshold is reached or at once on a 401, requeueing after the retry interval or
+ * 1 ms; the requeue is the smallest duration the phases asked for, else the default.
+ *
+ * Assumptions: one reconcile per Cluster at a time (the work queue's promise), so the accessor
+ * does not change under a reconcile except through its own actions.
+ *
+ * @module
+ */
+import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
+import { accessorTransition } from "./accessor.ts"
+import type { ReconcilerAction, ReconcilerContinuation } from "./actions.ts"
+import { type ClusterCacheConfig, ClusterCacheDefaults } from "./config.ts"
+import { errorsTransition } from "./errors.ts"
+import { eventsTransition } from "./events.ts"
+import { healthTransition, type ProbeOutcome } from "./health.ts"
+import { type AccessorState, newAccessor, remaining } from "./state.ts"
+
+export const RECONCILER = "clustercache.reconciler"
+
+/** What `client.Get()` of the Cluster returned. */
+export type ClusterView =
+  | {
+      readonly _tag: "Found"
+      /** `status.initialization.infrastructureProvisioned`. */
+      readonly infrastructureProvisioned: boolean
+      /** `metadata.deletionTimestamp` is set. */
+      readonly deleting: boolean
+    }
+  | { readonly _tag: "NotFound" }
+  | { readonly _tag: "GetFailed"; readonly error: string }
+
+/** A registered cluster source (`GetClusterSource`). */
+export interface ClusterSource {
+  /** The controller the source feeds. */
+  readonly name: string
+  /** `WatchForProbeFailure` durations, ms. */
+  readonly probeFailureDurations: ReadonlyArray<number>
+}
+
+export interface ReconcilerObserved {
+  /** The Cluster's accessor; absent when there is none. */
+  readonly accessor?: AccessorState | undefined
+}
+
+export interface ReconcilerDesired {
+  readonly cluster: ClusterView
+  readonly sources: ReadonlyArray<ClusterSource>
+}
+
+export type ReconcilerTrigger =
+  | ReconcilerContinuation
+  | { readonly _tag: "ConnectFinished"; readonly ok: boolean; readonly error?: string | undefined }
+  | { readonly _tag: "ProbeFinished"; readonly outcome: ProbeOutcome }
+
+export interface ReconcilerStatus {
+  /** The accessor after this step; absent once removed. */
+  readonly accessor?: AccessorState | undefined
+  /** `false` while the reconcile goes on (a `Connect`, `Probe` or `Continue` action is pending). */
+  readonly done: boolean
+  /** Set when the reconcile ends with a requeue. */
+  readonly requeueAfter?: number | undefined
+}
+
+export type ReconcilerInput = TransitionInput<ReconcilerObserved, ReconcilerDesired, ReconcilerTrigger>
+export type ReconcilerResult = TransitionResult<ReconcilerAction, ReconcilerStatus>
+
+const r = (n: number): RowId => rowId(RECONCILER, n)
+const ROW = {
+  create: r(1),
+  notFound: r(2),
+  infraNotReady: r(3),
+  connect: r(4),
+  retryWait: r(5),
+  connectFailed: r(6),
+  probe: r(7),
+  probeSucceeded: r(8),
+  probeFailed: r(9),
+  threshold: r(10),
+  unauthorized: r(11),
+  complete: r(12),
+  deleted: r(13),
+  getFailed: r(14),
+  probeNotDue: r(15),
+  stale: r(16),
+}
+
+const CONTINUE_RECONCILE: ReadonlyArray<ReconcilerAction> = [
+  { _tag: "CreateAccessor" },
+  { _tag: "Continue", trigger: { _tag: "Reconcile" } },
+]
+const CONNECT: ReadonlyArray<ReconcilerAction> = [{ _tag: "Connect" }]
+const NONE: ReadonlyArray<ReconcilerAction> = []
+const NO_DESIRED = {}
+
+const complete = (didConnect: boolean, didDisconnect: boolean, requeueAfter: number): ReconcilerAction => ({
+  _tag: "Continue",
+  trigger: { _tag: "PhasesComplete", didConnect, didDisconnect, requeueAfter: [requeueAfter] },
+})
+
+/** Requeue after the duration that Error Handling documents for an error kind. */
+const requeueFor = (
+  kind: Parameters<typeof errorsTransition>[0]["trigger"],
+  consecutiveFailures: number,
+  now: number,
+  config: ClusterCacheConfig,
+): number => {
+  const { requeue } = errorsTransition(
+    { observed: { consecutiveFailures }, desired: NO_DESIRED, trigger: kind, now },
+    config,
+  ).status
+  return requeue._tag === "After" ? requeue.after : config.defaultRequeueAfter
+}
+
+/** The ClusterCache Reconciler as a transition. */
+export const reconcilerTransition = (
+  input: ReconcilerInput,
+  config: ClusterCacheConfig = ClusterCacheDefaults,
+): ReconcilerResult => {
+  const { observed, desired, trigger, now } = input
+  const accessor = observed.accessor
+  switch (trigger._tag) {
+    case "Reconcile":
+      return reconcile(accessor, desired.cluster, now, config)
+    case "ConnectFinished": {
+      if (accessor === undefined) return stale(accessor, config)
+      if (trigger.ok) {
+        if (!accessor.connected) return stale(accessor, config)
+        const next =
+          remaining(now, accessor.lastProbeTime, config.healthProbe.interval) || config.healthProbe.interval
+        return { actions: [complete(true, false, next)], status: { accessor, done: false }, row: ROW.connect }
+      }
+      const after = requeueFor(
+        { _tag: "ConnectionCreationFailed" },
+        accessor.consecutiveFailures,
+        now,
+        config,
+      )
+      return {
+        actions: [complete(false, false, after)],
+        status: { accessor, done: false },
+        row: ROW.connectFailed,
+      }
+    }
+    case "ProbeFinished":
+      return probeFinished(accessor, trigger.outcome, now, config)
+    case "PhasesComplete": {
+      if (accessor === undefined) return stale(accessor, config)
+      return phasesComplete(accessor, desired.sources, trigger, now, config)
+    }
+  }
+}
+
+const reconcile = (
+  accessor: AccessorState | undefined,
+  cluster: ClusterView,
+  now: number,
+  config: ClusterCacheConfig,
+): ReconcilerResult => {
+  switch (cluster._tag) {
+    case "GetFailed": {
+      const { actions, status } = errorsTransition(
+        {
+          observed: { consecutiveFailures: accessor?.consecutiveFailures ?? 0 },
+          desired: NO_DESIRED,
+          trigger: { _tag: "ClusterGetFailed" },
+          now,
+        },
+        config,
+      )
+      const after = status.requeue._tag === "After" ? status.requeue.after : config.defaultRequeueAfter
+      return {
+        actions: actions as ReadonlyArray<ReconcilerAction>,
+        status: { accessor, done: true, requeueAfter: after },
+        row: ROW.getFailed,
+      }
+    }
+    case "NotFound": {
+      if (accessor === undefined) {
+        return {
+          actions: [{ _tag: "DeleteAccessor" }, { _tag: "CleanupSources" }],
+          status: { accessor: undefined, done: true },
+          row: ROW.notFound,
+        }
+      }
+      const disconnect = accessorTransition(
+        {
+          observed: accessor,
+          desired: { clientCertificatePrivateKey: "disabled" },
+          trigger: { _tag: "Disconnect" },
+          now,
+        },
+        config,
+      )
+      return {
+        actions: [
+          ...(disconnect.actions as ReadonlyArray<ReconcilerAction>),
+          { _tag: "DeleteAccessor" },
+          { _tag: "CleanupSources" },
+        ],
+        status: { accessor: undefined, done: true },
+        row: ROW.deleted,
+      }
+    }
+    case "Found":
+      break
+  }
+  if (accessor === undefined)
+    return { actions: CONTINUE_RECONCILE, status: { accessor: newAccessor, done: false }, row: ROW.create }
+  if (!cluster.infrastructureProvisioned)
+    return { actions: NONE, status: { accessor, done: true }, row: ROW.infraNotReady }
+  if (!accessor.connected) {
+    const wait = remaining(
+      now,
+      accessor.lastConnectionCreationErrorTime,
+      config.connectionCreationRetryInterval,
+    )
+    if (wait > 0)
+      return {
+        actions: [complete(false, false, wait)],
+        status: { accessor, done: false },
+        row: ROW.retryWait,
+      }
+    return { actions: CONNECT, status: { accessor, done: false }, row: ROW.connect }
+  }
+  const health = healthTransition(
+    { observed: accessor, desired: {}, trigger: { _tag: "HealthCheck" }, now },
+    config,
+  )
+  if (health.actions.length === 0) {
+    const wait = remaining(now, accessor.lastProbeTime, config.healthProbe.interval)
+    return {
+      actions: [complete(false, false, wait)],
+      status: { accessor, done: false },
+      row: ROW.probeNotDue,
+    }
+  }
+  return {
+    actions: [{ _tag: "Probe", path: "/", timeout: config.healthProbe.timeout }],
+    status: { accessor: health.status.accessor, done: false },
+    row: ROW.probe,
+  }
+}
+
+const probeFinished = (
+  accessor: AccessorState | undefined,
+  outcome: ProbeOutcome,
+  now: number,
+  config: ClusterCacheConfig,
+): ReconcilerResult => {
+  if (accessor === undefined || !accessor.connected) return stale(accessor, config)
+  const health = healthTransition(
+    { observed: accessor, desired: {}, trigger: { _tag: "ProbeResult", outcome }, now },
+    config,
+  )
+  const { tooManyConsecutiveFailures, unauthorizedErrorOccurred } = health.status
+  const metrics = health.actions as ReadonlyArray<ReconcilerAction>
+  const probed = health.status.accessor
+  if (outcome === "success") {
+    return {
+      actions: [...metrics, complete(false, false, config.healthProbe.interval)],
+      status: { accessor: probed, done: false },
+      row: ROW.probeSucceeded,
+    }
+  }
+  const after = requeueFor(
+    { _tag: "HealthProbeFailed", unauthorized: unauthorizedErrorOccurred },
+    probed.consecutiveFailures,
+    now,
+    config,
+  )
+  if (!tooManyConsecutiveFailures && !unauthorizedErrorOccurred) {
+    return {
+      actions: [...metrics, complete(false, false, after)],
+      status: { accessor: probed, done: false },
+      row: ROW.probeFailed,
+    }
+  }
+  const disconnect = accessorTransition(
+    {
+      observed: probed,
+      desired: { clientCertificatePrivateKey: "disabled" },
+      trigger: { _tag: "Disconnect" },
+      now,
+    },
+    config,
+  )
+  return {
+    actions: [
+      ...metrics,
+      ...(disconnect.actions as ReadonlyArray<ReconcilerAction>),
+      complete(false, true, after),
+    ],
+    status: { accessor: disconnect.status.accessor, done: false },
+    row: unauthorizedErrorOccurred ? ROW.unauthorized : ROW.threshold,
+  }
+}
+
+const phasesComplete = (
+  accessor: AccessorState,
+  sources: ReadonlyArray<{ readonly name: string; readonly probeFailureDurations: ReadonlyArray<number> }>,
+  trigger: Extract<ReconcilerTrigger, { _tag: "PhasesComplete" }>,
+  now: number,
+  config: ClusterCacheConfig,
+): ReconcilerResult => {
+  const actions: Array<ReconcilerAction> = []
+  let lastEventSent = accessor.lastEventSent
+  for (const source of sources) {
+    const decision = eventsTransition({
+      observed: {
+        lastProbeSuccessTime: accessor.lastProbeSuccessTime,
+        lastEventSentTime: accessor.lastEventSent[source.name],
+      },
+      desired: { source: source.name, probeFailureDurations: source.probeFailureDurations },
+      trigger,
+      now,
+    })
+    if (decision.status.send) {
+      actions.push(...decision.actions)
+      if (lastEventSent === accessor.lastEventSent) lastEventSent = { ...lastEventSent }
+      ;(lastEventSent as Record<string, number>)[source.name] = now
+    }
+  }
+  let requeueAfter = config.defaultRequeueAfter
+  if (trigger.requeueAfter.length > 0) requeueAfter = Math.min(...trigger.requeueAfter)
+  actions.push({ _tag: "Requeue", after: requeueAfter })
+  const next = lastEventSent === accessor.lastEventSent ? accessor : { ...accessor, lastEventSent }
+  return { actions, status: { accessor: next, done: true, requeueAfter }, row: ROW.complete }
+}
+
+/** A result arrived for an accessor that is gone or no longer in the state it was asked in. */
+const stale = (accessor: AccessorState | undefined, config: ClusterCacheConfig): ReconcilerResult =>
+  accessor === undefined
+    ? {
+        actions: [{ _tag: "Log", message: "Dropping a result for a removed accessor" }],
+        status: { accessor, done: true },
+        row: ROW.stale,
+      }
+    : {
+        actions: [
+          { _tag: "Log", message: "Dropping a stale result" },
+          { _tag: "Requeue", after: config.defaultRequeueAfter },
+        ],
+        status: { accessor, done: true, requeueAfter: config.defaultRequeueAfter },
+        row: ROW.stale,
+      }

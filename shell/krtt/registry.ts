@@ -1,0 +1,53 @@
+/**
+ * Every documented table the project implements, joined with its pure transition, its default
+ * configuration and the schema of its input: what `krtt tables`, `krtt explain` and the
+ * coverage report work from.
+ *
+ * @module
+ */
+import type { Schema } from "effect"
+import * as clustercache from "../../core/clustercache/index.ts"
+import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
+import * as clustercacheSpec from "../../spec/clustercache/index.ts"
+
+/** A documented table and what implements it. */
+export interface TableBinding {
+  readonly spec: AnyTableSpec
+  // biome-ignore lint/suspicious/noExplicitAny: each binding pairs a transition with its own input type
+  readonly transition: (input: any, config: any) => TransitionResult<unknown, unknown>
+  /** The configuration the operator runs with by default (the documented numbers). */
+  readonly config: unknown
+  /** Decodes a hand-written input. */
+  readonly input: Schema.Top
+  /** Where the input's JSON shape is documented. */
+  readonly inputDocs: string
+}
+
+const bind = (
+  spec: AnyTableSpec,
+  transition: TableBinding["transition"],
+  config: unknown,
+  input: Schema.Top,
+  inputDocs: string,
+): TableBinding => {
+  if (spec.id === "") throw new Error("a table needs an id")
+  return { spec, transition, config, input, inputDocs }
+}
+
+const ccDocs = "docs/krtt/clustercache-inputs.md"
+
+export const bindings: ReadonlyArray<TableBinding> = [
+  ...clustercacheSpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof clustercache.transitions
+    return bind(
+      spec,
+      clustercache.transitions[id],
+      clustercache.ClusterCacheDefaults,
+      clustercache.inputSchemas[id],
+      ccDocs,
+    )
+  }),
+]
+
+/** The binding of a table id, if there is one. */
+export const bindingOf = (id: string): TableBinding | undefined => bindings.find((b) => b.spec.id === id)
