@@ -53,9 +53,7 @@ export const conformanceProperty = (
   inputs: fc.Arbitrary<unknown>,
   config: fc.Arbitrary<unknown> | unknown,
 ) => {
-  const configs = config instanceof fc.Arbitrary
-    ? (config as fc.Arbitrary<unknown>)
-    : fc.constant(config)
+  const configs = config instanceof fc.Arbitrary ? (config as fc.Arbitrary<unknown>) : fc.constant(config)
   return fc.property(inputs, configs, (input, c) => {
     const v = conforms(spec, transition, input, c)
     if (!v.ok) throw new Error(v.message)

@@ -8,6 +8,7 @@
 export * from "./accessor.ts"
 export * from "./actions.ts"
 export * from "./config.ts"
+export * from "./driver.ts"
 export * from "./errors.ts"
 export * from "./events.ts"
 export * from "./health.ts"
