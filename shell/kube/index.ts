@@ -1,0 +1,21 @@
+/**
+ * Package kube: access to a Kubernetes API server as an Effect service (`KubeClient`), the real
+ * REST implementation over a client-node KubeConfig, an in-memory server for tests, typed errors,
+ * selectors, patches, watch events and discovery.
+ *
+ * @module
+ */
+export * from "./client.ts"
+export * from "./discovery.ts"
+export * from "./errors.ts"
+export { FakeApiServer, type FakeApiServerOptions } from "./fakeApiServer.ts"
+export { errorOfTag, type Fault, type FaultTarget, type Verb } from "./faults.ts"
+export { layerMemory, makeMemoryClient } from "./memoryClient.ts"
+export * from "./options.ts"
+export { DefaultPageSize, listAllPages } from "./pages.ts"
+export * from "./patch.ts"
+export { makeTokenBucket, type RateLimiter, unlimited } from "./rateLimiter.ts"
+export * from "./resource.ts"
+export { layer, makeRestClient } from "./restClient.ts"
+export * from "./selector.ts"
+export * from "./watch.ts"
