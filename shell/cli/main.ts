@@ -1,0 +1,70 @@
+/**
+ * The `krtt` command line.
+ *
+ * @module
+ */
+
+import { readFile } from "node:fs/promises"
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { explainInput, renderExplanation, renderTables, tablesJson, UsageError } from "./explain.ts"
+
+const json = Flag.Boolean("json").pipe(
+  Flag.withDescription("Print JSON instead of text"),
+  Flag.withDefault(false),
+)
+
+const tables = Command.make("tables", { json }, ({ json }) =>
+  Console.log(json ? JSON.stringify(tablesJson(), null, 2) : renderTables()),
+).pipe(Command.withDescription("List the documented tables and their rows with the documented text"))
+
+/** Runs a user-facing step: a UsageError becomes a one-line message and exit code 2, never a stack trace. */
+export const userFacing = (f: () => Promise<void> | void): Effect.Effect<void> =>
+  Effect.tryPromise({ try: async () => f(), catch: (e) => e }).pipe(
+    Effect.catch((e) =>
+      Effect.sync(() => {
+        const message = e instanceof UsageError ? e.message : `unexpected error: ${String(e)}`
+        process.stderr.write(`krtt: ${message}\n`)
+        process.exitCode = 2
+      }),
+    ),
+  )
+
+const explain = Command.make(
+  "explain",
+  {
+    table: Argument.String("table").pipe(
+      Argument.withDescription("A table id, e.g. clustercache.reconciler"),
+    ),
+    input: Flag.String("input").pipe(
+      Flag.withDescription("A JSON file with {observed, desired, trigger, now}"),
+    ),
+    json,
+  },
+  ({ table, input, json }) =>
+    userFacing(async () => {
+      let text: string
+      try {
+        text = await readFile(input, "utf8")
+      } catch (e) {
+        throw new UsageError(
+          `cannot read the input file ${input}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+        )
+      }
+      const e = explainInput(table, text)
+      process.stdout.write(`${json ? JSON.stringify(e, null, 2) : renderExplanation(e)}\n`)
+    }),
+).pipe(Command.withDescription("Explain which documented row decides an input, with its actions and status"))
+
+export const krtt = Command.make("krtt").pipe(
+  Command.withDescription(
+    "Kubernetes Reconciler Transition Tables: Cluster API's controllers as pure, documented tables",
+  ),
+  Command.withSubcommands([tables, explain]),
+)
+
+export const main = (): void =>
+  krtt.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+
+if (import.meta.main) main()
