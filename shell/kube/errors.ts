@@ -173,10 +173,17 @@ const reasons: Record<KubeError["_tag"], string> = {
   ApiError: "InternalError",
 }
 
+/** A failure Status as the API server writes it. */
+export interface FailureStatus {
+  readonly kind: "Status"
+  readonly status: "Failure"
+  readonly code: number
+  readonly reason: string
+  readonly message: string
+}
+
 /** The Status object the API server would send for `error` (used by the in-memory server). */
-export const toStatus = (
-  error: KubeError,
-): Required<Omit<KubeStatus, "kind">> & { readonly kind: "Status" } => ({
+export const toStatus = (error: KubeError): FailureStatus => ({
   kind: "Status",
   status: "Failure",
   code: httpStatusOf(error) || 503,

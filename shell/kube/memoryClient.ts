@@ -11,7 +11,7 @@
 import { Effect, Layer, Stream } from "effect"
 import { KubeClient, type KubeClientShape } from "./client.ts"
 import { Timeout } from "./errors.ts"
-import type { FakeApiServer } from "./fakeApiServer.ts"
+import type { FakeApiServer } from "./fake/server.ts"
 import { type ClientOptions, clientOptions, timeoutMillis } from "./options.ts"
 import { makeTokenBucket } from "./rateLimiter.ts"
 import { type ResourceRef, resourcePath } from "./resource.ts"

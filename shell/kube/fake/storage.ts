@@ -1,17 +1,22 @@
 /**
- * The data of the in-memory API server: stored collections, the change history that watches
- * replay, open watchers, and which event a change means for a watcher's selection.
+ * The state of the in-memory API server: stored collections, the change history that watches
+ * replay, open watchers, the resourceVersion counter, and which event a change means for a
+ * watcher's selection. Every method is synchronous, so each write is atomic.
  *
  * @module
  */
-import type { Cause, Queue } from "effect"
-import type { KubeError } from "./errors.ts"
-import type { KubeObject, ResourceRef } from "./resource.ts"
-import { matchesFieldSelector, matchesLabelSelector } from "./selector.ts"
-import type { WatchEvent } from "./watch.ts"
-
-/** The objects of one resource, by `namespace/name`. */
-export type Collection = Map<string, KubeObject>
+import { Cause, Queue } from "effect"
+import type { KubeError } from "../errors.ts"
+import {
+  apiVersionOf,
+  type KubeObject,
+  keyOf,
+  type ObjectKey,
+  type ObjectMeta,
+  type ResourceRef,
+} from "../resource.ts"
+import { matchesFieldSelector, matchesLabelSelector } from "../selector.ts"
+import type { WatchEvent } from "../watch.ts"
 
 /** One write, as watches see it. */
 export interface Change {
@@ -39,6 +44,29 @@ export interface Watcher {
   readonly queue: Queue.Queue<WatchEvent, KubeError | Cause.Done>
 }
 
+/** `group/resource`: versions of a resource share storage, as in the API server. */
+export const groupResource = (ref: Pick<ResourceRef, "group" | "resource">): string =>
+  `${ref.group}/${ref.resource}`
+
+/** `namespace/name` of an object. */
+export const objectKey = (o: KubeObject): string =>
+  keyOf({ namespace: o.metadata.namespace, name: o.metadata.name ?? "" })
+
+/** Orders objects by `namespace/name`, as lists are. */
+export const byKey = (a: KubeObject, b: KubeObject): number => {
+  const ka = objectKey(a)
+  const kb = objectKey(b)
+  return ka < kb ? -1 : ka > kb ? 1 : 0
+}
+
+/** JSON with object keys sorted: equal for equal values whatever the key order. */
+export const canonicalJson = (u: unknown): string =>
+  JSON.stringify(u, (_key, value: unknown) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  )
+
 const selects = (w: Watcher, o: KubeObject | undefined): boolean =>
   o !== undefined &&
   (w.namespace === undefined || w.namespace === "" || o.metadata.namespace === w.namespace) &&
@@ -62,16 +90,127 @@ export const watchEventFor = (w: Watcher, change: Change): WatchEvent["type"] | 
       const before = selects(w, change.old)
       if (before && now) return "MODIFIED"
       if (now) return "ADDED"
-      if (before) return "DELETED"
-      return undefined
+      return before ? "DELETED" : undefined
     }
   }
 }
 
-/** JSON with object keys sorted: equal for equal values whatever the key order. */
-export const canonicalJson = (u: unknown): string =>
-  JSON.stringify(u, (_key, value: unknown) =>
-    typeof value === "object" && value !== null && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : value,
-  )
+/** A list's continue token: the list's resourceVersion and the last key returned. */
+export interface ContinueToken {
+  readonly rv: number
+  readonly after: string
+}
+
+export const encodeContinue = (token: ContinueToken): string =>
+  Buffer.from(JSON.stringify(token)).toString("base64url")
+
+export const decodeContinue = (s: string): ContinueToken | undefined => {
+  try {
+    const t = JSON.parse(Buffer.from(s, "base64url").toString("utf8")) as { rv?: unknown; after?: unknown }
+    return typeof t.rv === "number" && typeof t.after === "string" ? { rv: t.rv, after: t.after } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The server's data. Objects are stored as written and copied on the way out. */
+export class FakeStore {
+  /** The last resourceVersion handed out. */
+  rv = 0
+  /** History at or below this resourceVersion is gone (410 for watches and continue tokens). */
+  compacted = 0
+  /** Counter for uids and generated names. */
+  serial = 0
+  readonly watchers = new Set<Watcher>()
+  private history: Array<Change> = []
+  private readonly collections = new Map<string, Map<string, KubeObject>>()
+  private readonly registry = new Map<string, { readonly ref: ResourceRef; readonly status: boolean }>()
+
+  /** Makes a resource known; `status: false`: no status subresource (default: true, but configmaps). */
+  register(ref: ResourceRef, options: { readonly status?: boolean | undefined } = {}): void {
+    const key = groupResource(ref)
+    const status = options.status ?? this.registry.get(key)?.status ?? ref.resource !== "configmaps"
+    this.registry.set(key, { ref, status })
+  }
+
+  resources(): ReadonlyArray<ResourceRef> {
+    return [...this.registry.values()].map((r) => r.ref)
+  }
+
+  /** The registered resource with this group and plural, if any. */
+  lookup(group: string, resource: string): ResourceRef | undefined {
+    return this.registry.get(`${group}/${resource}`)?.ref
+  }
+
+  hasStatus(ref: ResourceRef): boolean {
+    return this.registry.get(groupResource(ref))?.status ?? true
+  }
+
+  /** The objects of a resource (registering it on first use). */
+  collection(ref: ResourceRef): Map<string, KubeObject> {
+    const key = groupResource(ref)
+    if (!this.registry.has(key)) this.register(ref)
+    let c = this.collections.get(key)
+    if (c === undefined) {
+      c = new Map()
+      this.collections.set(key, c)
+    }
+    return c
+  }
+
+  find(ref: ResourceRef, key: ObjectKey): KubeObject | undefined {
+    return this.collection(ref).get(
+      keyOf({ namespace: ref.namespaced ? key.namespace : undefined, name: key.name }),
+    )
+  }
+
+  /** A copy of a stored object as the API returns it (apiVersion and kind of `ref`). */
+  out<T extends KubeObject>(ref: ResourceRef, o: KubeObject): T {
+    return structuredClone({ ...o, apiVersion: apiVersionOf(ref), kind: ref.kind }) as T
+  }
+
+  /** The next resourceVersion. */
+  next(): string {
+    this.rv += 1
+    return String(this.rv)
+  }
+
+  /** Changes after `rv` (oldest first). */
+  changesAfter(rv: number): ReadonlyArray<Change> {
+    return this.history.filter((c) => c.rv > rv)
+  }
+
+  /** Stores `obj` (or removes it for DELETED), records the change and tells the watchers. */
+  commit(ref: ResourceRef, type: Change["type"], obj: KubeObject, old: KubeObject | undefined): void {
+    const c = this.collection(ref)
+    if (type === "DELETED") c.delete(objectKey(obj))
+    else c.set(objectKey(obj), obj)
+    const change: Change = { rv: this.rv, key: groupResource(ref), type, object: obj, old }
+    this.history.push(change)
+    for (const w of this.watchers) {
+      const event = watchEventFor(w, change)
+      if (event !== undefined) Queue.offerUnsafe(w.queue, { type: event, object: this.out(ref, obj) })
+    }
+  }
+
+  /** Forgets history up to `rv`. */
+  compact(rv: number): void {
+    this.compacted = Math.max(this.compacted, rv)
+    this.history = this.history.filter((c) => c.rv > this.compacted)
+  }
+
+  /** A BOOKMARK with the current resourceVersion. */
+  bookmarkEvent(ref: ResourceRef, annotations?: Record<string, string>): WatchEvent {
+    const metadata: ObjectMeta = { resourceVersion: String(this.rv), ...(annotations ? { annotations } : {}) }
+    return { type: "BOOKMARK", object: { apiVersion: apiVersionOf(ref), kind: ref.kind, metadata } }
+  }
+
+  /** Ends every open watch: cleanly, or failing with `error`. */
+  endWatches(error?: (w: Watcher) => KubeError): void {
+    for (const w of [...this.watchers]) {
+      this.watchers.delete(w)
+      if (error) Queue.failCauseUnsafe(w.queue, Cause.fail(error(w)))
+      else Queue.endUnsafe(w.queue)
+    }
+  }
+}
