@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Stream } from "effect"
+import { type Duration, Effect, Exit, Fiber, Stream } from "effect"
 import type { KubeClientShape } from "./client.ts"
 import { crdResource, resolveKind } from "./discovery.ts"
 import type { KubeError } from "./errors.ts"
@@ -21,7 +21,7 @@ const widgets: ResourceRef = {
 const cm = (name: string): KubeObject => ({ metadata: { name, namespace: "default" }, data: { a: "1" } })
 
 /** A fake behind HTTP and a REST client for it. */
-const setup = (options: { readonly timeout?: string; readonly bookmarkInterval?: string } = {}) =>
+const setup = (options: { readonly timeout?: Duration.Input; readonly bookmarkInterval?: Duration.Input } = {}) =>
   Effect.gen(function* () {
     const fake = yield* FakeApiServer.make({ bookmarkInterval: options.bookmarkInterval ?? "60 seconds" })
     fake.register(widgets)
