@@ -47,3 +47,10 @@ export const remaining = (now: number, last: number | undefined, interval: numbe
   const since = now - last
   return since < interval ? interval - since : 0
 }
+
+/** What `GetHealthCheckingState` returns (seed 000, ClusterCache Interface). */
+export interface HealthCheckingState {
+  readonly lastProbeTime?: number | undefined
+  readonly lastProbeSuccessTime?: number | undefined
+  readonly consecutiveFailures: number
+}

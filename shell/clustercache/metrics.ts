@@ -1,0 +1,50 @@
+/**
+ * The ClusterCache's metrics (seed 000, "Metrics"), under upstream's names and labels.
+ *
+ * @module
+ */
+import { Effect, Metric } from "effect"
+import type { MetricAction } from "../../core/clustercache/index.ts"
+
+export const connectionUp = Metric.gauge("capi_cluster_cache_connection_up", {
+  description: "Whether the connection to the cluster is up (1) or not (0).",
+})
+export const healthCheck = Metric.gauge("capi_cluster_cache_healthcheck", {
+  description: "Whether the last health probe of the cluster succeeded (1) or not (0).",
+})
+export const healthChecksTotal = Metric.counter("capi_cluster_cache_healthchecks_total", {
+  description: "Health probes of the cluster by result.",
+  incremental: true,
+})
+
+/** Applies a metric action of the tables to the metrics of one cluster. */
+export const applyMetric = (
+  cluster: { readonly namespace: string; readonly name: string },
+  action: MetricAction,
+) => {
+  const labels = { cluster_name: cluster.name, cluster_namespace: cluster.namespace }
+  switch (action._tag) {
+    case "SetConnectionUp":
+      return Metric.update(connectionUp.pipe(Metric.withAttributes(labels)), action.value)
+    case "SetHealthCheck":
+      return Metric.update(healthCheck.pipe(Metric.withAttributes(labels)), action.value)
+    case "IncHealthChecksTotal":
+      return Metric.update(
+        healthChecksTotal.pipe(Metric.withAttributes({ ...labels, status: action.status })),
+        1,
+      )
+  }
+}
+
+export const applyMetrics = (
+  cluster: { readonly namespace: string; readonly name: string },
+  actions: ReadonlyArray<{ readonly _tag: string }>,
+) =>
+  Effect.forEach(
+    actions.filter(
+      (a): a is MetricAction =>
+        a._tag === "SetConnectionUp" || a._tag === "SetHealthCheck" || a._tag === "IncHealthChecksTotal",
+    ),
+    (a) => applyMetric(cluster, a),
+    { discard: true },
+  )

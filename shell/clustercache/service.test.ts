@@ -1,0 +1,208 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Metric, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { ClusterCacheDefaults } from "../../core/clustercache/index.ts"
+import { KubeClient } from "../kube/client.ts"
+import { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { Resources } from "../kube/resource.ts"
+import { ClusterResource, type ConnectionFactory, make } from "./service.ts"
+
+const cluster = { namespace: "default", name: "c1" }
+
+const kubeconfig = (server: string, extra = "") =>
+  Buffer.from(
+    `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "${server}"}}]
+users: [{name: u, user: {token: secret-token${extra}}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`,
+  ).toString("base64")
+
+/** A management fake with the Cluster and its kubeconfig Secret, and one workload fake per server URL. */
+const setup = Effect.gen(function* () {
+  const mgmt = yield* FakeApiServer.make()
+  mgmt.register(ClusterResource)
+  const workload = yield* FakeApiServer.make()
+  const mc = yield* makeMemoryClient(mgmt)
+  yield* mc.create(ClusterResource, {
+    apiVersion: "cluster.x-k8s.io/v1beta2",
+    kind: "Cluster",
+    metadata: { namespace: "default", name: "c1" },
+  })
+  yield* mc.patchStatus(ClusterResource, cluster, {
+    type: "merge",
+    body: { status: { initialization: { infrastructureProvisioned: true } } },
+  })
+  yield* mc.create(Resources.secrets, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { namespace: "default", name: "c1-kubeconfig" },
+    data: { value: kubeconfig("https://workload.example") },
+  })
+  const factory: ConnectionFactory = (kc) =>
+    kc.getCurrentCluster()?.server === "https://workload.example"
+      ? makeMemoryClient(workload)
+      : Effect.die(new Error("unknown server"))
+  const cc = yield* make({ connectionFactory: factory }).pipe(Effect.provideService(KubeClient, mc))
+  return { mgmt, workload, mc, cc }
+})
+
+const metricValue = (name: string, attrs: Record<string, string>) =>
+  Effect.map(Metric.snapshot, (snap) => {
+    const m = snap.find(
+      (s) =>
+        s.id === name &&
+        Object.entries(attrs).every(
+          ([k, v]) => (s.attributes as Record<string, string> | undefined)?.[k] === v,
+        ),
+    )
+    return m === undefined
+      ? undefined
+      : ((m.state as { value?: number; count?: number }).value ?? (m.state as { count?: number }).count)
+  })
+
+describe("ClusterCache service (seed 000)", () => {
+  it.effect(
+    "creates the accessor and connects (Reconciler rows 1, 4, 12), then probes every 10 s (rows 7, 8)",
+    () =>
+      Effect.gen(function* () {
+        const { cc } = yield* setup
+        const first = yield* cc.reconcile(cluster)
+        assert.deepStrictEqual(
+          first.rows.filter((r) => r.startsWith("clustercache.reconciler")),
+          [
+            "clustercache.reconciler#1",
+            "clustercache.reconciler#4",
+            "clustercache.reconciler#4",
+            "clustercache.reconciler#12",
+          ],
+        )
+        assert.strictEqual(first.requeueAfter, ClusterCacheDefaults.healthProbe.interval)
+        yield* cc.getClient(cluster)
+        assert.strictEqual(yield* metricValue("capi_cluster_cache_connection_up", { cluster_name: "c1" }), 1)
+        yield* TestClock.adjust("10 seconds")
+        const second = yield* cc.reconcile(cluster)
+        assert.deepStrictEqual(second.rows, [
+          "clustercache.reconciler#7",
+          "clustercache.reconciler#8",
+          "clustercache.reconciler#12",
+        ])
+        const state = yield* cc.getHealthCheckingState(cluster)
+        assert.strictEqual(state.consecutiveFailures, 0)
+      }),
+  )
+
+  it.effect("disconnects at the fifth consecutive probe failure and requeues after 30 s (row 10)", () =>
+    Effect.gen(function* () {
+      const { cc, workload } = yield* setup
+      yield* cc.reconcile(cluster)
+      workload.stop()
+      const decided: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        yield* TestClock.adjust("10 seconds")
+        const r = yield* cc.reconcile(cluster)
+        decided.push(r.rows[1] ?? "")
+        if (i === 4) assert.strictEqual(r.requeueAfter, 30_000)
+      }
+      assert.deepStrictEqual(decided, [
+        "clustercache.reconciler#9",
+        "clustercache.reconciler#9",
+        "clustercache.reconciler#9",
+        "clustercache.reconciler#9",
+        "clustercache.reconciler#10",
+      ])
+      const err = yield* Effect.flip(cc.getClient(cluster))
+      assert.strictEqual(err._tag, "ErrClusterNotConnected")
+      // Reconnects once the server is back and the retry interval has passed.
+      workload.start()
+      yield* TestClock.adjust("30 seconds")
+      const back = yield* cc.reconcile(cluster)
+      assert.include(back.rows, "clustercache.accessor#4")
+    }),
+  )
+
+  it.effect("a 401 disconnects at once and requeues after 1 ms (row 11); events reach a cluster source", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { cc, workload } = yield* setup
+        const events = yield* cc.clusterSource("machine")
+        const collected = yield* events.pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
+        yield* cc.reconcile(cluster)
+        workload.inject({ verb: "probe", error: "Unauthorized" })
+        yield* TestClock.adjust("10 seconds")
+        const r = yield* cc.reconcile(cluster)
+        assert.include(r.rows, "clustercache.reconciler#11")
+        assert.strictEqual(r.requeueAfter, 1)
+        const got = yield* Fiber.join(collected)
+        assert.deepStrictEqual([...got], [cluster, cluster])
+      }),
+    ),
+  )
+
+  it.effect("a kubeconfig with an exec plugin is a connection error retried after 30 s, never logged", () =>
+    Effect.gen(function* () {
+      const { cc, mc } = yield* setup
+      const execUser = Buffer.from(
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: https://x}}]\nusers: [{name: u, user: {exec: {command: steal, apiVersion: client.authentication.k8s.io/v1}}}]\ncontexts: [{name: ctx, context: {cluster: c, user: u}}]\ncurrent-context: ctx\n",
+      ).toString("base64")
+      yield* mc.patch(
+        Resources.secrets,
+        { namespace: "default", name: "c1-kubeconfig" },
+        { type: "merge", body: { data: { value: execUser } } },
+      )
+      const r = yield* cc.reconcile(cluster)
+      assert.include(r.rows, "clustercache.accessor#5")
+      assert.include(r.rows, "clustercache.reconciler#6")
+      assert.strictEqual(r.requeueAfter, 30_000)
+      yield* TestClock.adjust("29 seconds")
+      const early = yield* cc.reconcile(cluster)
+      assert.include(early.rows, "clustercache.reconciler#5")
+      assert.strictEqual(early.requeueAfter, 1_000)
+    }),
+  )
+
+  it.effect(
+    "Watch() adds a watch once per connection and serves reads from it (Watch Management rows 3, 4)",
+    () =>
+      Effect.gen(function* () {
+        const { cc, workload } = yield* setup
+        const wc = yield* makeMemoryClient(workload)
+        yield* wc.create(Resources.configMaps, {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { namespace: "default", name: "a" },
+        })
+        yield* cc.reconcile(cluster)
+        const seen: Array<string> = []
+        const watcher = {
+          name: "cm",
+          resource: Resources.configMaps,
+          onEvent: (e: { type: string }) => Effect.sync(() => void seen.push(e.type)),
+        }
+        yield* cc.watch(cluster, watcher)
+        yield* cc.watch(cluster, watcher)
+        yield* TestClock.adjust("1 second")
+        assert.deepStrictEqual(seen, ["ADDED"])
+        const reader = yield* cc.getReader(cluster)
+        const cm = yield* reader.get(Resources.configMaps, { namespace: "default", name: "a" })
+        assert.strictEqual(cm.metadata.name, "a")
+        const empty = yield* Effect.flip(cc.watch(cluster, { ...watcher, name: "" }))
+        assert.strictEqual(empty.message, "watcher.Name() cannot be empty")
+      }),
+  )
+
+  it.effect("removes the accessor when the Cluster is gone (row 13)", () =>
+    Effect.gen(function* () {
+      const { cc, mc } = yield* setup
+      yield* cc.reconcile(cluster)
+      yield* mc.delete(ClusterResource, cluster)
+      const r = yield* cc.reconcile(cluster)
+      assert.deepStrictEqual(r.rows, ["clustercache.reconciler#13"])
+      assert.strictEqual(r.requeueAfter, undefined)
+      assert.deepStrictEqual(yield* cc.accessors(), [])
+    }),
+  )
+})

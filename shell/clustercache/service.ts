@@ -1,0 +1,477 @@
+/**
+ * The ClusterCache service (seed 000): one accessor per Cluster, connections to workload
+ * clusters, health probes, watches and cluster source events, driven by the pure tables of
+ * `core/clustercache`.
+ *
+ * Expected flow: a controller's work queue calls `reconcile(cluster)`; it feeds the ClusterCache
+ * Reconciler table the accessor's state, the Cluster and `now`, and performs the actions the
+ * deciding rows ask for: Connect (through the clusterAccessor table's steps), the `GET /` probe,
+ * disconnects, events to cluster sources, metrics. It returns the requeue and the rows.
+ *
+ * Guarantees: no lock is held across I/O (seed 000's critical design decision): reading the
+ * Secret, building clients, the reachability check and probes run without holding anything;
+ * the accessor's state is replaced atomically afterwards, so `getClient()` never waits on a slow
+ * cluster. Kubeconfig contents are never logged.
+ *
+ * Assumptions: one `reconcile` per Cluster at a time (the work queue's promise).
+ *
+ * @module
+ */
+import type { KubeConfig } from "@kubernetes/client-node"
+import { Clock, Context, Data, Effect, Exit, Layer, Queue, Ref, Scope, Stream } from "effect"
+import {
+  type AccessorState,
+  accessorTransition,
+  type ClusterCacheConfig,
+  ClusterCacheDefaults,
+  type ClusterSource,
+  type ClusterView,
+  type HealthCheckingState,
+  type ReconcilerAction,
+  type ReconcilerTrigger,
+  reconcilerTransition,
+  watchTransition,
+} from "../../core/clustercache/index.ts"
+import type { RowId } from "../../core/krtt/index.ts"
+import { KubeClient, type KubeClientShape } from "../kube/client.ts"
+import { isKubeError, type KubeError } from "../kube/errors.ts"
+import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
+import { makeRestClient } from "../kube/restClient.ts"
+import type { WatchEvent } from "../kube/watch.ts"
+import {
+  InvalidKubeconfig,
+  kubeconfigFromSecret,
+  kubeconfigSecretName,
+  parseKubeconfig,
+} from "./kubeconfig.ts"
+import { applyMetrics } from "./metrics.ts"
+
+/** The Cluster resource of `cluster.x-k8s.io/v1beta2`. */
+export const ClusterResource: ResourceRef = {
+  group: "cluster.x-k8s.io",
+  version: "v1beta2",
+  resource: "clusters",
+  kind: "Cluster",
+  namespaced: true,
+}
+
+/** A Cluster: namespace and name. */
+export interface ClusterKey {
+  readonly namespace: string
+  readonly name: string
+}
+
+/** Returned when the cluster has no connection (accessor absent or disconnected). */
+export class ErrClusterNotConnected extends Data.TaggedError("ErrClusterNotConnected")<{
+  readonly cluster: string
+  readonly message: string
+}> {}
+
+/** `Watch()` failed: an empty name, or the watch could not start. */
+export class WatchError extends Data.TaggedError("WatchError")<{
+  readonly cluster: string
+  readonly message: string
+}> {}
+
+/** A connection to one workload cluster. */
+interface Connection {
+  readonly config: KubeConfig
+  readonly client: KubeClientShape
+  readonly uncached: KubeClientShape
+  /** Owns the cache's watches; closed on disconnect. */
+  readonly scope: Scope.Closeable
+  /** Objects seen by each watch, by watch name then `namespace/name`. */
+  readonly stores: Map<string, Map<string, KubeObject>>
+}
+
+interface Entry {
+  readonly state: AccessorState
+  readonly connection: Connection | undefined
+}
+
+/** A watch on a workload cluster: a resource and what to do with each event. */
+export interface Watcher {
+  readonly name: string
+  readonly resource: ResourceRef
+  readonly namespace?: string | undefined
+  readonly onEvent: (event: WatchEvent<KubeObject>) => Effect.Effect<void>
+}
+
+/** Builds the clients of a workload cluster from its kubeconfig; replaceable in tests. */
+export type ConnectionFactory = (kc: KubeConfig, config: ClusterCacheConfig) => Effect.Effect<KubeClientShape>
+
+export const restConnectionFactory: ConnectionFactory = (kc, config) =>
+  makeRestClient(kc, {
+    timeout: config.client.timeout,
+    qps: config.client.qps,
+    burst: config.client.burst,
+    userAgent: config.client.userAgent,
+  })
+
+export interface ClusterCacheOptions {
+  readonly config?: ClusterCacheConfig | undefined
+  readonly connectionFactory?: ConnectionFactory | undefined
+}
+
+/** The outcome of one reconcile. */
+export interface ReconcileOutcome {
+  readonly requeueAfter: number | undefined
+  readonly rows: ReadonlyArray<RowId>
+}
+
+export interface ClusterCacheShape {
+  /** Reconciles the accessor of one Cluster (the ClusterCache Reconciler table). */
+  readonly reconcile: (cluster: ClusterKey) => Effect.Effect<ReconcileOutcome>
+  readonly getClient: (cluster: ClusterKey) => Effect.Effect<KubeClientShape, ErrClusterNotConnected>
+  /** Reads served from the cache's watches where one covers the resource, else live. */
+  readonly getReader: (cluster: ClusterKey) => Effect.Effect<CachedReader, ErrClusterNotConnected>
+  readonly getUncachedClient: (cluster: ClusterKey) => Effect.Effect<KubeClientShape, ErrClusterNotConnected>
+  readonly getRESTConfig: (cluster: ClusterKey) => Effect.Effect<KubeConfig, ErrClusterNotConnected>
+  readonly getHealthCheckingState: (cluster: ClusterKey) => Effect.Effect<HealthCheckingState>
+  /** Adds a watch once per connection (Watch Management table). */
+  readonly watch: (
+    cluster: ClusterKey,
+    watcher: Watcher,
+  ) => Effect.Effect<void, ErrClusterNotConnected | WatchError>
+  /**
+   * A source of Cluster events for a controller: connect, disconnect, and (with
+   * `probeFailureDurations`) probes failing for that long. Scoped: closing it unregisters.
+   */
+  readonly clusterSource: (
+    controllerName: string,
+    options?: { readonly probeFailureDurations?: ReadonlyArray<number> },
+  ) => Effect.Effect<Stream.Stream<ClusterKey>, never, Scope.Scope>
+  /** The clusters that have an accessor, and whether each is connected. */
+  readonly accessors: () => Effect.Effect<
+    ReadonlyArray<{ readonly cluster: ClusterKey; readonly connected: boolean }>
+  >
+}
+
+/** Reads from the cache. */
+export interface CachedReader {
+  readonly get: (resource: ResourceRef, key: ObjectKey) => Effect.Effect<KubeObject, KubeError>
+}
+
+export class ClusterCache extends Context.Service<ClusterCache, ClusterCacheShape>()(
+  "krtt/shell/ClusterCache",
+) {}
+
+const keyString = (k: ObjectKey) => `${k.namespace ?? ""}/${k.name}`
+const probeOutcome = (e: KubeError) => (e._tag === "Unauthorized" ? "unauthorized" : "failure")
+const describe = (e: unknown) => (isKubeError(e) || e instanceof InvalidKubeconfig ? e.message : String(e))
+
+/** Makes a ClusterCache over the management cluster's `KubeClient`. */
+export const make = (options: ClusterCacheOptions = {}) =>
+  Effect.gen(function* () {
+    const management = yield* KubeClient
+    const config = options.config ?? ClusterCacheDefaults
+    const factory = options.connectionFactory ?? restConnectionFactory
+    const entries = yield* Ref.make(new Map<string, Entry>())
+    const sources = yield* Ref.make(
+      new Map<string, { readonly source: ClusterSource; readonly queue: Queue.Queue<ClusterKey> }>(),
+    )
+
+    const entryOf = (cluster: ClusterKey) => Effect.map(Ref.get(entries), (m) => m.get(keyString(cluster)))
+    const setEntry = (cluster: ClusterKey, entry: Entry | undefined) =>
+      Ref.update(entries, (m) => {
+        const next = new Map(m)
+        if (entry === undefined) next.delete(keyString(cluster))
+        else next.set(keyString(cluster), entry)
+        return next
+      })
+
+    const readCluster = (cluster: ClusterKey): Effect.Effect<ClusterView> =>
+      management.get(ClusterResource, cluster).pipe(
+        Effect.map(
+          (obj): ClusterView => ({
+            _tag: "Found",
+            infrastructureProvisioned:
+              (obj as { status?: { initialization?: { infrastructureProvisioned?: boolean } } }).status
+                ?.initialization?.infrastructureProvisioned === true,
+            deleting: obj.metadata.deletionTimestamp !== undefined,
+          }),
+        ),
+        Effect.catch(
+          (e): Effect.Effect<ClusterView> =>
+            Effect.succeed(
+              e._tag === "NotFound" ? { _tag: "NotFound" } : { _tag: "GetFailed", error: e.message },
+            ),
+        ),
+      )
+
+    const closeConnection = (c: Connection | undefined) =>
+      c === undefined ? Effect.void : Scope.close(c.scope, Exit.void)
+
+    /** Connect(): the clusterAccessor table's steps, with the I/O between them done lock-free. */
+    const connect = (cluster: ClusterKey, state: AccessorState, rows: Array<RowId>) =>
+      Effect.gen(function* () {
+        const desired = { clientCertificatePrivateKey: "disabled" as const }
+        const step = (trigger: Parameters<typeof accessorTransition>[0]["trigger"], s: AccessorState) =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            const r = accessorTransition({ observed: s, desired, trigger, now }, config)
+            rows.push(r.row)
+            return r
+          })
+        const first = yield* step({ _tag: "Connect" }, state)
+        if (first.status.connect !== "pending") return { state: first.status.accessor, connection: undefined }
+        const secretName = kubeconfigSecretName(cluster.name)
+        const scope = yield* Scope.make()
+        const attempt = Effect.gen(function* () {
+          // Row 1: the REST config from the kubeconfig Secret, and reachability (`GET /`).
+          const secret = yield* management.get<KubeObject & { data?: Record<string, string> }>(
+            Resources.secrets,
+            {
+              namespace: cluster.namespace,
+              name: secretName,
+            },
+          )
+          const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
+          const client = yield* factory(kc, config)
+          yield* client
+            .probe({ timeout: config.healthProbe.timeout })
+            .pipe(
+              Effect.mapError(
+                (e) => new InvalidKubeconfig({ message: `cluster is not reachable: ${e.message}` }),
+              ),
+            )
+          yield* step({ _tag: "ConnectionCreated" }, state)
+          // Row 2: clients and a started cache (its watches are added by Watch()).
+          const uncached = yield* factory(kc, config)
+          const connection: Connection = { config: kc, client, uncached, scope, stores: new Map() }
+          yield* step({ _tag: "CacheStarted" }, state)
+          // Row 3: the cache starts empty, so it is synced at once; watches sync on their own.
+          return connection
+        })
+        const result = yield* Effect.result(attempt)
+        if (result._tag === "Failure") {
+          yield* Scope.close(scope, Exit.void)
+          const r = yield* step(
+            { _tag: "ConnectionFailed", step: "createConnection", error: describe(result.failure) },
+            state,
+          )
+          yield* applyMetrics(cluster, r.actions)
+          yield* Effect.logWarning("connection to the workload cluster failed").pipe(
+            Effect.annotateLogs({ cluster: keyString(cluster), error: describe(result.failure), row: r.row }),
+          )
+          return { state: r.status.accessor, connection: undefined }
+        }
+        const synced = yield* step({ _tag: "CacheSynced" }, state)
+        yield* applyMetrics(cluster, synced.actions)
+        return { state: synced.status.accessor, connection: result.success }
+      })
+
+    const reconcile = (cluster: ClusterKey): Effect.Effect<ReconcileOutcome> =>
+      Effect.gen(function* () {
+        const rows: Array<RowId> = []
+        const clusterView = yield* readCluster(cluster)
+        const registered = yield* Ref.get(sources)
+        const desired = { cluster: clusterView, sources: [...registered.values()].map((s) => s.source) }
+        let entry = yield* entryOf(cluster)
+        let trigger: ReconcilerTrigger = { _tag: "Reconcile" }
+        let requeueAfter: number | undefined
+        for (let guard = 0; guard < 16; guard++) {
+          const now = yield* Clock.currentTimeMillis
+          const r = reconcilerTransition(
+            { observed: { accessor: entry?.state }, desired, trigger, now },
+            config,
+          )
+          rows.push(r.row)
+          let connection = entry?.connection
+          let next: ReconcilerTrigger | undefined
+          let state = r.status.accessor
+          for (const action of r.actions as ReadonlyArray<ReconcilerAction>) {
+            switch (action._tag) {
+              case "Connect": {
+                if (state === undefined) break
+                const c = yield* connect(cluster, state, rows)
+                state = c.state
+                connection = c.connection
+                next = { _tag: "ConnectFinished", ok: c.connection !== undefined }
+                break
+              }
+              case "Probe": {
+                const probe = connection?.client.probe({ timeout: action.timeout }) ?? Effect.void
+                const outcome = yield* Effect.result(probe)
+                next = {
+                  _tag: "ProbeFinished",
+                  outcome: outcome._tag === "Success" ? "success" : probeOutcome(outcome.failure),
+                }
+                break
+              }
+              case "StopCache":
+                yield* closeConnection(connection)
+                connection = undefined
+                break
+              case "SendEvent": {
+                const s = registered.get(action.source)
+                if (s !== undefined) yield* Queue.offer(s.queue, cluster)
+                break
+              }
+              case "Continue":
+                next = action.trigger
+                break
+              case "Requeue":
+                requeueAfter = action.after
+                break
+              case "Log":
+                yield* Effect.logDebug(action.message).pipe(
+                  Effect.annotateLogs({ cluster: keyString(cluster), row: r.row }),
+                )
+                break
+              case "SetConnectionUp":
+              case "SetHealthCheck":
+              case "IncHealthChecksTotal":
+                yield* applyMetrics(cluster, [action])
+                break
+              case "CreateAccessor":
+              case "DeleteAccessor":
+              case "CleanupSources":
+                break
+            }
+          }
+          entry = state === undefined ? undefined : { state, connection }
+          yield* setEntry(cluster, entry)
+          if (r.status.done || next === undefined) break
+          trigger = next
+        }
+        yield* Effect.logDebug("clustercache reconciled").pipe(
+          Effect.annotateLogs({
+            cluster: keyString(cluster),
+            rows: rows.join(" "),
+            requeueAfter: requeueAfter ?? "none",
+          }),
+        )
+        return { requeueAfter, rows }
+      })
+
+    const connected = (cluster: ClusterKey) =>
+      Effect.flatMap(entryOf(cluster), (e) =>
+        e?.connection === undefined || !e.state.connected
+          ? Effect.fail(
+              new ErrClusterNotConnected({
+                cluster: keyString(cluster),
+                message: "connection to the workload cluster is down",
+              }),
+            )
+          : Effect.succeed(e.connection),
+      )
+
+    const watch = (
+      cluster: ClusterKey,
+      watcher: Watcher,
+    ): Effect.Effect<void, ErrClusterNotConnected | WatchError> =>
+      Effect.gen(function* () {
+        const e = yield* entryOf(cluster)
+        if (e === undefined) {
+          return yield* new ErrClusterNotConnected({
+            cluster: keyString(cluster),
+            message: "no accessor for the cluster",
+          })
+        }
+        const now = yield* Clock.currentTimeMillis
+        const observed = {
+          connected: e.state.connected && e.connection !== undefined,
+          watches: e.state.watches,
+        }
+        const r = watchTransition({
+          observed,
+          desired: { name: watcher.name },
+          trigger: { _tag: "Watch" },
+          now,
+        })
+        if (r.status.outcome === "ok") return
+        if (r.status.outcome === "error") {
+          const message = r.status.error?.message ?? "watch failed"
+          return yield* r.status.error?._tag === "ErrClusterNotConnected"
+            ? new ErrClusterNotConnected({ cluster: keyString(cluster), message })
+            : new WatchError({ cluster: keyString(cluster), message })
+        }
+        const c = e.connection as Connection
+        const store = new Map<string, KubeObject>()
+        c.stores.set(watcher.name, store)
+        // Registering the watch is local: the stream runs in the connection's scope, so a
+        // disconnect stops it with the cache.
+        yield* c.client
+          .watch(watcher.resource, { namespace: watcher.namespace, allowWatchBookmarks: true })
+          .pipe(
+            Stream.runForEach((ev) =>
+              Effect.andThen(
+                Effect.sync(() => {
+                  if (ev.type === "BOOKMARK" || ev.type === "ERROR") return
+                  const k = keyString({
+                    namespace: ev.object.metadata.namespace,
+                    name: ev.object.metadata.name ?? "",
+                  })
+                  if (ev.type === "DELETED") store.delete(k)
+                  else store.set(k, ev.object)
+                }),
+                watcher.onEvent(ev as WatchEvent<KubeObject>),
+              ),
+            ),
+            Effect.ignore,
+            Effect.forkIn(c.scope),
+          )
+        const done = watchTransition({
+          observed,
+          desired: { name: watcher.name },
+          trigger: { _tag: "WatchStarted" },
+          now,
+        })
+        yield* Ref.update(entries, (m) => {
+          const cur = m.get(keyString(cluster))
+          if (cur === undefined || cur.connection !== c) return m
+          const next = new Map(m)
+          next.set(keyString(cluster), { ...cur, state: { ...cur.state, watches: done.status.watches } })
+          return next
+        })
+      })
+
+    return ClusterCache.of({
+      reconcile,
+      getClient: (cluster) => Effect.map(connected(cluster), (c) => c.client),
+      getUncachedClient: (cluster) => Effect.map(connected(cluster), (c) => c.uncached),
+      getRESTConfig: (cluster) => Effect.map(connected(cluster), (c) => c.config),
+      getReader: (cluster) =>
+        Effect.map(connected(cluster), (c) => ({
+          get: (resource: ResourceRef, key: ObjectKey) => {
+            for (const store of c.stores.values()) {
+              const hit = store.get(keyString(key))
+              if (hit !== undefined && hit.kind === resource.kind) return Effect.succeed(hit)
+            }
+            return c.client.get(resource, key)
+          },
+        })),
+      getHealthCheckingState: (cluster) =>
+        Effect.map(entryOf(cluster), (e) => ({
+          lastProbeTime: e?.state.lastProbeTime,
+          lastProbeSuccessTime: e?.state.lastProbeSuccessTime,
+          consecutiveFailures: e?.state.consecutiveFailures ?? 0,
+        })),
+      watch,
+      clusterSource: (controllerName, opts = {}) =>
+        Effect.gen(function* () {
+          const queue = yield* Queue.unbounded<ClusterKey>()
+          const source = { name: controllerName, probeFailureDurations: opts.probeFailureDurations ?? [] }
+          yield* Ref.update(sources, (m) => new Map(m).set(controllerName, { source, queue }))
+          yield* Effect.addFinalizer(() =>
+            Ref.update(sources, (m) => {
+              const next = new Map(m)
+              next.delete(controllerName)
+              return next
+            }),
+          )
+          return Stream.fromQueue(queue)
+        }),
+      accessors: () =>
+        Effect.map(Ref.get(entries), (m) =>
+          [...m.entries()].map(([k, e]) => {
+            const [namespace, name] = k.split("/") as [string, string]
+            return { cluster: { namespace, name }, connected: e.state.connected }
+          }),
+        ),
+    })
+  })
+
+/** The ClusterCache over the `KubeClient` of the management cluster. */
+export const layer = (options: ClusterCacheOptions = {}): Layer.Layer<ClusterCache, never, KubeClient> =>
+  Layer.effect(ClusterCache, make(options))
