@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 600_000,
     retry: 0,
+    globalSetup: ["testenv/vitest-global-setup.ts"],
   },
 })
