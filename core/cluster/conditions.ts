@@ -1,0 +1,167 @@
+/**
+ * Building conditions: a condition keeps its `lastTransitionTime` while its status does not
+ * change; an aggregate over many objects names the objects that hold it back.
+ *
+ * @module
+ */
+import type { Condition, ConditionStatus, ObjectMeta } from "./types.ts"
+
+/** What a rule decides for one condition, before times and generations are filled in. */
+export interface Decided {
+  readonly status: ConditionStatus
+  readonly reason: string
+  readonly message?: string | undefined
+  readonly severity?: "Error" | "Warning" | "Info" | undefined
+}
+
+/** RFC 3339 with second precision, as Kubernetes writes condition times. */
+export const rfc3339 = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`
+
+/** The condition of a type in a list, if any. */
+export const findCondition = (
+  conditions: ReadonlyArray<Condition> | undefined,
+  type: string,
+): Condition | undefined => {
+  if (conditions === undefined) return undefined
+  for (const c of conditions) if (c.type === type) return c
+  return undefined
+}
+
+/** A v1beta2 condition: the transition time moves only when the status changes. */
+export const v1beta2Condition = (
+  type: string,
+  d: Decided,
+  previous: ReadonlyArray<Condition> | undefined,
+  generation: number | undefined,
+  time: string,
+): Condition => {
+  const old = findCondition(previous, type)
+  const lastTransitionTime =
+    old !== undefined && old.status === d.status && old.lastTransitionTime !== undefined
+      ? old.lastTransitionTime
+      : time
+  return {
+    type,
+    status: d.status,
+    reason: d.reason,
+    ...(d.message === undefined || d.message === "" ? {} : { message: d.message }),
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    lastTransitionTime,
+  }
+}
+
+/** A deprecated v1beta1 condition: a severity when False, no observed generation. */
+export const v1beta1Condition = (
+  type: string,
+  d: Decided,
+  previous: ReadonlyArray<Condition> | undefined,
+  time: string,
+): Condition => {
+  const old = findCondition(previous, type)
+  const lastTransitionTime =
+    old !== undefined && old.status === d.status && old.lastTransitionTime !== undefined
+      ? old.lastTransitionTime
+      : time
+  return {
+    type,
+    status: d.status,
+    ...(d.status === "False" ? { severity: d.severity ?? "Info" } : {}),
+    reason: d.reason,
+    ...(d.message === undefined || d.message === "" ? {} : { message: d.message }),
+    lastTransitionTime,
+  }
+}
+
+/** `a, b, c and 2 more`. */
+export const listNames = (names: ReadonlyArray<string>, max: number): string => {
+  const shown = names.length <= max ? names : names.slice(0, max)
+  const rest = names.length - shown.length
+  return rest > 0 ? `${shown.join(", ")} and ${rest} more` : shown.join(", ")
+}
+
+/** Reasons an aggregate condition uses for each outcome. */
+export interface AggregateReasons {
+  /** e.g. `Ready`. */
+  readonly isTrue: string
+  readonly isFalse: string
+  readonly isUnknown: string
+  /** When there is nothing to aggregate. */
+  readonly none: string
+}
+
+/**
+ * Aggregates one condition type over objects (positive polarity: True is good). False wins over
+ * Unknown; an object that does not report the condition counts as Unknown.
+ */
+export const aggregate = (
+  objects: ReadonlyArray<{
+    readonly metadata: ObjectMeta
+    readonly status?: { readonly conditions?: ReadonlyArray<Condition> }
+  }>,
+  type: string,
+  what: string,
+  reasons: AggregateReasons,
+  max: number,
+): Decided => {
+  if (objects.length === 0) return { status: "True", reason: reasons.none }
+  const notTrue: Array<string> = []
+  const unknown: Array<string> = []
+  let firstMessage: string | undefined
+  for (const o of objects) {
+    const c = findCondition(o.status?.conditions, type)
+    if (c === undefined || c.status === "Unknown") unknown.push(o.metadata.name)
+    else if (c.status === "False") {
+      notTrue.push(o.metadata.name)
+      if (firstMessage === undefined && c.message !== undefined && c.message !== "") firstMessage = c.message
+    }
+  }
+  if (notTrue.length > 0) {
+    const verb = notTrue.length === 1 ? "is" : "are"
+    const detail = notTrue.length === 1 && firstMessage !== undefined ? `: ${firstMessage}` : ""
+    return {
+      status: "False",
+      reason: reasons.isFalse,
+      message: `${what} ${listNames(notTrue, max)} ${verb} not ${type}${detail}`,
+    }
+  }
+  if (unknown.length > 0) {
+    const verb = unknown.length === 1 ? "does" : "do"
+    return {
+      status: "Unknown",
+      reason: reasons.isUnknown,
+      message: `${what} ${listNames(unknown, max)} ${verb} not report ${type} yet`,
+    }
+  }
+  return { status: "True", reason: reasons.isTrue }
+}
+
+/**
+ * Aggregates a negative-polarity condition (True means "in progress": RollingOut, ScalingUp,
+ * ScalingDown) over named sources: True as soon as one source reports True.
+ */
+export const anyInProgress = (
+  sources: ReadonlyArray<{
+    readonly name: string
+    readonly conditions: ReadonlyArray<Condition> | undefined
+  }>,
+  type: string,
+  reasons: { readonly isTrue: string; readonly isFalse: string },
+  max: number,
+): Decided => {
+  const active: Array<string> = []
+  let firstMessage: string | undefined
+  for (const s of sources) {
+    const c = findCondition(s.conditions, type)
+    if (c?.status === "True") {
+      active.push(s.name)
+      if (firstMessage === undefined && c.message !== undefined && c.message !== "") firstMessage = c.message
+    }
+  }
+  if (active.length === 0) return { status: "False", reason: reasons.isFalse }
+  const detail = active.length === 1 && firstMessage !== undefined ? `: ${firstMessage}` : ""
+  return {
+    status: "True",
+    reason: reasons.isTrue,
+    message: `${listNames(active, max)} ${active.length === 1 ? "reports" : "report"} ${type}${detail}`,
+  }
+}

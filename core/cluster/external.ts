@@ -1,0 +1,156 @@
+/**
+ * reconcileInfrastructure and reconcileControlPlane (seed 001, "Reconciliation Phases" 1 and 2),
+ * as their flowcharts draw them. Both run on every reconcile that gets past the top-level checks,
+ * while deleting too.
+ *
+ * Expected flow, for the object a ref names:
+ * - no ref: the infrastructure counts as provisioned; a control plane is left to the Machines;
+ * - not found: tolerated while deleting; an error once it was provisioned / initialized; else
+ *   requeue after `missingReferenceRequeueAfter` (30 s);
+ * - found: ensure the Cluster's owner reference and the `cluster.x-k8s.io/cluster-name` label;
+ *   once it reports provisioned / initialized, copy the endpoint (when the Cluster has no valid
+ *   one) and, for the infrastructure, the failure domains, and set the flag.
+ *
+ * Guarantees: a flag is only ever set, never cleared; an endpoint the Cluster already has is
+ * never overwritten.
+ *
+ * @module
+ */
+import type { ClusterAction, ExternalRole } from "./actions.ts"
+import {
+  ClusterNameLabel,
+  clusterOwnerReference,
+  describeRef,
+  failureDomainsOf,
+  isInitialized,
+  isProvisioned,
+  isValidEndpoint,
+  refersToCluster,
+} from "./contract.ts"
+import { requeue, type Scope } from "./scope.ts"
+import type { APIEndpoint, ContractReference, ObjectMeta } from "./types.ts"
+
+/** reconcileInfrastructure. */
+export const reconcileInfrastructure = (s: Scope): void => {
+  const ref = s.spec.infrastructureRef
+  const t = s.trace
+  if (ref === undefined) {
+    t.infrastructure = "NoRef"
+    mark(s, "infrastructure")
+    return
+  }
+  const fetched = s.observed.infrastructure
+  switch (fetched._tag) {
+    case "GetFailed":
+      t.infrastructure = "GetFailed"
+      s.errors.push(`failed to get ${describeRef(ref)}: ${fetched.error}`)
+      return
+    case "NotFound":
+      notFound(s, ref, "infrastructure")
+      return
+    case "Found": {
+      const infra = fetched.object
+      ensureOwned(s, "infrastructure", ref, infra.metadata)
+      if (!isProvisioned(infra)) {
+        t.infrastructure = "Waiting"
+        return
+      }
+      t.infrastructure = "Ready"
+      copyEndpoint(s, infra.spec?.controlPlaneEndpoint, "infrastructure")
+      s.failureDomains = failureDomainsOf(infra) ?? []
+      mark(s, "infrastructure")
+      return
+    }
+  }
+}
+
+/** reconcileControlPlane. */
+export const reconcileControlPlane = (s: Scope): void => {
+  const ref = s.spec.controlPlaneRef
+  const t = s.trace
+  if (ref === undefined) {
+    t.controlPlane = "NoRef"
+    return
+  }
+  const fetched = s.observed.controlPlane
+  switch (fetched._tag) {
+    case "GetFailed":
+      t.controlPlane = "GetFailed"
+      s.errors.push(`failed to get ${describeRef(ref)}: ${fetched.error}`)
+      return
+    case "NotFound":
+      notFound(s, ref, "controlPlane")
+      return
+    case "Found": {
+      const cp = fetched.object
+      ensureOwned(s, "controlPlane", ref, cp.metadata)
+      if (!isInitialized(cp)) {
+        t.controlPlane = "Waiting"
+        return
+      }
+      t.controlPlane = "Ready"
+      copyEndpoint(s, cp.spec?.controlPlaneEndpoint, "controlPlane")
+      mark(s, "controlPlane")
+      return
+    }
+  }
+}
+
+const notFound = (s: Scope, ref: ContractReference, role: ExternalRole): void => {
+  const t = s.trace
+  const path = (p: NonNullable<typeof t.infrastructure>) => {
+    if (role === "infrastructure") t.infrastructure = p
+    else t.controlPlane = p
+  }
+  if (s.deleting) {
+    path("Tolerated")
+    return
+  }
+  const wasReady = role === "infrastructure" ? s.infrastructureProvisioned : s.controlPlaneInitialized
+  if (wasReady) {
+    path("DeletedAfterReady")
+    const word = role === "infrastructure" ? "provisioned" : "initialized"
+    s.errors.push(`${describeRef(ref)} has been deleted after being ${word}`)
+    return
+  }
+  path("Requeue")
+  requeue(s, s.config.missingReferenceRequeueAfter)
+}
+
+/** Sets the owner reference and the cluster-name label unless the object already has both. */
+const ensureOwned = (s: Scope, role: ExternalRole, ref: ContractReference, meta: ObjectMeta): void => {
+  const { name, uid } = s.cluster.metadata
+  const labelled = meta.labels?.[ClusterNameLabel] === name
+  const owned = (meta.ownerReferences ?? []).some((o) => refersToCluster(o, name, uid))
+  if (labelled && owned) return
+  const action: ClusterAction = {
+    _tag: "PatchExternal",
+    role,
+    ref: { apiGroup: ref.apiGroup, kind: ref.kind, namespace: s.key.namespace, name: ref.name },
+    ownerReference: clusterOwnerReference(name, uid),
+    labels: { [ClusterNameLabel]: name },
+  }
+  s.actions.push(action)
+}
+
+/** Copies a provider's endpoint into `spec.controlPlaneEndpoint` when the Cluster has none. */
+const copyEndpoint = (s: Scope, endpoint: APIEndpoint | undefined, from: ExternalRole): void => {
+  if (isValidEndpoint(s.endpoint) || !isValidEndpoint(endpoint)) return
+  s.endpoint = { host: endpoint.host, port: endpoint.port }
+  s.actions.push({
+    _tag: "SetControlPlaneEndpoint",
+    cluster: s.key,
+    endpoint: { host: endpoint.host, port: endpoint.port },
+    from,
+  })
+}
+
+const mark = (s: Scope, role: ExternalRole): void => {
+  if (role === "infrastructure") {
+    if (!s.infrastructureProvisioned) s.trace.infrastructureMarked = true
+    s.infrastructureProvisioned = true
+  } else {
+    if (!s.controlPlaneInitialized) s.trace.controlPlaneMarked = true
+    s.controlPlaneInitialized = true
+  }
+}
