@@ -1,0 +1,12 @@
+/**
+ * Package workqueue: the shared, cluster-fair, de-duplicating, delaying, rate-limited queue of
+ * reconcile requests, the `Request`/`ClusterName` vocabulary, and workers that drain the queue.
+ *
+ * @module
+ */
+export { BackoffDefaults, type BackoffOptions, ItemBackoff } from "./backoff.ts"
+export { type AddOutcome, FairQueue } from "./fairQueue.ts"
+export * as WorkQueueMetrics from "./metrics.ts"
+export * from "./request.ts"
+export { runWorkers } from "./workers.ts"
+export { make, type WorkQueue, type WorkQueueOptions, WorkQueueShutDown } from "./workQueue.ts"

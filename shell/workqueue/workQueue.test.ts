@@ -1,0 +1,202 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Metric } from "effect"
+import { TestClock } from "effect/testing"
+import { BackoffDefaults, ItemBackoff } from "./backoff.ts"
+import * as Metrics from "./metrics.ts"
+import { ClusterName, formatRequest, HubCluster, makeRequest, type Request } from "./request.ts"
+import { runWorkers } from "./workers.ts"
+import { make } from "./workQueue.ts"
+
+const a = ClusterName("a")
+const b = ClusterName("b")
+const req = (name: string, cluster: ClusterName = HubCluster): Request =>
+  makeRequest({ namespace: "ns", name }, cluster)
+let n = 0
+const uniqueName = (prefix: string) => `${prefix}-${++n}`
+const names = (rs: ReadonlyArray<Request>) => rs.map((r) => `${r.cluster}/${r.name}`)
+
+describe("Request", () => {
+  it("prints as cluster://<cluster>/<namespace>/<name>; the hub cluster is the empty name", () => {
+    assert.strictEqual(formatRequest(req("x")), "cluster:///ns/x")
+    assert.strictEqual(formatRequest(req("x", a)), "cluster://a/ns/x")
+  })
+})
+
+describe("WorkQueue", () => {
+  it.effect("de-duplicates a request added twice before it is taken", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("dedupe") })
+      yield* q.add(req("x"))
+      yield* q.add(req("x"))
+      yield* q.add(req("y"))
+      assert.strictEqual(yield* q.length, 2)
+      assert.deepStrictEqual(names([yield* q.take, yield* q.take]), ["/x", "/y"])
+    }),
+  )
+
+  it.effect("hands a request to one worker at a time and processes a re-add once after done", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("one-worker") })
+      yield* q.add(req("x"))
+      const first = yield* q.take
+      yield* q.add(req("x"))
+      yield* q.add(req("x"))
+      assert.strictEqual(yield* q.length, 0, "not handed out while processing")
+      const second = yield* Effect.forkChild(q.take)
+      yield* Effect.yieldNow
+      assert.isUndefined(second.pollUnsafe())
+      yield* q.done(first)
+      assert.deepStrictEqual(names([yield* Fiber.join(second)]), ["/x"])
+      yield* q.done(first)
+      assert.strictEqual(yield* q.length, 0, "the two re-adds were one")
+    }),
+  )
+
+  it.effect("is fair across clusters: a cluster with 10,000 ready requests does not starve another", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("fair") })
+      for (let i = 0; i < 10_000; i++) yield* q.add(req(`big-${i}`, a))
+      yield* q.add(req("small-0", b))
+      yield* q.add(req("small-1", b))
+      yield* q.add(req("hub-0"))
+      const taken: Array<Request> = []
+      for (let i = 0; i < 7; i++) taken.push(yield* q.take)
+      assert.deepStrictEqual(names(taken), [
+        "a/big-0",
+        "b/small-0",
+        "/hub-0",
+        "a/big-1",
+        "b/small-1",
+        "a/big-2",
+        "a/big-3",
+      ])
+    }),
+  )
+
+  it.effect("addAfter queues after the delay and keeps the earliest time", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("after") })
+      yield* q.addAfter(req("x"), "10 seconds")
+      yield* q.addAfter(req("x"), "20 seconds")
+      yield* q.addAfter(req("y"), "5 seconds")
+      yield* q.addAfter(req("y"), "1 second")
+      yield* TestClock.adjust("999 millis")
+      assert.strictEqual(yield* q.length, 0)
+      yield* TestClock.adjust("1 millis")
+      assert.deepStrictEqual(names([yield* q.take]), ["/y"])
+      yield* TestClock.adjust("9 seconds")
+      assert.deepStrictEqual(names([yield* q.take]), ["/x"])
+      yield* TestClock.adjust("20 seconds")
+      assert.strictEqual(yield* q.length, 0, "the later time was dropped")
+    }),
+  )
+
+  it.effect("addRateLimited backs off 5 ms, 10 ms, 20 ms … per request; forget resets it", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("backoff") })
+      const x = req("x")
+      const waits: Array<number> = []
+      for (let i = 0; i < 4; i++) {
+        yield* q.addRateLimited(x)
+        let waited = 0
+        while ((yield* q.length) === 0) {
+          yield* TestClock.adjust("1 millis")
+          waited++
+        }
+        waits.push(waited)
+        yield* q.done(yield* q.take)
+      }
+      assert.deepStrictEqual(waits, [5, 10, 20, 40])
+      assert.strictEqual(yield* q.numRequeues(x), 4)
+      yield* q.forget(x)
+      assert.strictEqual(yield* q.numRequeues(x), 0)
+      assert.strictEqual(
+        (yield* Metric.value(Metrics.forQueue(q.name).retries)).count,
+        4,
+        "workqueue_retries_total counts rate-limited adds",
+      )
+    }),
+  )
+
+  it.effect("shutdown fails waiting and later takes and ignores adds", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("shutdown") })
+      const waiting = yield* Effect.forkChild(q.take)
+      yield* Effect.yieldNow
+      yield* q.shutdown
+      const exit = yield* Fiber.await(waiting)
+      assert.isTrue(Exit.isFailure(exit) && String(exit).includes("WorkQueueShutDown"))
+      yield* q.add(req("x"))
+      assert.strictEqual(yield* q.length, 0)
+      assert.strictEqual((yield* Effect.flip(q.take))._tag, "WorkQueueShutDown")
+    }),
+  )
+
+  it.effect("records workqueue_depth, adds, queue and work durations under the queue's name", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("metrics") })
+      const m = Metrics.forQueue(q.name)
+      yield* q.add(req("x"))
+      yield* q.add(req("x"))
+      yield* q.add(req("y"))
+      assert.strictEqual((yield* Metric.value(m.depth)).value, 2)
+      assert.strictEqual((yield* Metric.value(m.adds)).count, 2)
+      yield* TestClock.adjust("2 seconds")
+      const x = yield* q.take
+      yield* TestClock.adjust("3 seconds")
+      yield* q.done(x)
+      const queued = yield* Metric.value(m.queueDuration)
+      const worked = yield* Metric.value(m.workDuration)
+      assert.strictEqual(queued.count, 1)
+      assert.strictEqual(queued.sum, 2)
+      assert.strictEqual(worked.sum, 3)
+      assert.strictEqual((yield* Metric.value(m.depth)).value, 1)
+    }),
+  )
+})
+
+describe("runWorkers", () => {
+  it.effect(
+    "runs up to `concurrency` requests at once, never the same request twice, and stops on shutdown",
+    () =>
+      Effect.gen(function* () {
+        const q = yield* make({ name: uniqueName("workers") })
+        let active = 0
+        let peak = 0
+        const seen: Array<string> = []
+        const handle = (r: Request) =>
+          Effect.gen(function* () {
+            active++
+            peak = Math.max(peak, active)
+            seen.push(r.name)
+            yield* Effect.sleep("1 second")
+            active--
+          })
+        const workers = yield* Effect.forkChild(runWorkers(q, 3, handle))
+        for (const name of ["a", "b", "c", "d", "e"]) yield* q.add(req(name))
+        yield* Effect.yieldNow
+        yield* q.add(req("a"))
+        yield* TestClock.adjust("1 second")
+        yield* TestClock.adjust("1 second")
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual(peak, 3)
+        assert.deepStrictEqual([...seen].sort(), ["a", "a", "b", "c", "d", "e"])
+        yield* q.shutdown
+        assert.isTrue(Exit.isSuccess(yield* Fiber.await(workers)))
+      }),
+  )
+})
+
+describe("ItemBackoff", () => {
+  it("doubles from 5 ms and caps at 1000 s (controller-runtime's defaults)", () => {
+    assert.deepStrictEqual(BackoffDefaults, { baseDelay: "5 millis", maxDelay: "1000 seconds" })
+    const backoff = new ItemBackoff()
+    assert.deepStrictEqual(
+      [0, 1, 2, 3].map((i) => backoff.delay(i)),
+      [5, 10, 20, 40],
+    )
+    assert.strictEqual(backoff.delay(17), 655_360)
+    assert.strictEqual(backoff.delay(18), 1_000_000)
+    assert.strictEqual(backoff.delay(5000), 1_000_000)
+  })
+})

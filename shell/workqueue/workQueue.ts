@@ -1,0 +1,168 @@
+/**
+ * `WorkQueue`: the shared, cluster-fair, de-duplicating, delaying, rate-limited queue of
+ * reconcile requests (client-go's workqueue, as controller-runtime uses it).
+ *
+ * # Expected flow
+ * A source `add`s requests; a worker `take`s one, reconciles it, then calls `done`, and after
+ * a success `forget` (reset its backoff), after an error `addRateLimited`, after a requested
+ * delay `addAfter`.
+ *
+ * # Guarantees
+ * - De-duplication and at most one worker per request; a request added while processing is
+ *   processed again after `done` (see `FairQueue`).
+ * - Round-robin across clusters with ready requests.
+ * - `addAfter` keeps the earliest pending time when the same request is delayed twice.
+ * - Per-request exponential backoff 5 ms … 1000 s (`BackoffOptions`).
+ * - `shutdown` stops handing out work at once: waiting and later `take`s fail with
+ *   `WorkQueueShutDown`; adds are ignored; `done` still works for requests in flight. Closing
+ *   the queue's scope shuts it down and cancels pending delays.
+ * - Metrics `workqueue_*` labelled `name`.
+ *
+ * @module
+ */
+import { Clock, Data, Duration, Effect, FiberMap, Metric, Queue, type Scope } from "effect"
+import { type BackoffOptions, ItemBackoff } from "./backoff.ts"
+import { FairQueue } from "./fairQueue.ts"
+import { forQueue } from "./metrics.ts"
+import { type Request, requestKey } from "./request.ts"
+
+/** `take` on a queue that is shut down. */
+export class WorkQueueShutDown extends Data.TaggedError("WorkQueueShutDown")<{ readonly queue: string }> {}
+
+/** Options of a work queue. */
+export interface WorkQueueOptions extends Partial<BackoffOptions> {
+  /** The metrics label `name`; by convention the controller's name. */
+  readonly name: string
+}
+
+/** The queue's operations; all are safe to call from any fiber. */
+export interface WorkQueue {
+  readonly name: string
+  /** Queues a request now (de-duplicated). */
+  readonly add: (request: Request) => Effect.Effect<void>
+  /** Queues a request after `delay` (now when `delay` ≤ 0). */
+  readonly addAfter: (request: Request, delay: Duration.Input) => Effect.Effect<void>
+  /** Queues a request after its backoff and counts a retry. */
+  readonly addRateLimited: (request: Request) => Effect.Effect<void>
+  /** Resets a request's backoff. */
+  readonly forget: (request: Request) => Effect.Effect<void>
+  /** How often a request was rate-limited since it was last forgotten. */
+  readonly numRequeues: (request: Request) => Effect.Effect<number>
+  /** Waits for the next ready request (round-robin over clusters) and marks it as processing. */
+  readonly take: Effect.Effect<Request, WorkQueueShutDown>
+  /** Ends processing of a request; re-queues it if it was added meanwhile. */
+  readonly done: (request: Request) => Effect.Effect<void>
+  /** Ready requests (not counting delayed or processing ones). */
+  readonly length: Effect.Effect<number>
+  /** Requests being processed. */
+  readonly processing: Effect.Effect<number>
+  /** Stops handing out work (see the module doc). */
+  readonly shutdown: Effect.Effect<void>
+  readonly isShutDown: Effect.Effect<boolean>
+}
+
+/** A work queue that lives until the scope closes. */
+export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { name } = options
+    const metrics = forQueue(name)
+    const state = new FairQueue()
+    const backoff = new ItemBackoff(options)
+    /** One token per ready request; takers wait on it. Failing it wakes every taker on shutdown. */
+    const signal = yield* Queue.unbounded<void, WorkQueueShutDown>()
+    const delayed = yield* FiberMap.make<string>()
+    const pendingAt = new Map<string, number>()
+    const addedAt = new Map<string, number>()
+    const startedAt = new Map<string, number>()
+    let down = false
+
+    const setDepth = Effect.suspend(() => Metric.update(metrics.depth, state.length))
+
+    const add = (request: Request): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (down) return Effect.void
+        const outcome = state.add(request)
+        if (outcome === "deduplicated") return Effect.void
+        if (!addedAt.has(requestKey(request))) addedAt.set(requestKey(request), now)
+        if (outcome === "queued") Queue.offerUnsafe(signal, undefined)
+        return Effect.andThen(Metric.update(metrics.adds, 1), setDepth)
+      })
+
+    const addAfter = (request: Request, delay: Duration.Input): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const ms = Duration.toMillis(Duration.fromInputUnsafe(delay))
+        if (down) return Effect.void
+        if (ms <= 0) return add(request)
+        const key = requestKey(request)
+        const at = now + ms
+        const pending = pendingAt.get(key)
+        if (pending !== undefined && pending <= at) return Effect.void
+        pendingAt.set(key, at)
+        const fire = Effect.andThen(
+          Effect.sleep(ms),
+          Effect.suspend(() => {
+            pendingAt.delete(key)
+            return add(request)
+          }),
+        )
+        return Effect.asVoid(FiberMap.run(delayed, key, fire))
+      })
+
+    const take: Effect.Effect<Request, WorkQueueShutDown> = Effect.gen(function* () {
+      while (true) {
+        yield* Queue.take(signal)
+        if (down) return yield* new WorkQueueShutDown({ queue: name })
+        const request = state.pop()
+        if (request === undefined) continue
+        const now = yield* Clock.currentTimeMillis
+        const key = requestKey(request)
+        const since = addedAt.get(key)
+        addedAt.delete(key)
+        startedAt.set(key, now)
+        if (since !== undefined) yield* Metric.update(metrics.queueDuration, (now - since) / 1000)
+        yield* setDepth
+        return request
+      }
+    })
+
+    const done = (request: Request): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const key = requestKey(request)
+        const started = startedAt.get(key)
+        startedAt.delete(key)
+        const again = state.done(request)
+        if (again && !down) Queue.offerUnsafe(signal, undefined)
+        const observe =
+          started === undefined ? Effect.void : Metric.update(metrics.workDuration, (now - started) / 1000)
+        return Effect.andThen(observe, setDepth)
+      })
+
+    const shutdown = Effect.suspend(() => {
+      if (down) return Effect.void
+      down = true
+      return Effect.andThen(
+        Queue.fail(signal, new WorkQueueShutDown({ queue: name })),
+        FiberMap.clear(delayed),
+      )
+    })
+    yield* Effect.addFinalizer(() => shutdown)
+
+    return {
+      name,
+      add,
+      addAfter,
+      addRateLimited: (request) =>
+        Effect.suspend(() => {
+          const delay = backoff.when(requestKey(request))
+          return Effect.andThen(Metric.update(metrics.retries, 1), addAfter(request, delay))
+        }),
+      forget: (request) => Effect.sync(() => backoff.forget(requestKey(request))),
+      numRequeues: (request) => Effect.sync(() => backoff.retries(requestKey(request))),
+      take,
+      done,
+      length: Effect.sync(() => state.length),
+      processing: Effect.sync(() => state.processingCount),
+      shutdown,
+      isShutDown: Effect.sync(() => down),
+    }
+  })
