@@ -111,6 +111,20 @@ const complete = (didConnect: boolean, didDisconnect: boolean, requeueAfter: num
   trigger: { _tag: "PhasesComplete", didConnect, didDisconnect, requeueAfter: [requeueAfter] },
 })
 
+/** `Disconnect()` through the clusterAccessor table (row 6, or row 8 when already disconnected). */
+const disconnectAccessor = (accessor: AccessorState, now: number, config: ClusterCacheConfig) => {
+  const r = accessorTransition(
+    {
+      observed: accessor,
+      desired: { clientCertificatePrivateKey: "disabled" },
+      trigger: { _tag: "Disconnect" },
+      now,
+    },
+    config,
+  )
+  return { actions: r.actions as ReadonlyArray<ReconcilerAction>, status: r.status }
+}
+
 /** Requeue after the duration that Error Handling documents for an error kind. */
 const requeueFor = (
   kind: Parameters<typeof errorsTransition>[0]["trigger"],
@@ -196,21 +210,9 @@ const reconcile = (
           row: ROW.notFound,
         }
       }
-      const disconnect = accessorTransition(
-        {
-          observed: accessor,
-          desired: { clientCertificatePrivateKey: "disabled" },
-          trigger: { _tag: "Disconnect" },
-          now,
-        },
-        config,
-      )
+      const disconnect = disconnectAccessor(accessor, now, config)
       return {
-        actions: [
-          ...(disconnect.actions as ReadonlyArray<ReconcilerAction>),
-          { _tag: "DeleteAccessor" },
-          { _tag: "CleanupSources" },
-        ],
+        actions: [...disconnect.actions, { _tag: "DeleteAccessor" }, { _tag: "CleanupSources" }],
         status: { accessor: undefined, done: true },
         row: ROW.deleted,
       }
@@ -289,21 +291,9 @@ const probeFinished = (
       row: ROW.probeFailed,
     }
   }
-  const disconnect = accessorTransition(
-    {
-      observed: probed,
-      desired: { clientCertificatePrivateKey: "disabled" },
-      trigger: { _tag: "Disconnect" },
-      now,
-    },
-    config,
-  )
+  const disconnect = disconnectAccessor(probed, now, config)
   return {
-    actions: [
-      ...metrics,
-      ...(disconnect.actions as ReadonlyArray<ReconcilerAction>),
-      complete(false, true, after),
-    ],
+    actions: [...metrics, ...disconnect.actions, complete(false, true, after)],
     status: { accessor: disconnect.status.accessor, done: false },
     row: unauthorizedErrorOccurred ? ROW.unauthorized : ROW.threshold,
   }
