@@ -1,0 +1,63 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { KubeObject } from "../kube/resource.ts"
+import { IndexNames, Store } from "./store.ts"
+
+const obj = (
+  name: string,
+  options: { ns?: string; rv?: string; labels?: Record<string, string>; owner?: string } = {},
+): KubeObject => ({
+  metadata: {
+    name,
+    namespace: options.ns ?? "default",
+    resourceVersion: options.rv ?? "1",
+    labels: options.labels ?? {},
+    ownerReferences: options.owner
+      ? [{ apiVersion: "v1", kind: "Owner", name: "o", uid: options.owner }]
+      : [],
+  },
+})
+const names = (os: ReadonlyArray<KubeObject>) => os.map((o) => o.metadata.name).sort()
+
+describe("Store", () => {
+  it("indexes by namespace, owner uid and label key=value, and keeps indexes right on update and delete", () => {
+    const store = new Store()
+    store.upsert(obj("a", { ns: "x", labels: { app: "web" }, owner: "u1" }))
+    store.upsert(obj("b", { ns: "x", labels: { app: "db" }, owner: "u1" }))
+    store.upsert(obj("c", { ns: "y", labels: { app: "web" } }))
+    assert.deepStrictEqual(names(store.byNamespace("x")), ["a", "b"])
+    assert.deepStrictEqual(names(store.byOwner("u1")), ["a", "b"])
+    assert.deepStrictEqual(names(store.byLabel("app", "web")), ["a", "c"])
+    store.upsert(obj("a", { ns: "x", labels: { app: "db" } }))
+    assert.deepStrictEqual(names(store.byLabel("app", "web")), ["c"])
+    assert.deepStrictEqual(names(store.byOwner("u1")), ["b"])
+    store.remove("x/b")
+    assert.deepStrictEqual(names(store.byOwner("u1")), [])
+    assert.deepStrictEqual([...store.indexValues(IndexNames.namespace)].sort(), ["x", "y"])
+    assert.strictEqual(store.get({ namespace: "y", name: "c" })?.metadata.name, "c")
+    assert.strictEqual(store.get("y/c")?.metadata.name, "c")
+  })
+
+  it("supports user-defined index functions", () => {
+    const store = new Store({ byFirstLetter: (o) => [(o.metadata.name ?? "").slice(0, 1)] })
+    store.upsert(obj("apple"))
+    store.upsert(obj("avocado"))
+    store.upsert(obj("banana"))
+    assert.deepStrictEqual(names(store.byIndex("byFirstLetter", "a")), ["apple", "avocado"])
+    assert.deepStrictEqual(store.byIndex("unknown", "a"), [])
+  })
+
+  it("replace reports added, updated (resourceVersion changed) and deleted objects", () => {
+    const store = new Store()
+    store.upsert(obj("keep", { rv: "1" }))
+    store.upsert(obj("change", { rv: "1" }))
+    store.upsert(obj("gone", { rv: "1" }))
+    const r = store.replace([obj("keep", { rv: "1" }), obj("change", { rv: "2" }), obj("new", { rv: "3" })])
+    assert.deepStrictEqual(names(r.added), ["new"])
+    assert.deepStrictEqual(
+      r.updated.map((u) => [u.old.metadata.resourceVersion, u.object.metadata.resourceVersion]),
+      [["1", "2"]],
+    )
+    assert.deepStrictEqual(names(r.deleted), ["gone"])
+    assert.deepStrictEqual([...store.keys()].sort(), ["default/change", "default/keep", "default/new"])
+  })
+})
