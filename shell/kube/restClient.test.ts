@@ -21,7 +21,9 @@ const widgets: ResourceRef = {
 const cm = (name: string): KubeObject => ({ metadata: { name, namespace: "default" }, data: { a: "1" } })
 
 /** A fake behind HTTP and a REST client for it. */
-const setup = (options: { readonly timeout?: Duration.Input; readonly bookmarkInterval?: Duration.Input } = {}) =>
+const setup = (
+  options: { readonly timeout?: Duration.Input; readonly bookmarkInterval?: Duration.Input } = {},
+) =>
   Effect.gen(function* () {
     const fake = yield* FakeApiServer.make({ bookmarkInterval: options.bookmarkInterval ?? "60 seconds" })
     fake.register(widgets)
