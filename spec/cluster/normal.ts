@@ -1,0 +1,448 @@
+/**
+ * Seed 001, "KRTT - Normal Reconciliation", transcribed row by row (table `cluster.normal`).
+ *
+ * The table's rows describe facets of one reconcile: several can be true of the same input
+ * (the infrastructure gets provisioned and the phase becomes Provisioned in the same pass). The
+ * recorded priority names the one row that decides, and `resolutions` says why.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util"
+import type { TableSpec } from "../../core/krtt/index.ts"
+import { KRTT_COLUMNS, rowsFor } from "../builder.ts"
+import { failureDomains } from "./infrastructure.ts"
+import {
+  activeCpMachineWithNode,
+  type C,
+  CLUSTER_NAME_LABEL,
+  clusterOf,
+  cond,
+  conditionOf,
+  cpFlagBefore,
+  cpFound,
+  endpointAfter,
+  endpointAfterInfra,
+  endpointCopied,
+  FINALIZER,
+  has,
+  type I,
+  infraFlagBefore,
+  infraFound,
+  initialized,
+  ownership,
+  patched,
+  phaseAfter,
+  phaseError,
+  provisioned,
+  type R,
+  requeuesAfter,
+  returnsError,
+  stage,
+  v1cond,
+  validEndpoint,
+} from "./reading.ts"
+
+const { doc, derived } = rowsFor<I, R, C>(KRTT_COLUMNS)
+
+const normal = (i: I) => stage(i) === "normal"
+/** updateStatus ran and its result was patched. */
+const statusPatched = (r: R) => patched(r) !== undefined && patched(r) === r.status
+const onlyAction = (r: R, tag: string) => r.actions.length === 1 && r.actions[0]?._tag === tag
+
+export const normalTable: TableSpec<I, R, C> = {
+  id: "cluster.normal",
+  source: "001_b44d46ad16131bfc.txt",
+  title: "Normal Reconciliation",
+  columns: KRTT_COLUMNS,
+  rows: [
+    doc(1, ["Cluster not found", "-", "Object deleted", "Return nil (no-op)", "-"], {
+      applies: (i) => stage(i) === "notFound",
+      holds: (_, r) => r.actions.length === 0 && r.status === undefined,
+    }),
+    doc(
+      2,
+      [
+        "Cluster without finalizer",
+        "Any",
+        "Object fetched",
+        "Add `cluster.cluster.x-k8s.io` finalizer, return",
+        "Cluster with finalizer",
+      ],
+      {
+        applies: (i) => stage(i) === "addFinalizer",
+        holds: (i, r) =>
+          onlyAction(r, "AddFinalizer") &&
+          has(
+            r,
+            "AddFinalizer",
+            (a) =>
+              a._tag === "AddFinalizer" &&
+              a.finalizer === FINALIZER &&
+              a.cluster.name === clusterOf(i)?.metadata.name,
+          ),
+        reason:
+          "Read as 'a Cluster that is not being deleted': the API server refuses new finalizers once the deletion timestamp is set.",
+      },
+    ),
+    doc(
+      3,
+      [
+        "Cluster paused",
+        "Any",
+        "Paused annotation or spec",
+        "`EnsurePausedCondition` sets condition",
+        "Paused=True",
+      ],
+      {
+        applies: (i) => stage(i) === "paused",
+        holds: (i, r) => {
+          if (cond(r, "Paused")?.status !== "True") return false
+          if (r.actions.some((a) => a._tag !== "PatchStatus") || r.actions.length > 1) return false
+          const before = conditionOf(clusterOf(i)?.status?.conditions, "Paused")
+          return before?.status === "True" || r.actions.length === 1
+        },
+      },
+    ),
+    doc(
+      4,
+      [
+        "Topology defined, refs missing",
+        "Topology defined",
+        "Initial with ClusterClass",
+        "Log and return nil (wait for topology controller)",
+        "No change",
+      ],
+      {
+        applies: (i) => stage(i) === "topologyWait",
+        holds: (i, r) => r.actions.length === 0 && r.status === clusterOf(i)?.status,
+        reason:
+          "Applies whether or not the Cluster is being deleted: the Overview flowchart checks the topology before 'Deleting?'.",
+      },
+    ),
+    doc(
+      5,
+      [
+        "Phase=Pending, No InfraRef",
+        "InfraRef not defined",
+        "No infra template",
+        "Mark InfrastructureProvisioned=true, V1Beta1 InfrastructureReady=True",
+        "Phase=Provisioning",
+      ],
+      {
+        applies: (i) => normal(i) && i.desired.infrastructureRef === undefined && !infraFlagBefore(i),
+        holds: (_, r) =>
+          statusPatched(r) &&
+          r.status?.initialization?.infrastructureProvisioned === true &&
+          v1cond(r, "InfrastructureReady")?.status === "True" &&
+          r.status.phase !== "Pending",
+        reason:
+          "'Phase=Pending' is read as 'infrastructure not yet marked provisioned'. The phase is Provisioning, or Provisioned when the control plane is initialized too (then row 13 decides).",
+      },
+    ),
+    doc(
+      6,
+      [
+        "Phase=Pending",
+        "InfraRef defined",
+        "Initial creation",
+        "Get infra object, set owner ref + cluster label",
+        "InfrastructureReady mirrors infra",
+      ],
+      {
+        applies: (i) => {
+          const infra = infraFound(i)
+          return (
+            normal(i) &&
+            i.desired.infrastructureRef !== undefined &&
+            infra !== undefined &&
+            !provisioned(infra)
+          )
+        },
+        holds: (i, r) => {
+          const infra = infraFound(i)
+          if (infra === undefined || !statusPatched(r)) return false
+          const ready = conditionOf(infra.status?.conditions, "Ready")?.status ?? "False"
+          return (
+            ownership(i, r, "infrastructure") &&
+            cond(r, "InfrastructureReady")?.status === ready &&
+            v1cond(r, "InfrastructureReady")?.status === ready
+          )
+        },
+        reason:
+          "'Initial creation' is read as 'the InfraCluster exists but is not provisioned yet', whatever the phase: the flowchart's 'Provisioned? No → Log & Wait' path.",
+      },
+    ),
+    doc(
+      7,
+      [
+        "InfrastructureReady=False",
+        "InfraRef defined",
+        "Infra not found (not deleting)",
+        "Requeue after 30s",
+        "No change",
+      ],
+      {
+        applies: (i) =>
+          normal(i) &&
+          i.desired.infrastructureRef !== undefined &&
+          i.observed.infrastructure._tag === "NotFound",
+        holds: (_, r, c) =>
+          statusPatched(r) &&
+          requeuesAfter(r, c.missingReferenceRequeueAfter) &&
+          r.status?.initialization?.infrastructureProvisioned === false &&
+          endpointCopied(r, "infrastructure").length === 0,
+      },
+    ),
+    doc(
+      8,
+      [
+        "InfrastructureReady=False",
+        "InfraRef defined",
+        "Infra provisioned=true",
+        "Copy ControlPlaneEndpoint, FailureDomains",
+        "InfrastructureProvisioned=True",
+      ],
+      {
+        applies: (i) => {
+          const infra = infraFound(i)
+          return (
+            normal(i) &&
+            i.desired.infrastructureRef !== undefined &&
+            infra !== undefined &&
+            provisioned(infra) &&
+            !infraFlagBefore(i)
+          )
+        },
+        holds: (i, r) => {
+          const infra = infraFound(i)
+          if (infra === undefined || !statusPatched(r)) return false
+          const copied = endpointCopied(r, "infrastructure")
+          const expectCopy =
+            !validEndpoint(i.desired.controlPlaneEndpoint) && validEndpoint(infra.spec?.controlPlaneEndpoint)
+          const e = infra.spec?.controlPlaneEndpoint
+          return (
+            r.status?.initialization?.infrastructureProvisioned === true &&
+            isDeepStrictEqual(r.status.failureDomains ?? [], failureDomains(infra)) &&
+            (expectCopy
+              ? copied.length === 1 && copied[0]?.host === e?.host && copied[0]?.port === e?.port
+              : copied.length === 0)
+          )
+        },
+        reason:
+          "'InfrastructureReady=False' is read as 'status.initialization.infrastructureProvisioned not yet true'.",
+      },
+    ),
+    doc(
+      9,
+      [
+        "ControlPlaneRef defined",
+        "ControlPlaneRef defined",
+        "CP not found (not deleting)",
+        "Requeue after 30s",
+        "ControlPlaneReady=False",
+      ],
+      {
+        applies: (i) =>
+          normal(i) && i.desired.controlPlaneRef !== undefined && i.observed.controlPlane._tag === "NotFound",
+        holds: (_, r, c) =>
+          statusPatched(r) &&
+          requeuesAfter(r, c.missingReferenceRequeueAfter) &&
+          v1cond(r, "ControlPlaneReady")?.status === "False",
+      },
+    ),
+    doc(
+      10,
+      [
+        "ControlPlaneRef defined",
+        "ControlPlaneRef defined",
+        "CP initialized=true",
+        "Copy ControlPlaneEndpoint",
+        "ControlPlaneInitialized=True",
+      ],
+      {
+        applies: (i) => {
+          const cp = cpFound(i)
+          return (
+            normal(i) &&
+            i.desired.controlPlaneRef !== undefined &&
+            cp !== undefined &&
+            initialized(cp) &&
+            !cpFlagBefore(i)
+          )
+        },
+        holds: (i, r) => {
+          const cp = cpFound(i)
+          if (cp === undefined || !statusPatched(r)) return false
+          const copied = endpointCopied(r, "controlPlane")
+          const e = cp.spec?.controlPlaneEndpoint
+          const expectCopy = endpointAfterInfra(i) === undefined && validEndpoint(e)
+          return (
+            r.status?.initialization?.controlPlaneInitialized === true &&
+            cond(r, "ControlPlaneInitialized")?.status === "True" &&
+            v1cond(r, "ControlPlaneInitialized")?.status === "True" &&
+            (expectCopy
+              ? copied.length === 1 && copied[0]?.host === e?.host && copied[0]?.port === e?.port
+              : copied.length === 0)
+          )
+        },
+      },
+    ),
+    doc(
+      11,
+      [
+        "No ControlPlaneRef",
+        "Endpoint valid",
+        "CP initialized, no Kubeconfig secret",
+        "Generate Kubeconfig secret",
+        "Kubeconfig created",
+      ],
+      {
+        applies: (i) =>
+          normal(i) &&
+          i.desired.controlPlaneRef === undefined &&
+          endpointAfter(i) !== undefined &&
+          i.observed.kubeconfigSecret._tag === "NotFound",
+        holds: (i, r) => {
+          const c = clusterOf(i)
+          const e = endpointAfter(i)
+          return (
+            c !== undefined &&
+            statusPatched(r) &&
+            has(
+              r,
+              "CreateKubeconfigSecret",
+              (a) =>
+                a._tag === "CreateKubeconfigSecret" &&
+                a.secret.name === `${c.metadata.name}-kubeconfig` &&
+                a.secret.namespace === c.metadata.namespace &&
+                a.caSecret.name === `${c.metadata.name}-ca` &&
+                a.type === "cluster.x-k8s.io/secret" &&
+                a.key === "value" &&
+                a.labels[CLUSTER_NAME_LABEL] === c.metadata.name &&
+                a.endpoint.host === e?.host &&
+                a.endpoint.port === e?.port,
+            )
+          )
+        },
+        reason:
+          "Issue 3 asks for the Secret 'only without a controlPlaneRef and with a valid endpoint'; 'CP initialized' is not required: without a control-plane object the only sign of initialization is a Machine's nodeRef, which needs this very kubeconfig.",
+      },
+    ),
+    doc(
+      12,
+      [
+        "No ControlPlaneRef",
+        "-",
+        "No CP ref, active machines",
+        "Check for control plane machine with NodeRef",
+        "ControlPlaneInitialized=True when found",
+      ],
+      {
+        applies: (i) => normal(i) && i.desired.controlPlaneRef === undefined && !cpFlagBefore(i),
+        holds: (i, r) => {
+          const found = activeCpMachineWithNode(i)
+          return (
+            statusPatched(r) &&
+            r.status?.initialization?.controlPlaneInitialized === found &&
+            (cond(r, "ControlPlaneInitialized")?.status === "True") === found
+          )
+        },
+        reason:
+          "The check runs whenever the control plane is not yet initialized; 'active' Machines are those without a deletion timestamp.",
+      },
+    ),
+    doc(
+      13,
+      [
+        "Phase=Provisioning",
+        "All ready",
+        "Infra provisioned + CP initialized",
+        "setPhase",
+        "Phase=Provisioned",
+      ],
+      {
+        applies: (i) =>
+          normal(i) && clusterOf(i)?.status?.phase !== "Provisioned" && phaseAfter(i) === "Provisioned",
+        holds: (_, r) =>
+          statusPatched(r) &&
+          r.status?.phase === "Provisioned" &&
+          r.status.initialization?.infrastructureProvisioned === true &&
+          r.status.initialization.controlPlaneInitialized === true &&
+          has(r, "Event", (a) => a._tag === "Event" && a.reason === "Provisioned"),
+        reason: "Decides the reconcile in which the phase becomes Provisioned, whatever it was before.",
+      },
+    ),
+    derived(
+      14,
+      [
+        "Paused condition not False",
+        "Not paused",
+        "Neither `spec.paused` nor the paused annotation",
+        "`EnsurePausedCondition` sets Paused=False, return",
+        "Paused=False",
+      ],
+      {
+        applies: (i) => stage(i) === "pausedCondition",
+        holds: (_, r) =>
+          onlyAction(r, "PatchStatus") &&
+          cond(r, "Paused")?.status === "False" &&
+          cond(r, "Paused")?.reason === "NotPaused",
+        reason:
+          "The Overview draws 'EnsurePausedCondition → Paused/Requeue/Error → Return'; the table has no row for the Requeue branch: an unpaused Cluster whose Paused condition is not yet False gets it, and the reconcile ends.",
+      },
+    ),
+    derived(
+      15,
+      ["Any", "-", "An error of the Error Handling table", "Return error", "Requeue with backoff"],
+      {
+        applies: (i) => {
+          const s = stage(i)
+          return (
+            s === "actionFailed" ||
+            s === "getFailed" ||
+            s === "clusterClass" ||
+            (s === "normal" && phaseError(i))
+          )
+        },
+        holds: (_, r) => returnsError(r),
+        reason:
+          "Errors are the Error Handling table's (cluster.errors): the reconcile ends with the error, after the phases that could run did.",
+      },
+    ),
+    derived(
+      16,
+      ["DeletionTimestamp!=nil", "-", "Cluster being deleted", "reconcileDelete", "Phase=Deleting"],
+      {
+        applies: (i) => stage(i) === "delete",
+        holds: (_, r) =>
+          statusPatched(r) &&
+          r.status?.phase === "Deleting" &&
+          !has(r, "AddFinalizer") &&
+          !has(r, "CreateKubeconfigSecret"),
+        reason: "A deleting Cluster is the Deletion Reconciliation table's (cluster.deletion).",
+      },
+    ),
+    derived(17, ["Any", "Any", "Nothing to change", "updateStatus only", "Status refreshed"], {
+      applies: (i) => normal(i),
+      holds: (_, r) =>
+        statusPatched(r) &&
+        !has(r, "ReturnError") &&
+        !has(r, "Requeue") &&
+        !has(r, "DeleteObject") &&
+        !has(r, "AddFinalizer") &&
+        !has(r, "RemoveFinalizer") &&
+        !has(r, "CreateKubeconfigSecret"),
+      reason:
+        "Gap: no documented row for a reconcile that only refreshes the status (everything already provisioned and initialized, or a control plane not yet initialized without a documented row).",
+    }),
+  ],
+  priority: [1, 2, 3, 14, 4, 15, 16, 7, 9, 13, 5, 8, 10, 11, 12, 6, 17],
+  resolutions: [
+    "Stages first, in the Overview's order: not found (1), finalizer (2), paused (3, derived 14), topology wait (4); an error of any phase (derived 15) before any other row; a deleting Cluster (derived 16) belongs to cluster.deletion.",
+    "The requeue rows (7, 9) come before the others: a missing ref holds the reconcile back.",
+    "Row 13 (phase becomes Provisioned) outranks the rows that set the flags in the same reconcile (5, 8, 10, 12): the phase is the outcome a user sees.",
+    "Then the flowchart order: infrastructure (5, 8), control plane (10), kubeconfig (11), v1beta1 initialization (12), and last the 'infra found, waiting' row 6 and the derived steady state 17.",
+    "Row 11 does not require 'CP initialized' (issue 3; see the row's reason).",
+    "Phase: Provisioned needs the infrastructure provisioned and the control plane initialized (row 13), not a valid endpoint; Provisioning once a ref is set or the infrastructure is provisioned (row 5); Failed only while the deprecated status.deprecated.v1beta1.failureReason/failureMessage is set, which this controller never writes.",
+  ],
+}
