@@ -116,7 +116,7 @@ describe("REST KubeClient on a real API server", () => {
       assert.isTrue(crdHasStatus(crd))
       const ns = yield* createNamespace(client, "e2e-kube-crd")
       const key = { namespace: ns, name: "w" }
-      const w = yield* client.create(widgets, {
+      const w = yield* client.create<KubeObject>(widgets, {
         metadata: { name: "w", namespace: ns, finalizers: ["e2e.krtt.dev/hold"] },
         spec: { size: 1 },
         status: { ignored: true },
