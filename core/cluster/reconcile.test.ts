@@ -1,0 +1,219 @@
+import { describe, expect, it } from "vitest"
+import type { ClusterAction } from "./actions.ts"
+import { ClusterControllerDefaults, clusterControllerConfig } from "./config.ts"
+import { reconcile } from "./reconcile.ts"
+import { transitions } from "./transitions.ts"
+import type { ClusterInput, ClusterSpec, ClusterStatus, Descendants, ObjectMeta } from "./types.ts"
+
+const NOW = Date.UTC(2026, 0, 1)
+const infraRef = { apiGroup: "infrastructure.cluster.x-k8s.io", kind: "DockerCluster", name: "c1" }
+const cpRef = { apiGroup: "controlplane.cluster.x-k8s.io", kind: "KubeadmControlPlane", name: "c1-cp" }
+const EMPTY: Descendants = {
+  _tag: "Listed",
+  machineDeployments: [],
+  machineSets: [],
+  machinePools: [],
+  machines: [],
+}
+const NOT_PAUSED: ClusterStatus = {
+  conditions: [{ type: "Paused", status: "False", reason: "NotPaused", observedGeneration: 1 }],
+}
+
+/** A Cluster with its finalizer and Paused=False: past the top-level checks. */
+const input = (
+  o: {
+    spec?: ClusterSpec
+    meta?: Partial<ObjectMeta>
+    status?: ClusterStatus
+    observed?: Partial<ClusterInput["observed"]>
+    trigger?: ClusterInput["trigger"]
+    now?: number
+  } = {},
+): ClusterInput => ({
+  observed: {
+    cluster: {
+      _tag: "Found",
+      object: {
+        metadata: {
+          name: "c1",
+          namespace: "default",
+          uid: "u1",
+          generation: 1,
+          finalizers: ["cluster.cluster.x-k8s.io"],
+          ...o.meta,
+        },
+        status: o.status ?? NOT_PAUSED,
+      },
+    },
+    clusterClass: { _tag: "NotFound" },
+    infrastructure: { _tag: "NotFound" },
+    controlPlane: { _tag: "NotFound" },
+    descendants: EMPTY,
+    kubeconfigSecret: { _tag: "Found" },
+    featureGates: { runtimeSDK: false, clusterTopology: false, machinePool: true },
+    remoteConnection: {},
+    ...o.observed,
+  },
+  desired: o.spec ?? {},
+  trigger: o.trigger ?? { _tag: "Reconcile" },
+  now: o.now ?? NOW,
+})
+
+const last = (actions: ReadonlyArray<ClusterAction>) => actions[actions.length - 1]
+const condition = (s: ClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type)
+
+describe("reconcile", () => {
+  it("requeues after 30 s while the InfraCluster does not exist yet (Normal Reconciliation, row 7)", () => {
+    const r = transitions["cluster.normal"](input({ spec: { infrastructureRef: infraRef } }))
+    expect(r.row).toBe("cluster.normal#7")
+    expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
+    expect(ClusterControllerDefaults.missingReferenceRequeueAfter).toBe(30_000)
+  })
+
+  it("requeues after 30 s while the control plane does not exist yet (Normal Reconciliation, row 9)", () => {
+    const r = transitions["cluster.normal"](input({ spec: { controlPlaneRef: cpRef } }))
+    expect(r.row).toBe("cluster.normal#9")
+    expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
+  })
+
+  it("requeues after 5 s while descendants are deleted (Deletion Reconciliation, row 5)", () => {
+    const md = {
+      metadata: { name: "md-0", namespace: "default", deletionTimestamp: "2026-01-01T00:00:00Z" },
+    }
+    const r = transitions["cluster.deletion"](
+      input({
+        meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
+        status: {
+          conditions: [
+            ...(NOT_PAUSED.conditions ?? []),
+            { type: "Deleting", status: "True", reason: "WaitingForWorkersDeletion" },
+          ],
+        },
+        observed: { descendants: { ...EMPTY, machineDeployments: [md] } },
+      }),
+    )
+    expect(r.row).toBe("cluster.deletion#5")
+    expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 5_000 })
+    expect(ClusterControllerDefaults.deleteRequeueAfter).toBe(5_000)
+    expect(condition(r.status, "Deleting")?.message).toBe("* MachineDeployments: md-0")
+  })
+
+  it("follows a configured requeue instead of the documented one", () => {
+    const config = clusterControllerConfig({ missingReferenceRequeueAfter: 1_234 })
+    const r = transitions["cluster.normal"](input({ spec: { infrastructureRef: infraRef } }), config)
+    expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 1_234 })
+  })
+
+  it("adds the finalizer first and does nothing else (Normal Reconciliation, row 2)", () => {
+    const r = transitions["cluster.normal"](
+      input({ meta: { finalizers: [] }, spec: { infrastructureRef: infraRef } }),
+    )
+    expect(r.row).toBe("cluster.normal#2")
+    expect(r.actions).toEqual([
+      {
+        _tag: "AddFinalizer",
+        cluster: { namespace: "default", name: "c1" },
+        finalizer: "cluster.cluster.x-k8s.io",
+      },
+    ])
+  })
+
+  it("never adds the finalizer to a Cluster being deleted", () => {
+    const r = reconcile(
+      input({ meta: { finalizers: [], deletionTimestamp: "2026-01-01T00:00:00Z" } }),
+      ClusterControllerDefaults,
+    )
+    expect(r.actions.some((a) => a._tag === "AddFinalizer")).toBe(false)
+    expect(r.status?.phase).toBe("Deleting")
+  })
+
+  it("leaves a paused Cluster alone but for its Paused condition (Normal Reconciliation, row 3)", () => {
+    const r = transitions["cluster.normal"](input({ spec: { paused: true, infrastructureRef: infraRef } }))
+    expect(r.row).toBe("cluster.normal#3")
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus"])
+    expect(condition(r.status, "Paused")).toMatchObject({ status: "True", reason: "Paused" })
+    const again = transitions["cluster.normal"]({
+      ...input({ spec: { paused: true }, status: r.status ?? {} }),
+    })
+    expect(again.actions).toEqual([])
+  })
+
+  it("generates the kubeconfig only without a controlPlaneRef (Normal Reconciliation, row 11)", () => {
+    const endpoint = { host: "10.0.0.1", port: 6443 }
+    const without = reconcile(
+      input({
+        spec: { controlPlaneEndpoint: endpoint },
+        observed: { kubeconfigSecret: { _tag: "NotFound" } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(without.actions.find((a) => a._tag === "CreateKubeconfigSecret")).toMatchObject({
+      secret: { namespace: "default", name: "c1-kubeconfig" },
+      caSecret: { name: "c1-ca" },
+      type: "cluster.x-k8s.io/secret",
+      key: "value",
+      endpoint,
+    })
+    const withRef = reconcile(
+      input({
+        spec: { controlPlaneEndpoint: endpoint, controlPlaneRef: cpRef },
+        observed: { kubeconfigSecret: { _tag: "NotFound" } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(withRef.actions.some((a) => a._tag === "CreateKubeconfigSecret")).toBe(false)
+  })
+
+  it("keeps RemoteConnectionProbe True for 50 s after the last successful probe", () => {
+    const at = (ago: number) =>
+      condition(
+        reconcile(
+          input({ observed: { remoteConnection: { lastProbeSuccessTime: NOW - ago } } }),
+          ClusterControllerDefaults,
+        ).status,
+        "RemoteConnectionProbe",
+      )
+    expect(at(50_000)?.status).toBe("True")
+    expect(at(50_001)?.status).toBe("False")
+    expect(at(50_001)?.message).toBe(
+      "Remote connection probe failed, probe last succeeded at 2025-12-31T23:59:09Z",
+    )
+  })
+
+  it("keeps a condition's lastTransitionTime while its status does not change", () => {
+    const first = reconcile(input(), ClusterControllerDefaults)
+    const second = reconcile(
+      input({ status: first.status ?? {}, now: NOW + 60_000 }),
+      ClusterControllerDefaults,
+    )
+    expect(condition(second.status, "Deleting")?.lastTransitionTime).toBe("2026-01-01T00:00:00Z")
+  })
+
+  it("reports Failed only while the deprecated failure fields are set", () => {
+    const failed = reconcile(
+      input({
+        status: { ...NOT_PAUSED, deprecated: { v1beta1: { failureReason: "InvalidConfiguration" } } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(failed.status?.phase).toBe("Failed")
+    expect(reconcile(input(), ClusterControllerDefaults).status?.phase).toBe("Provisioning")
+  })
+
+  it("answers a failed child delete with Deleting=InternalError and the error (Error Handling, row 8)", () => {
+    const action: ClusterAction = {
+      _tag: "DeleteObject",
+      role: "descendant",
+      ref: { apiGroup: "cluster.x-k8s.io", kind: "MachineSet", namespace: "default", name: "ms-1" },
+    }
+    const r = transitions["cluster.errors"](
+      input({
+        meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
+        trigger: { _tag: "ActionFailed", action, error: "denied" },
+      }),
+    )
+    expect(r.row).toBe("cluster.errors#8")
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "ReturnError"])
+    expect(condition(r.status, "Deleting")).toMatchObject({ status: "True", reason: "InternalError" })
+  })
+})
