@@ -12,10 +12,15 @@
  *
  * @module
  */
-import { Context, type Duration, type Effect, type Stream } from "effect"
+import type { KubeConfig } from "@kubernetes/client-node"
+import { Context, type Duration, type Effect, Layer, type Stream } from "effect"
 import type { KubeError } from "./errors.ts"
+import type { FakeApiServer } from "./fake/server.ts"
+import { makeMemoryClient } from "./memoryClient.ts"
+import type { ClientOptions } from "./options.ts"
 import type { Patch } from "./patch.ts"
 import type { KubeObject, ObjectKey, ObjectList, ResourceRef } from "./resource.ts"
+import { makeRestClient } from "./restClient.ts"
 import type { WatchEvent } from "./watch.ts"
 
 /** Label and field selectors, in the string form the API takes (see `selector.ts`). */
@@ -179,6 +184,14 @@ export interface KubeClientShape {
 }
 
 /** The KubeClient of the cluster a program talks to (the management cluster, usually). */
-export class KubeClient extends Context.Service<KubeClient, KubeClientShape>()(
-  "krtt/shell/kube/KubeClient",
-) {}
+export class KubeClient extends Context.Service<KubeClient, KubeClientShape>()("krtt/shell/kube/KubeClient") {
+  /** The REST client for the current context of `kc` (defaults: `ClientDefaults`). */
+  static readonly layer = (kc: KubeConfig, options: Partial<ClientOptions> = {}): Layer.Layer<KubeClient> =>
+    Layer.effect(KubeClient, makeRestClient(kc, options))
+
+  /** The in-memory client over `fake` (no rate limit unless `qps` is given). */
+  static readonly layerMemory = (
+    fake: FakeApiServer,
+    options: Partial<ClientOptions> = {},
+  ): Layer.Layer<KubeClient> => Layer.effect(KubeClient, makeMemoryClient(fake, options))
+}

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { Effect, Layer, Stream } from "effect"
-import { KubeClient, type KubeClientShape } from "./client.ts"
+import { Effect, Stream } from "effect"
+import type { KubeClientShape } from "./client.ts"
 import { Timeout } from "./errors.ts"
 import type { FakeApiServer } from "./fake/server.ts"
 import { type ClientOptions, clientOptions, timeoutMillis } from "./options.ts"
@@ -68,9 +68,3 @@ export const makeMemoryClient = (
         )(server.raw(r)),
     } satisfies KubeClientShape
   })
-
-/** Provides `KubeClient` over `fake`. */
-export const layerMemory = (
-  fake: FakeApiServer,
-  options: Partial<ClientOptions> = {},
-): Layer.Layer<KubeClient> => Layer.effect(KubeClient, makeMemoryClient(fake, options))

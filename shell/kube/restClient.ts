@@ -6,17 +6,16 @@
  * @module
  */
 import type { KubeConfig } from "@kubernetes/client-node"
-import { Effect, Layer, Result, Stream } from "effect"
-import {
-  type DeleteOptions,
-  KubeClient,
-  type KubeClientShape,
-  type ListAllOptions,
-  type ListOptions,
-  type PatchOptions,
-  type RawRequest,
-  type WatchOptions,
-  type WriteOptions,
+import { Effect, Result, Stream } from "effect"
+import type {
+  DeleteOptions,
+  KubeClientShape,
+  ListAllOptions,
+  ListOptions,
+  PatchOptions,
+  RawRequest,
+  WatchOptions,
+  WriteOptions,
 } from "./client.ts"
 import { fromStatus, type KubeError } from "./errors.ts"
 import { type ClientOptions, clientOptions, timeoutMillis } from "./options.ts"
@@ -277,7 +276,3 @@ export const makeRestClient = (
     }
     return client
   })
-
-/** Provides `KubeClient` for the current context of `kc`. */
-export const layer = (kc: KubeConfig, options: Partial<ClientOptions> = {}): Layer.Layer<KubeClient> =>
-  Layer.effect(KubeClient, makeRestClient(kc, options))

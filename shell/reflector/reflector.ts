@@ -27,7 +27,7 @@
 import { Data, Deferred, Duration, Effect, Random, Result, type Scope, Semaphore, Stream } from "effect"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
-import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import { type KubeObject, type ResourceRef, resourcePath } from "../kube/resource.ts"
 import { watchEventError } from "../kube/watch.ts"
 import { backoffDelay, type ReconnectBackoff, type ReflectorTiming, reflectorTiming } from "./options.ts"
 import { type Outcome, type Phase, step } from "./step.ts"
@@ -184,6 +184,7 @@ export const make = <T extends KubeObject = KubeObject>(
         }),
       )
 
+    const watchPath = resourcePath(resource, { namespace: options.namespace })
     const selectors = {
       namespace: options.namespace,
       labelSelector: options.labelSelector,
@@ -223,7 +224,7 @@ export const make = <T extends KubeObject = KubeObject>(
           )
         const run = Stream.runForEach(events, (event) => {
           if (event.type === "ERROR")
-            return Effect.fail(watchEventError(event.object, { verb: "watch", path: resource.resource }))
+            return Effect.fail(watchEventError(event.object, { verb: "watch", path: watchPath }))
           progressed = true
           setStatus({ lastError: undefined })
           const rv = event.object.metadata.resourceVersion
