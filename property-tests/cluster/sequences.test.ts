@@ -23,7 +23,6 @@ import {
   reconcile,
 } from "../../core/cluster/index.ts"
 
-const FINALIZER = "cluster.cluster.x-k8s.io"
 const NS = "default"
 const NAME = "c1"
 const UID = "uid-1"
@@ -334,7 +333,8 @@ const reconcileOnce = (w: World, failAt: number): void => {
 const step = (w: World, e: Event): void => {
   switch (e._tag) {
     case "Reconcile":
-      return reconcileOnce(w, e.failAt)
+      reconcileOnce(w, e.failAt)
+      return
     case "Advance":
       w.now += e.ms
       return
