@@ -257,6 +257,7 @@ describe("Controller logs and stop", () => {
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(closing)
       assert.isFalse(finished)
+      assert.strictEqual(yield* controller.activeWorkers, 0, "the interrupted reconcile is no longer counted")
     }),
   )
 })

@@ -120,12 +120,15 @@ export const make = <E, R>(
     const handle = (request: Request): Effect.Effect<void, never, R> =>
       Effect.gen(function* () {
         const started = yield* Clock.currentTimeMillis
-        active++
-        yield* Metric.update(metrics.active, active)
-        const exit = yield* Effect.exit(Effect.suspend(() => options.reconcile(request)))
-        active--
-        yield* Metric.update(metrics.active, active)
-        yield* Metric.update(metrics.time, ((yield* Clock.currentTimeMillis) - started) / 1000)
+        const exit = yield* Effect.acquireUseRelease(
+          Effect.suspend(() => Metric.update(metrics.active, ++active)),
+          () => Effect.exit(Effect.suspend(() => options.reconcile(request))),
+          () =>
+            Effect.gen(function* () {
+              yield* Metric.update(metrics.active, --active)
+              yield* Metric.update(metrics.time, ((yield* Clock.currentTimeMillis) - started) / 1000)
+            }),
+        )
         yield* settle(request, exit)
       }).pipe(
         Effect.annotateLogs({

@@ -108,22 +108,25 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         return Effect.asVoid(FiberMap.run(delayed, key, fire))
       })
 
-    const take: Effect.Effect<Request, WorkQueueShutDown> = Effect.gen(function* () {
-      while (true) {
-        yield* Queue.take(signal)
-        if (down) return yield* new WorkQueueShutDown({ queue: name })
-        const request = state.pop()
-        if (request === undefined) continue
-        const now = yield* Clock.currentTimeMillis
-        const key = requestKey(request)
-        const since = addedAt.get(key)
-        addedAt.delete(key)
-        startedAt.set(key, now)
-        if (since !== undefined) yield* Metric.update(metrics.queueDuration, (now - since) / 1000)
-        yield* setDepth
-        return request
-      }
-    })
+    /** Waiting is interruptible; once a token is taken, popping and bookkeeping are not. */
+    const take: Effect.Effect<Request, WorkQueueShutDown> = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        while (true) {
+          yield* restore(Queue.take(signal))
+          if (down) return yield* new WorkQueueShutDown({ queue: name })
+          const request = state.pop()
+          if (request === undefined) continue
+          const now = yield* Clock.currentTimeMillis
+          const key = requestKey(request)
+          const since = addedAt.get(key)
+          addedAt.delete(key)
+          startedAt.set(key, now)
+          if (since !== undefined) yield* Metric.update(metrics.queueDuration, (now - since) / 1000)
+          yield* setDepth
+          return request
+        }
+      }),
+    )
 
     const done = (request: Request): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {

@@ -19,11 +19,17 @@ export const runWorkers = <E, R>(
   concurrency: number,
   handle: (request: Request) => Effect.Effect<void, E, R>,
 ): Effect.Effect<void, E, R> => {
+  /** One round: take, handle, done. `done` is guaranteed once a request was taken. */
+  const round: Effect.Effect<boolean, E, R> = Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.result(restore(queue.take)), (next) =>
+      next._tag === "Failure"
+        ? Effect.succeed(false)
+        : Effect.as(Effect.ensuring(restore(handle(next.success)), queue.done(next.success)), true),
+    ),
+  )
   const worker: Effect.Effect<void, E, R> = Effect.gen(function* () {
-    while (true) {
-      const next = yield* Effect.result(queue.take)
-      if (next._tag === "Failure") return
-      yield* Effect.ensuring(handle(next.success), queue.done(next.success))
+    while (yield* round) {
+      // next request
     }
   })
   return Effect.asVoid(
