@@ -27,27 +27,44 @@ export const findCondition = (
   return undefined
 }
 
+/** The time of a transition: computed only when a condition does change. */
+export type Clock = () => string
+
+/** A clock for `now` that formats the time once, on first use. */
+export const clockAt = (now: number): Clock => {
+  let time: string | undefined
+  return () => {
+    if (time === undefined) time = rfc3339(now)
+    return time
+  }
+}
+
+const transitionTime = (old: Condition | undefined, status: ConditionStatus, clock: Clock): string =>
+  old !== undefined && old.status === status && old.lastTransitionTime !== undefined
+    ? old.lastTransitionTime
+    : clock()
+
+const messageOf = (d: Decided): string | undefined =>
+  d.message === undefined || d.message === "" ? undefined : d.message
+
 /** A v1beta2 condition: the transition time moves only when the status changes. */
 export const v1beta2Condition = (
   type: string,
   d: Decided,
   previous: ReadonlyArray<Condition> | undefined,
   generation: number | undefined,
-  time: string,
+  clock: Clock,
 ): Condition => {
-  const old = findCondition(previous, type)
-  const lastTransitionTime =
-    old !== undefined && old.status === d.status && old.lastTransitionTime !== undefined
-      ? old.lastTransitionTime
-      : time
-  return {
-    type,
-    status: d.status,
-    reason: d.reason,
-    ...(d.message === undefined || d.message === "" ? {} : { message: d.message }),
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-    lastTransitionTime,
-  }
+  const lastTransitionTime = transitionTime(findCondition(previous, type), d.status, clock)
+  const { status, reason } = d
+  const message = messageOf(d)
+  if (message === undefined)
+    return generation === undefined
+      ? { type, status, reason, lastTransitionTime }
+      : { type, status, reason, observedGeneration: generation, lastTransitionTime }
+  return generation === undefined
+    ? { type, status, reason, message, lastTransitionTime }
+    : { type, status, reason, message, observedGeneration: generation, lastTransitionTime }
 }
 
 /** A deprecated v1beta1 condition: a severity when False, no observed generation. */
@@ -55,21 +72,20 @@ export const v1beta1Condition = (
   type: string,
   d: Decided,
   previous: ReadonlyArray<Condition> | undefined,
-  time: string,
+  clock: Clock,
 ): Condition => {
-  const old = findCondition(previous, type)
-  const lastTransitionTime =
-    old !== undefined && old.status === d.status && old.lastTransitionTime !== undefined
-      ? old.lastTransitionTime
-      : time
-  return {
-    type,
-    status: d.status,
-    ...(d.status === "False" ? { severity: d.severity ?? "Info" } : {}),
-    reason: d.reason,
-    ...(d.message === undefined || d.message === "" ? {} : { message: d.message }),
-    lastTransitionTime,
+  const lastTransitionTime = transitionTime(findCondition(previous, type), d.status, clock)
+  const { status, reason } = d
+  const message = messageOf(d)
+  if (status === "False") {
+    const severity = d.severity ?? "Info"
+    return message === undefined
+      ? { type, status, severity, reason, lastTransitionTime }
+      : { type, status, severity, reason, message, lastTransitionTime }
   }
+  return message === undefined
+    ? { type, status, reason, lastTransitionTime }
+    : { type, status, reason, message, lastTransitionTime }
 }
 
 /** `a, b, c and 2 more`. */
@@ -140,28 +156,33 @@ export const aggregate = (
  * ScalingDown) over named sources: True as soon as one source reports True.
  */
 export const anyInProgress = (
-  sources: ReadonlyArray<{
-    readonly name: string
-    readonly conditions: ReadonlyArray<Condition> | undefined
-  }>,
+  sources: ReadonlyArray<InProgressSource>,
   type: string,
   reasons: { readonly isTrue: string; readonly isFalse: string },
   max: number,
 ): Decided => {
-  const active: Array<string> = []
+  let active: Array<string> | undefined
   let firstMessage: string | undefined
   for (const s of sources) {
     const c = findCondition(s.conditions, type)
     if (c?.status === "True") {
-      active.push(s.name)
+      if (active === undefined) active = []
+      active.push(`${s.kind} ${s.name}`)
       if (firstMessage === undefined && c.message !== undefined && c.message !== "") firstMessage = c.message
     }
   }
-  if (active.length === 0) return { status: "False", reason: reasons.isFalse }
+  if (active === undefined) return { status: "False", reason: reasons.isFalse }
   const detail = active.length === 1 && firstMessage !== undefined ? `: ${firstMessage}` : ""
   return {
     status: "True",
     reason: reasons.isTrue,
     message: `${listNames(active, max)} ${active.length === 1 ? "reports" : "report"} ${type}${detail}`,
   }
+}
+
+/** An object whose RollingOut, ScalingUp or ScalingDown condition is aggregated. */
+export interface InProgressSource {
+  readonly kind: string
+  readonly name: string
+  readonly conditions: ReadonlyArray<Condition> | undefined
 }

@@ -29,7 +29,7 @@
  * @module
  */
 import type { ClusterAction, ClusterKey } from "./actions.ts"
-import { type Decided, findCondition, rfc3339, v1beta2Condition } from "./conditions.ts"
+import { clockAt, type Decided, findCondition, v1beta2Condition } from "./conditions.ts"
 import type { ClusterControllerConfig } from "./config.ts"
 import {
   ClusterFinalizer,
@@ -280,7 +280,7 @@ const statusOf = (s: Scope): ClusterStatus =>
     spec: s.spec,
     observed: s.observed,
     now: s.input.now,
-    time: rfc3339(s.input.now),
+    time: clockAt(s.input.now),
     config: s.config,
     deleting: s.deleting,
     infrastructureProvisioned: s.infrastructureProvisioned,
@@ -351,7 +351,7 @@ const patchStatus = (cluster: ClusterKey, status: ClusterStatus): ClusterAction 
 const withCondition = (cluster: ObservedCluster, d: Decided, now: number): ClusterStatus => {
   const st = cluster.status
   const previous = st?.conditions
-  const c = v1beta2Condition("Paused", d, previous, cluster.metadata.generation, rfc3339(now))
+  const c = v1beta2Condition("Paused", d, previous, cluster.metadata.generation, clockAt(now))
   const conditions: Array<Condition> = []
   let replaced = false
   for (const old of previous ?? []) {

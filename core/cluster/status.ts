@@ -21,8 +21,10 @@
 import {
   aggregate,
   anyInProgress,
+  type Clock,
   type Decided,
   findCondition,
+  type InProgressSource,
   listNames,
   v1beta1Condition,
   v1beta2Condition,
@@ -56,8 +58,8 @@ export interface StatusScope {
   readonly spec: ClusterSpec
   readonly observed: ClusterObserved
   readonly now: number
-  /** `now` as RFC 3339. */
-  readonly time: string
+  /** `now` as RFC 3339, formatted on first use. */
+  readonly time: Clock
   readonly config: ClusterControllerConfig
   readonly deleting: boolean
   /** The flags after this reconcile. */
@@ -437,18 +439,18 @@ const inProgressCondition = (s: StatusScope, type: "RollingOut" | "ScalingUp" | 
   const d = s.descendants
   if (d === undefined)
     return { status: "Unknown", reason: "InternalError", message: `${FAILED_TO_LIST}: ${s.descendantsError}` }
-  const sources: Array<{ name: string; conditions: ReadonlyArray<Condition> | undefined }> = []
+  const sources: Array<InProgressSource> = []
   if (ref !== undefined && cp._tag === "Found")
-    sources.push({ name: describeRef(ref), conditions: cp.object.status?.conditions })
+    sources.push({ kind: ref.kind, name: ref.name, conditions: cp.object.status?.conditions })
   for (const g of d.machineDeployments)
-    sources.push({ name: `MachineDeployment ${g.metadata.name}`, conditions: g.status?.conditions })
+    sources.push({ kind: "MachineDeployment", name: g.metadata.name, conditions: g.status?.conditions })
   for (const g of d.machinePools)
-    sources.push({ name: `MachinePool ${g.metadata.name}`, conditions: g.status?.conditions })
+    sources.push({ kind: "MachinePool", name: g.metadata.name, conditions: g.status?.conditions })
   if (type !== "RollingOut") {
     const { name, uid } = s.cluster.metadata
     for (const g of d.machineSets)
       if (ownedByCluster(g.metadata, name, uid))
-        sources.push({ name: `MachineSet ${g.metadata.name}`, conditions: g.status?.conditions })
+        sources.push({ kind: "MachineSet", name: g.metadata.name, conditions: g.status?.conditions })
   }
   return anyInProgress(sources, type, reasons, s.config.maxNamesInMessage)
 }
