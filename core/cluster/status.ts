@@ -10,6 +10,10 @@
  *   versions) is True exactly when `status.initialization.controlPlaneInitialized` is;
  * - conditions of other types (set by other controllers) are kept, after the owned ones.
  *
+ * Caveat: the deprecated v1beta1 `ControlPlaneReady` mirrors the control-plane object's `Ready`;
+ * without a `controlPlaneRef` there is nothing to mirror and it is not set (the v1beta1 `Ready`
+ * then summarizes `InfrastructureReady` alone).
+ *
  * Phase (seed 001, Normal Reconciliation rows 5 and 13): `Deleting` while deleting; `Failed`
  * only while the deprecated `status.deprecated.v1beta1.failureReason` or `failureMessage` is set
  * (this controller never sets them); `Provisioned` once the infrastructure is provisioned and the
