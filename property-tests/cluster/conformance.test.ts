@@ -1,6 +1,14 @@
+import { readFileSync } from "node:fs"
+import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { ClusterControllerDefaults, clusterControllerConfig, transitions } from "../../core/cluster/index.ts"
+import {
+  ClusterControllerDefaults,
+  ClusterInputSchema,
+  clusterControllerConfig,
+  transitions,
+} from "../../core/cluster/index.ts"
+import { explain } from "../../core/krtt/index.ts"
 import { tables } from "../../spec/cluster/index.ts"
 import { conformanceProperty, rowHits } from "../conformance.ts"
 import { anyInput, arbitraries } from "./arbitraries.ts"
@@ -74,5 +82,25 @@ describe("Cluster controller tables conform to seed 001", () => {
       expect([...t.priority].sort((a, b) => a - b)).toEqual(t.rows.map((r) => r.n))
       for (const r of t.rows) if (r.derived) expect(r.reason, `${t.id}#${r.n}`).toBeTruthy()
     }
+  })
+})
+
+describe("docs/cluster-inputs.md", () => {
+  it("every example is explained by its documented row, and the spec agrees", () => {
+    const text = readFileSync(new URL("../../docs/cluster-inputs.md", import.meta.url), "utf8")
+    const re = /Expected row: `([^`]+)`\s*```json\n([\s\S]*?)```/g
+    let n = 0
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const row = m[1] as string
+      const id = row.slice(0, row.indexOf("#")) as keyof typeof transitions
+      const spec = tables.find((t) => t.id === id)
+      if (spec === undefined) throw new Error(`no table ${id}`)
+      const input = Schema.decodeUnknownSync(ClusterInputSchema)(JSON.parse(m[2] as string))
+      const e = explain(spec, input, transitions[id](input), ClusterControllerDefaults)
+      expect(e.row).toBe(row)
+      expect(e.conforms, row).toBe(true)
+      n++
+    }
+    expect(n).toBeGreaterThanOrEqual(6)
   })
 })
