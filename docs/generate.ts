@@ -68,6 +68,20 @@ stateDiagram-v2
     RetryWait --> [*]: reconciler row 13 Cluster gone
 \`\`\``
 
+const clusterDeletionDiagram = `\`\`\`mermaid
+stateDiagram-v2
+    [*] --> Deleting: deletion row 1 deletionTimestamp set
+    Deleting --> WaitingForBeforeDeleteHook: deletion row 2 no ok-to-delete annotation
+    WaitingForBeforeDeleteHook --> Deleting: annotation runtime.cluster.x-k8s.io/ok-to-delete
+    Deleting --> DeletingDescendants: deletion row 4 delete owned MD, MS, Machines, MP
+    DeletingDescendants --> WaitingForWorkersDeletion: deletion row 5 requeue 5 s
+    WaitingForWorkersDeletion --> DeletingDescendants: requeue
+    DeletingDescendants --> WaitingForControlPlaneDeletion: deletion row 6 no descendants, delete control plane
+    WaitingForControlPlaneDeletion --> WaitingForInfrastructureDeletion: deletion row 7 control plane gone, delete infrastructure
+    WaitingForInfrastructureDeletion --> DeletionCompleted: deletion row 8 infrastructure gone
+    DeletionCompleted --> [*]: remove finalizer cluster.cluster.x-k8s.io
+\`\`\``
+
 interface Area {
   readonly file: string
   readonly title: string
@@ -84,6 +98,14 @@ const areas: ReadonlyArray<Area> = [
     intro:
       "The pure transitions live in `core/clustercache/`; the transcriptions in `spec/clustercache/`. Input shapes for `krtt explain` are in [clustercache-inputs.md](clustercache-inputs.md).",
     diagram: `## Connection lifecycle\n\nStates of one accessor; edges name the deciding rows (ids without the \`clustercache.\` prefix).\n\n${clustercacheDiagram}\n`,
+  },
+  {
+    file: "cluster.md",
+    title: "Cluster controller tables (seed 001)",
+    prefix: "cluster.",
+    intro:
+      "The pure transitions live in `core/cluster/`; the transcriptions in `spec/cluster/`. Input shapes for `krtt explain` are in [../cluster-inputs.md](../cluster-inputs.md).",
+    diagram: `## Deletion sequence\n\nThe order \`reconcileDelete\` keeps; edges name the deciding rows of \`cluster.deletion\`. Nothing of the control plane or infrastructure is deleted while owned descendants remain, the infrastructure never before the control plane is gone, the finalizer last.\n\n${clusterDeletionDiagram}\n`,
   },
 ]
 

@@ -4,8 +4,10 @@
  * @module
  */
 import type fc from "fast-check"
+import { arbitraries as cluster } from "./cluster/arbitraries.ts"
 import { inputs as clustercache } from "./clustercache/arbitraries.ts"
 
 export const arbitraries: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
   ...clustercache,
+  ...cluster,
 }

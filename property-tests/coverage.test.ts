@@ -25,6 +25,18 @@ describe("krtt:coverage", () => {
     ])
   })
 
+  it("lists the three Cluster controller tables with 13, 8 and 8 documented rows", () => {
+    const documented = (id: string) =>
+      report.tables.find((t) => t.id === id)?.rows.filter((r) => !r.derived).length
+    expect(
+      ["cluster.normal", "cluster.deletion", "cluster.errors"].map((id) => [id, documented(id)]),
+    ).toEqual([
+      ["cluster.normal", 13],
+      ["cluster.deletion", 8],
+      ["cluster.errors", 8],
+    ])
+  })
+
   it("npm run --silent krtt:coverage prints exactly this report as one JSON document", () => {
     const out = execFileSync("npm", ["run", "--silent", "krtt:coverage"], { encoding: "utf8" })
     const parsed = JSON.parse(out) as CoverageReport

@@ -6,8 +6,11 @@
  * @module
  */
 import type { Schema } from "effect"
+import * as cluster from "../../core/cluster/index.ts"
+import { inputSchemas as clusterSchemas } from "../../core/cluster/schema.ts"
 import * as clustercache from "../../core/clustercache/index.ts"
 import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
+import * as clusterSpec from "../../spec/cluster/index.ts"
 import * as clustercacheSpec from "../../spec/clustercache/index.ts"
 
 /** A documented table and what implements it. */
@@ -35,6 +38,7 @@ const bind = (
 }
 
 const ccDocs = "docs/krtt/clustercache-inputs.md"
+const clusterDocs = "docs/cluster-inputs.md"
 
 export const bindings: ReadonlyArray<TableBinding> = [
   ...clustercacheSpec.tables.map((spec) => {
@@ -45,6 +49,16 @@ export const bindings: ReadonlyArray<TableBinding> = [
       clustercache.ClusterCacheDefaults,
       clustercache.inputSchemas[id],
       ccDocs,
+    )
+  }),
+  ...clusterSpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof cluster.transitions
+    return bind(
+      spec,
+      cluster.transitions[id],
+      cluster.ClusterControllerDefaults,
+      clusterSchemas[id],
+      clusterDocs,
     )
   }),
 ]
