@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { runCommand } from "../manager/command.ts"
 import { explainInput, renderExplanation, renderTables, tablesJson, UsageError } from "./explain.ts"
 
 const json = Flag.Boolean("json").pipe(
@@ -61,7 +62,7 @@ export const krtt = Command.make("krtt").pipe(
   Command.withDescription(
     "Kubernetes Reconciler Transition Tables: Cluster API's controllers as pure, documented tables",
   ),
-  Command.withSubcommands([tables, explain]),
+  Command.withSubcommands([runCommand({ controllers: [], withoutCluster: Effect.void }), tables, explain]),
 )
 
 export const main = (): void =>

@@ -1,0 +1,67 @@
+/**
+ * The manager's options: controller-runtime's flags and defaults, Cluster API's concurrency and
+ * client limits. Durations are milliseconds.
+ *
+ * @module
+ */
+import { LeaderElectionDefaults } from "./leaderelection.ts"
+
+export interface ManagerOptions {
+  /** Path of a kubeconfig; else `KUBECONFIG`, in-cluster, `~/.kube/config`. */
+  readonly kubeconfig?: string | undefined
+  /** `/metrics`; `"0"` turns it off. Default `:8080`. */
+  readonly metricsBindAddress: string
+  /** `/healthz` and `/readyz`; `"0"` turns it off. Default `:8081`. */
+  readonly healthProbeBindAddress: string
+  readonly leaderElect: boolean
+  readonly leaderElectNamespace: string
+  readonly leaderElectId: string
+  /** Default 15 s. */
+  readonly leaseDuration: number
+  /** Default 10 s. */
+  readonly renewDeadline: number
+  /** Default 2 s. */
+  readonly retryPeriod: number
+  /** Cluster controller reconciles at a time. Default 50 (Cluster API's manager). */
+  readonly clusterConcurrency: number
+  /** ClusterCache reconciles at a time. Default 100 (Cluster API's manager). */
+  readonly clusterCacheConcurrency: number
+  /** Management cluster client. Defaults QPS 100, burst 200 (Cluster API's manager). */
+  readonly kubeApiQps: number
+  readonly kubeApiBurst: number
+  /** Workload cluster clients (seed 000 ClientOptions). Defaults QPS 20, burst 30, timeout 10 s. */
+  readonly clusterCacheClientQps: number
+  readonly clusterCacheClientBurst: number
+  readonly clusterCacheClientTimeout: number
+  /** How long a stop may take before the process exits anyway. Default 30 s. */
+  readonly gracefulShutdownTimeout: number
+}
+
+export const ManagerDefaults: Omit<ManagerOptions, "kubeconfig" | "leaderElectNamespace"> = {
+  metricsBindAddress: ":8080",
+  healthProbeBindAddress: ":8081",
+  leaderElect: false,
+  leaderElectId: "krtt-manager-leader-election",
+  ...LeaderElectionDefaults,
+  clusterConcurrency: 50,
+  clusterCacheConcurrency: 100,
+  kubeApiQps: 100,
+  kubeApiBurst: 200,
+  clusterCacheClientQps: 20,
+  clusterCacheClientBurst: 30,
+  clusterCacheClientTimeout: 10_000,
+  gracefulShutdownTimeout: 30_000,
+}
+
+/** Parses a duration flag: `500ms`, `10s`, `5m`, `1h` (or a combination such as `1m30s`). */
+export const parseDuration = (flag: string, value: string): number => {
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)]
+  const total = parts.reduce(
+    (ms, [, n, unit]) => ms + Number(n) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as "ms"],
+    0,
+  )
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== value) {
+    throw new Error(`--${flag}: "${value}" is not a duration (e.g. 500ms, 10s, 5m, 1h30m)`)
+  }
+  return total
+}

@@ -1,0 +1,114 @@
+/**
+ * `krtt run`: the operator. Connects to the management cluster, serves metrics and probes,
+ * optionally waits to lead, then runs the ClusterCache and the Cluster controller until SIGTERM.
+ *
+ * Expected flow: resolve the kubeconfig → start the probe and metrics servers → (leader
+ * election) → start the Cluster reflector, the ClusterCache controller and the Cluster
+ * controller → `/readyz` turns ready once the reflectors have synced → on SIGTERM stop taking
+ * work, let in-flight reconciles finish (at most the graceful shutdown timeout), release the
+ * Lease, exit 0. A lost Lease ends the process with an error, as in controller-runtime, so that
+ * two leaders never act at once.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { clusterCacheConfig } from "../../core/clustercache/index.ts"
+import { makeClusterCacheController } from "../clustercache/controller.ts"
+import { ClusterResource, make as makeClusterCache } from "../clustercache/service.ts"
+import { KubeClient, type KubeClientShape } from "../kube/client.ts"
+import type { KubeObject } from "../kube/resource.ts"
+import { makeRestClient } from "../kube/restClient.ts"
+import { make as makeReflector, type Reflector } from "../reflector/reflector.ts"
+import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "./http.ts"
+import type { ResolvedKubeconfig } from "./kubeconfig.ts"
+import { makeLeaderElector } from "./leaderelection.ts"
+import type { ManagerOptions } from "./options.ts"
+
+/** What a controller needs from the manager to run. */
+export interface ManagerContext {
+  readonly options: ManagerOptions
+  readonly client: KubeClientShape
+  readonly clusters: Reflector<KubeObject>
+}
+
+/** A controller the manager runs while it leads: `make` builds it, the effect it returns starts it. */
+export interface Runnable {
+  readonly name: string
+  readonly make: (
+    ctx: ManagerContext,
+  ) => Effect.Effect<Effect.Effect<void, never, Scope.Scope>, never, Scope.Scope>
+}
+
+/** Runs the manager until interrupted. */
+export const runManager = (
+  options: ManagerOptions,
+  resolved: ResolvedKubeconfig,
+  extra: ReadonlyArray<Runnable> = [],
+): Effect.Effect<void, Error, Scope.Scope> =>
+  Effect.gen(function* () {
+    const metricsAddress = parseBindAddress("metrics-bind-address", options.metricsBindAddress)
+    const healthAddress = parseBindAddress("health-probe-bind-address", options.healthProbeBindAddress)
+    const client = yield* makeRestClient(resolved.kubeconfig, {
+      qps: options.kubeApiQps,
+      burst: options.kubeApiBurst,
+      userAgent: "krtt-manager",
+    })
+    yield* Effect.logInfo("starting the manager").pipe(
+      Effect.annotateLogs({
+        kubeconfig: resolved.source,
+        server: resolved.kubeconfig.getCurrentCluster()?.server ?? "",
+      }),
+    )
+    const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
+    yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
+      Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
+    )
+    yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.flatten(Ref.get(ready))))).pipe(
+      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
+    )
+
+    let lost: Fiber.Fiber<never, Error> | undefined
+    if (options.leaderElect) {
+      const elector = yield* makeLeaderElector(client, {
+        namespace: options.leaderElectNamespace,
+        name: options.leaderElectId,
+        identity: `${hostname()}_${randomUUID()}`,
+        leaseDuration: options.leaseDuration,
+        renewDeadline: options.renewDeadline,
+        retryPeriod: options.retryPeriod,
+      })
+      yield* Effect.logInfo("waiting to lead").pipe(
+        Effect.annotateLogs({ lease: `${options.leaderElectNamespace}/${options.leaderElectId}` }),
+      )
+      yield* elector.acquire
+      yield* Effect.addFinalizer(() => elector.release)
+      lost = yield* Effect.forkScoped(
+        Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
+      )
+    }
+
+    const clusters = yield* makeReflector(client, { resource: ClusterResource, name: "clusters" })
+    const config = clusterCacheConfig({
+      client: {
+        qps: options.clusterCacheClientQps,
+        burst: options.clusterCacheClientBurst,
+        timeout: options.clusterCacheClientTimeout,
+        userAgent: "krtt-clustercache",
+      },
+    })
+    const cache = yield* makeClusterCache({ config }).pipe(Effect.provideService(KubeClient, client))
+    const ccController = yield* makeClusterCacheController(cache, clusters, {
+      concurrency: options.clusterCacheConcurrency,
+    })
+    const ctx: ManagerContext = { options, client, clusters }
+    const starts = [ccController.start, ...(yield* Effect.forEach(extra, (r) => r.make(ctx)))]
+    // Each start forks its workers into this scope; they stop when it closes (SIGTERM).
+    yield* Effect.forEach(starts, (start) => start, { discard: true })
+    yield* Ref.set(ready, clusters.hasSynced)
+    yield* Effect.logInfo("manager started").pipe(
+      Effect.annotateLogs({ controllers: ["clustercache", ...extra.map((r) => r.name)].join(",") }),
+    )
+    yield* lost === undefined ? Effect.never : Fiber.join(lost)
+  })
