@@ -6,7 +6,7 @@
 
 import { readFile } from "node:fs/promises"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+import { Cause, Console, Effect, Exit, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { runCommand } from "../manager/command.ts"
 import { explainInput, renderExplanation, renderTables, tablesJson, UsageError } from "./explain.ts"
@@ -65,7 +65,11 @@ export const krtt = Command.make("krtt").pipe(
   Command.withSubcommands([runCommand({ controllers: [], withoutCluster: Effect.void }), tables, explain]),
 )
 
+/** SIGTERM and SIGINT end the program by interruption: that is a clean stop, exit code 0. */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
 export const main = (): void =>
-  krtt.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+  krtt.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain({ teardown }))
 
 if (import.meta.main) main()
