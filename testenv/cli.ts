@@ -26,8 +26,8 @@ const usage = `usage: npm run --silent testenv -- <command>
   down --dir DIR                        stop the control plane started in DIR and remove what up wrote
 `
 
-class UsageError extends Error {
-  override readonly name = "UsageError"
+class CliError extends Error {
+  override readonly name = "CliError"
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -106,12 +106,12 @@ const positiveInt = (value: string | undefined, name: string, fallback: number):
   if (value === undefined) return fallback
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`--${name} must be a positive integer, got ${value}`)
+    throw new CliError(`--${name} must be a positive integer, got ${value}`)
   return n
 }
 
 const requireDir = (value: string | undefined, command: string): string => {
-  if (value === undefined || value === "") throw new UsageError(`${command} needs --dir DIR`)
+  if (value === undefined || value === "") throw new CliError(`${command} needs --dir DIR`)
   // npm run changes to the package's folder; a relative DIR means relative to where the user was
   return resolve(process.env.INIT_CWD ?? process.cwd(), value)
 }
@@ -137,7 +137,7 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
     }
     const state = await readState(dir)
     if (state !== undefined && isTestenv(state.pid)) {
-      throw new UsageError(
+      throw new CliError(
         `a control plane is already ${state.status} in ${dir} (pid ${state.pid}, ${state.clusters} cluster(s)); ` +
           `stop it first with: npm run testenv -- down --dir ${dir}`,
       )
@@ -148,6 +148,7 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
   }
 
   let child: ChildProcess | undefined
+  let interruptedBy: NodeJS.Signals | undefined
   try {
     const assets = await ensureAssets()
     const readyFrom = Date.now()
@@ -162,6 +163,14 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
     })
     await log.close()
     const spawned = child
+    // Interrupted while waiting: the background process is in a group of its own, so the
+    // terminal's SIGINT does not reach it; stop it rather than leave it running unseen.
+    const interrupted = (signal: NodeJS.Signals): void => {
+      interruptedBy = signal
+      if (spawned.pid !== undefined) killGroup(spawned.pid, "SIGTERM")
+    }
+    process.once("SIGINT", interrupted)
+    process.once("SIGTERM", interrupted)
     const ready = await new Promise<{ readonly info: ControlPlaneInfo; readonly startupMs: number }>(
       (resolveReady, reject) => {
         spawned.once("message", (message) =>
@@ -170,7 +179,7 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
         spawned.once("error", reject)
         spawned.once("exit", (code, signal) =>
           reject(
-            new Error(
+            new CliError(
               `the control plane did not start (${signal ?? `exit ${code}`}); ${join(dir, LOG)}:\n${tail(join(dir, LOG), 30)}`,
             ),
           ),
@@ -178,6 +187,8 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
       },
     )
     spawned.removeAllListeners("exit")
+    process.off("SIGINT", interrupted)
+    process.off("SIGTERM", interrupted)
     if (spawned.connected) spawned.disconnect()
     spawned.unref()
     const seconds = ((Date.now() - readyFrom) / 1000).toFixed(1)
@@ -196,6 +207,10 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
     if (child?.pid !== undefined) killGroup(child.pid, "SIGTERM")
     if (child?.pid !== undefined) await waitGone(child.pid, 10_000)
     await removeLeftovers(dir)
+    if (interruptedBy !== undefined) {
+      process.stderr.write(`testenv: ${interruptedBy} while starting: stopped, nothing left in ${dir}\n`)
+      process.exit(interruptedBy === "SIGINT" ? 130 : 143)
+    }
     throw e
   }
 }
@@ -251,7 +266,7 @@ const down = async (dir: string): Promise<void> => {
     return
   }
   if (state.status === "starting" && isTestenv(state.pid)) {
-    throw new UsageError(
+    throw new CliError(
       `the control plane in ${dir} is still starting (pid ${state.pid}); run down once up has returned`,
     )
   }
@@ -308,7 +323,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       const kubeApiserver = values["kube-apiserver"]
       const etcd = values.etcd
       if (kubeApiserver === undefined || etcd === undefined)
-        throw new UsageError("serve needs --kube-apiserver and --etcd")
+        throw new CliError("serve needs --kube-apiserver and --etcd")
       return serve(
         requireDir(values.dir, "serve"),
         positiveInt(values.clusters, "clusters", 1),
@@ -317,13 +332,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       )
     }
     default:
-      throw new UsageError(`unknown command ${command}\n\n${usage}`)
+      throw new CliError(`unknown command ${command}\n\n${usage}`)
   }
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
   const message =
-    e instanceof UsageError || e instanceof AssetsError
+    e instanceof CliError || e instanceof AssetsError
       ? e.message
       : e instanceof Error
         ? (e.stack ?? e.message)

@@ -15,7 +15,7 @@ const wanted = (project: TestProject): boolean => {
   if (mode === "never") return false
   const root = project.config.root
   // The files of this run are known before global setups run (vitest records them first).
-  const paths = project.vitest.state.getPaths()
+  const paths = project.vitest.state?.getPaths?.() ?? []
   if (paths.length === 0) return true
   return paths.some((p) => relative(root, p).split(sep).includes("e2e"))
 }
