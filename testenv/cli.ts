@@ -105,8 +105,7 @@ const waitGone = async (pid: number, ms: number): Promise<boolean> => {
 const positiveInt = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback
   const n = Number(value)
-  if (!Number.isInteger(n) || n < 1)
-    throw new CliError(`--${name} must be a positive integer, got ${value}`)
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} must be a positive integer, got ${value}`)
   return n
 }
 
