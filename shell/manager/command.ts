@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { Effect, Logger } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolveKubeconfig } from "./kubeconfig.ts"
-import { ManagerDefaults, type ManagerOptions, parseDuration } from "./options.ts"
+import { ManagerDefaults, type ManagerOptions, parseDuration, parseFeatureGates } from "./options.ts"
 import { type Runnable, runManager } from "./run.ts"
 
 const NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -100,6 +100,11 @@ const flags = {
     ms(d.clusterCacheClientTimeout),
     "Timeout of requests to workload clusters",
   ),
+  featureGates: str(
+    "feature-gates",
+    "ClusterTopology=false,RuntimeSDK=false,MachinePool=true",
+    "Cluster API feature gates the Cluster controller honours",
+  ),
   gracefulShutdownTimeout: str(
     "graceful-shutdown-timeout",
     ms(d.gracefulShutdownTimeout),
@@ -129,6 +134,7 @@ export const toOptions = (f: Parsed): ManagerOptions => ({
   clusterCacheClientBurst: f.clusterCacheClientBurst,
   clusterCacheClientTimeout: parseDuration("clustercache-client-timeout", f.clusterCacheClientTimeout),
   gracefulShutdownTimeout: parseDuration("graceful-shutdown-timeout", f.gracefulShutdownTimeout),
+  featureGates: parseFeatureGates(f.featureGates, ManagerDefaults.featureGates),
 })
 
 export const NO_CLUSTER_MESSAGE = `krtt: no cluster is configured (no --kubeconfig, no $KUBECONFIG, not in a cluster, no ~/.kube/config).

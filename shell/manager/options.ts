@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { FeatureGates } from "../../core/cluster/types.ts"
 import { LeaderElectionDefaults } from "./leaderelection.ts"
 
 export interface ManagerOptions {
@@ -35,6 +36,8 @@ export interface ManagerOptions {
   readonly clusterCacheClientTimeout: number
   /** How long a stop may take before the process exits anyway. Default 30 s. */
   readonly gracefulShutdownTimeout: number
+  /** Cluster API feature gates the Cluster controller honours. */
+  readonly featureGates: FeatureGates
 }
 
 export const ManagerDefaults: Omit<ManagerOptions, "kubeconfig" | "leaderElectNamespace"> = {
@@ -51,6 +54,30 @@ export const ManagerDefaults: Omit<ManagerOptions, "kubeconfig" | "leaderElectNa
   clusterCacheClientBurst: 30,
   clusterCacheClientTimeout: 10_000,
   gracefulShutdownTimeout: 30_000,
+  featureGates: { runtimeSDK: false, clusterTopology: false, machinePool: true },
+}
+
+/** Parses `--feature-gates`: `ClusterTopology=true,RuntimeSDK=false,MachinePool=true`. */
+export const parseFeatureGates = (value: string, defaults: FeatureGates): FeatureGates => {
+  const names: Record<string, keyof FeatureGates> = {
+    ClusterTopology: "clusterTopology",
+    RuntimeSDK: "runtimeSDK",
+    MachinePool: "machinePool",
+  }
+  const gates = { ...defaults }
+  for (const item of value.split(",").filter((x) => x.trim() !== "")) {
+    const [name, setting] = item.split("=").map((x) => x.trim())
+    const key = names[name ?? ""]
+    if (key === undefined || (setting !== "true" && setting !== "false")) {
+      throw new Error(
+        `--feature-gates: "${item}" is not one of ${Object.keys(names)
+          .map((n) => `${n}=true|false`)
+          .join(", ")}`,
+      )
+    }
+    gates[key] = setting === "true"
+  }
+  return gates
 }
 
 /** Parses a duration flag: `500ms`, `10s`, `5m`, `1h` (or a combination such as `1m30s`). */

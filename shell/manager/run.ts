@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { Effect, Fiber, Layer, Ref, type Scope } from "effect"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
+import { makeClusterController } from "../cluster/controller.ts"
 import { makeClusterCacheController } from "../clustercache/controller.ts"
 import { ClusterResource, make as makeClusterCache } from "../clustercache/service.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
@@ -102,13 +103,23 @@ export const runManager = (
     const ccController = yield* makeClusterCacheController(cache, clusters, {
       concurrency: options.clusterCacheConcurrency,
     })
+    const clusterController = yield* makeClusterController(
+      { client, clusters, cache },
+      { concurrency: options.clusterConcurrency, featureGates: options.featureGates },
+    )
     const ctx: ManagerContext = { options, client, clusters }
-    const starts = [ccController.start, ...(yield* Effect.forEach(extra, (r) => r.make(ctx)))]
+    const starts = [
+      ccController.start,
+      clusterController.start,
+      ...(yield* Effect.forEach(extra, (r) => r.make(ctx))),
+    ]
     // Each start forks its workers into this scope; they stop when it closes (SIGTERM).
     yield* Effect.forEach(starts, (start) => start, { discard: true })
     yield* Ref.set(ready, clusters.hasSynced)
     yield* Effect.logInfo("manager started").pipe(
-      Effect.annotateLogs({ controllers: ["clustercache", ...extra.map((r) => r.name)].join(",") }),
+      Effect.annotateLogs({
+        controllers: ["clustercache", "cluster", ...extra.map((r) => r.name)].join(","),
+      }),
     )
     yield* lost === undefined ? Effect.never : Fiber.join(lost)
   })

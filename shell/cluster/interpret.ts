@@ -1,0 +1,262 @@
+/**
+ * Carries out the Cluster controller's actions against the API server, in order. Writes carry
+ * the resourceVersion that was read (a Conflict means the object changed: the reconcile is
+ * retried), and a status patch touches only what the controller owns: its fields, its sixteen
+ * v1beta2 and four v1beta1 condition types; conditions of other types are kept.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util"
+import { Clock, Effect } from "effect"
+import type { ClusterAction, ObjectRef } from "../../core/cluster/actions.ts"
+import { V1Beta1ConditionTypes, V1Beta2ConditionTypes } from "../../core/cluster/contract.ts"
+import type { ClusterStatus, Condition } from "../../core/cluster/types.ts"
+import { ClusterResource } from "../clustercache/service.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, type OwnerReference, type ResourceRef, Resources } from "../kube/resource.ts"
+import { makeAdminKubeconfig } from "./kubeconfigSecret.ts"
+
+export interface InterpretContext {
+  readonly client: KubeClientShape
+  /** The resource of an external or descendant reference, or why it cannot be resolved. */
+  readonly resolve: (ref: ObjectRef) => Effect.Effect<ResourceRef | { readonly error: string }>
+  /** The Cluster as read at the start of the reconcile. */
+  readonly cluster: KubeObject | undefined
+  readonly component: string
+}
+
+/** An action the API server refused. */
+export interface ActionFailure {
+  readonly action: ClusterAction
+  readonly error: string
+}
+
+export type Outcome =
+  | { readonly _tag: "Done"; readonly requeueAfter?: number | undefined }
+  | { readonly _tag: "Error"; readonly error: string }
+  | { readonly _tag: "Failed"; readonly failure: ActionFailure }
+
+const V2 = new Set<string>(V1Beta2ConditionTypes)
+const V1 = new Set<string>(V1Beta1ConditionTypes)
+
+/** Our conditions, plus the other writers' conditions as they are. */
+const mergeConditions = (
+  ours: ReadonlyArray<Condition> | undefined,
+  current: ReadonlyArray<Condition> | undefined,
+  owned: ReadonlySet<string>,
+): ReadonlyArray<Condition> | undefined => {
+  if (ours === undefined) return undefined
+  const foreign = (current ?? []).filter((c) => !owned.has(c.type))
+  return [...ours, ...foreign]
+}
+
+/** The merge patch of `status` that brings `current` to `next` for the fields we own. */
+export const statusPatch = (
+  current: ClusterStatus | undefined,
+  next: ClusterStatus,
+): Record<string, unknown> => {
+  const patch: Record<string, unknown> = {}
+  const cur = (current ?? {}) as Record<string, unknown>
+  const merged: Record<string, unknown> = {
+    ...next,
+    ...(next.conditions === undefined
+      ? {}
+      : { conditions: mergeConditions(next.conditions, current?.conditions, V2) }),
+    ...(next.deprecated?.v1beta1 === undefined
+      ? {}
+      : {
+          deprecated: {
+            ...next.deprecated,
+            v1beta1: {
+              ...next.deprecated.v1beta1,
+              ...(next.deprecated.v1beta1.conditions === undefined
+                ? {}
+                : {
+                    conditions: mergeConditions(
+                      next.deprecated.v1beta1.conditions,
+                      current?.deprecated?.v1beta1?.conditions,
+                      V1,
+                    ),
+                  }),
+            },
+          },
+        }),
+  }
+  for (const [k, v] of Object.entries(merged)) if (!isDeepStrictEqual(cur[k], v)) patch[k] = v
+  return patch
+}
+
+const describe = (e: KubeError) => `${e._tag}: ${e.message}`
+
+/** Runs one action; fails with the reason the server gave. */
+const run = (ctx: InterpretContext, action: ClusterAction): Effect.Effect<void, string> => {
+  const { client } = ctx
+  const meta = ctx.cluster?.metadata
+  const rv = meta?.resourceVersion
+  switch (action._tag) {
+    case "AddFinalizer":
+    case "RemoveFinalizer": {
+      const current = meta?.finalizers ?? []
+      const finalizers =
+        action._tag === "AddFinalizer"
+          ? [...current.filter((f) => f !== action.finalizer), action.finalizer]
+          : current.filter((f) => f !== action.finalizer)
+      return client
+        .patch(ClusterResource, action.cluster, mergePatch({ metadata: { finalizers, resourceVersion: rv } }))
+        .pipe(Effect.asVoid, Effect.mapError(describe))
+    }
+    case "SetControlPlaneEndpoint":
+      return client
+        .patch(
+          ClusterResource,
+          action.cluster,
+          mergePatch({ spec: { controlPlaneEndpoint: action.endpoint } }),
+        )
+        .pipe(Effect.asVoid, Effect.mapError(describe))
+    case "PatchExternal":
+      return Effect.gen(function* () {
+        const resource = yield* ctx.resolve(action.ref)
+        if ("error" in resource) return yield* Effect.fail(resource.error)
+        const key = { namespace: action.ref.namespace, name: action.ref.name }
+        const obj = yield* client.get(resource, key).pipe(Effect.mapError(describe))
+        const owner = action.ownerReference
+        const refs = (obj.metadata.ownerReferences ?? []).filter(
+          (r) =>
+            !(
+              r.kind === owner.kind &&
+              r.name === owner.name &&
+              r.apiVersion.split("/")[0] === owner.apiVersion.split("/")[0]
+            ),
+        )
+        const ownerReferences = [...refs, owner]
+        const labels = { ...obj.metadata.labels, ...action.labels }
+        if (
+          isDeepStrictEqual(ownerReferences, obj.metadata.ownerReferences) &&
+          isDeepStrictEqual(labels, obj.metadata.labels)
+        )
+          return
+        yield* client
+          .patch(
+            resource,
+            key,
+            mergePatch({
+              metadata: { ownerReferences, labels, resourceVersion: obj.metadata.resourceVersion },
+            }),
+          )
+          .pipe(Effect.mapError(describe))
+      })
+    case "CreateKubeconfigSecret":
+      return Effect.gen(function* () {
+        const ca = yield* client
+          .get<KubeObject & { data?: Record<string, string> }>(Resources.secrets, action.caSecret)
+          .pipe(Effect.mapError(describe))
+        const cert = ca.data?.["tls.crt"]
+        const key = ca.data?.["tls.key"]
+        if (cert === undefined || key === undefined) {
+          return yield* Effect.fail(`secret ${action.caSecret.name} has no tls.crt and tls.key`)
+        }
+        const now = yield* Clock.currentTimeMillis
+        const kubeconfig = yield* Effect.try({
+          try: () =>
+            makeAdminKubeconfig(
+              action.cluster.name,
+              `https://${action.endpoint.host}:${action.endpoint.port}`,
+              {
+                certificate: Buffer.from(cert, "base64").toString(),
+                key: Buffer.from(key, "base64").toString(),
+              },
+              now,
+            ),
+          catch: () => `the cluster CA in secret ${action.caSecret.name} cannot sign a client certificate`,
+        })
+        yield* client
+          .create(Resources.secrets, {
+            apiVersion: "v1",
+            kind: "Secret",
+            type: action.type,
+            metadata: {
+              namespace: action.secret.namespace,
+              name: action.secret.name,
+              labels: action.labels,
+              ownerReferences: [action.ownerReference as OwnerReference],
+            },
+            data: { [action.key]: Buffer.from(kubeconfig).toString("base64") },
+          })
+          .pipe(
+            Effect.asVoid,
+            Effect.catchTag("AlreadyExists", () => Effect.void),
+            Effect.mapError(describe),
+          )
+      })
+    case "DeleteObject":
+      return Effect.gen(function* () {
+        const resource = yield* ctx.resolve(action.ref)
+        if ("error" in resource) return yield* Effect.fail(resource.error)
+        yield* client
+          .delete(
+            resource,
+            { namespace: action.ref.namespace, name: action.ref.name },
+            { propagationPolicy: "Background" },
+          )
+          .pipe(
+            Effect.asVoid,
+            Effect.catchTag("NotFound", () => Effect.void),
+            Effect.mapError(describe),
+          )
+      })
+    case "PatchStatus": {
+      const current = (ctx.cluster as { status?: ClusterStatus } | undefined)?.status
+      const patch = statusPatch(current, action.status)
+      if (Object.keys(patch).length === 0) return Effect.void
+      return client
+        .patchStatus(ClusterResource, action.cluster, mergePatch({ status: patch }))
+        .pipe(Effect.asVoid, Effect.mapError(describe))
+    }
+    case "Event":
+      return Effect.gen(function* () {
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* client
+          .create(Resources.events, {
+            apiVersion: "v1",
+            kind: "Event",
+            metadata: { namespace: action.cluster.namespace, generateName: `${action.cluster.name}.` },
+            involvedObject: {
+              apiVersion: "cluster.x-k8s.io/v1beta2",
+              kind: "Cluster",
+              namespace: action.cluster.namespace,
+              name: action.cluster.name,
+              uid: meta?.uid,
+            },
+            type: action.type,
+            reason: action.reason,
+            message: action.message,
+            source: { component: ctx.component },
+            reportingComponent: ctx.component,
+            firstTimestamp: now,
+            lastTimestamp: now,
+            count: 1,
+          })
+          .pipe(Effect.asVoid, Effect.mapError(describe))
+      })
+    case "Requeue":
+    case "ReturnError":
+      return Effect.void
+  }
+}
+
+/** Runs the actions in order; stops at the first the server refuses. */
+export const interpret = (
+  ctx: InterpretContext,
+  actions: ReadonlyArray<ClusterAction>,
+): Effect.Effect<Outcome> =>
+  Effect.gen(function* () {
+    for (const action of actions) {
+      if (action._tag === "Requeue") return { _tag: "Done", requeueAfter: action.after }
+      if (action._tag === "ReturnError") return { _tag: "Error", error: action.error }
+      const result = yield* Effect.result(run(ctx, action))
+      if (result._tag === "Failure") return { _tag: "Failed", failure: { action, error: result.failure } }
+    }
+    return { _tag: "Done" }
+  })

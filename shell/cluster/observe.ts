@@ -1,0 +1,158 @@
+/**
+ * What the Cluster controller reads for one reconcile: the Cluster, its ClusterClass, the
+ * referenced infrastructure and control-plane objects, its descendants, the kubeconfig Secret
+ * and the ClusterCache's last successful probe, turned into the input of the core's tables.
+ *
+ * Objects of watched kinds are read from their reflectors' stores; the kubeconfig Secret and
+ * the ClusterClass are read live (Secrets are not cached: there may be many, and they hold
+ * credentials).
+ *
+ * @module
+ */
+import { Effect } from "effect"
+import type {
+  ClusterClass,
+  ClusterObserved,
+  ClusterSpec,
+  ControlPlane,
+  Descendants,
+  FeatureGates,
+  Fetched,
+  InfrastructureCluster,
+  Lookup,
+  Machine,
+  MachineGroup,
+  ObservedCluster,
+} from "../../core/cluster/types.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+import type { ReadonlyStore } from "../reflector/store.ts"
+
+export const ClusterClassResource: ResourceRef = {
+  group: "cluster.x-k8s.io",
+  version: "v1beta2",
+  resource: "clusterclasses",
+  kind: "ClusterClass",
+  namespaced: true,
+}
+
+/** The descendant kinds, as `cluster.x-k8s.io/v1beta2` names them. */
+export const DescendantKinds = ["MachineDeployment", "MachineSet", "MachinePool", "Machine"] as const
+export type DescendantKind = (typeof DescendantKinds)[number]
+
+export const CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+
+/** Where the stores of watched kinds are, and whether each is usable. */
+export interface ObserveContext {
+  readonly client: KubeClientShape
+  readonly clusters: ReadonlyStore<KubeObject>
+  readonly featureGates: FeatureGates
+  /** The store of an external kind, or why it cannot be read. */
+  readonly external: (ref: {
+    readonly apiGroup: string
+    readonly kind: string
+  }) => Effect.Effect<ReadonlyStore<KubeObject> | { readonly error: string }>
+  /** The store of a descendant kind; `undefined` when its CRD is not installed. */
+  readonly descendants: (kind: DescendantKind) => Effect.Effect<ReadonlyStore<KubeObject> | undefined>
+  readonly lastProbeSuccessTime: (cluster: {
+    readonly namespace: string
+    readonly name: string
+  }) => Effect.Effect<number | undefined>
+}
+
+const fetchedOf = <A>(e: Effect.Effect<KubeObject, KubeError>): Effect.Effect<Fetched<A>> =>
+  e.pipe(
+    Effect.map((object): Fetched<A> => ({ _tag: "Found", object: object as unknown as A })),
+    Effect.catch((err) =>
+      Effect.succeed<Fetched<A>>(
+        err._tag === "NotFound" ? { _tag: "NotFound" } : { _tag: "GetFailed", error: err.message },
+      ),
+    ),
+  )
+
+const fromStore = <A>(store: ReadonlyStore<KubeObject>, namespace: string, name: string): Fetched<A> => {
+  const o = store.get({ namespace, name })
+  return o === undefined ? { _tag: "NotFound" } : { _tag: "Found", object: o as unknown as A }
+}
+
+/** The input of the Cluster controller's tables for one Cluster, or `undefined` when it is gone. */
+export const observe = (
+  ctx: ObserveContext,
+  key: { readonly namespace: string; readonly name: string },
+): Effect.Effect<{
+  readonly observed: ClusterObserved
+  readonly desired: ClusterSpec
+  readonly object: KubeObject | undefined
+}> =>
+  Effect.gen(function* () {
+    const object = ctx.clusters.get(key)
+    const cluster: Fetched<ObservedCluster> =
+      object === undefined
+        ? { _tag: "NotFound" }
+        : { _tag: "Found", object: object as unknown as ObservedCluster }
+    const spec = ((object as { spec?: ClusterSpec } | undefined)?.spec ?? {}) as ClusterSpec
+
+    const external = <A>(ref: ClusterSpec["infrastructureRef"]): Effect.Effect<Fetched<A>> =>
+      ref === undefined
+        ? Effect.succeed<Fetched<A>>({ _tag: "NotFound" })
+        : Effect.map(ctx.external(ref), (store) =>
+            "error" in store
+              ? { _tag: "GetFailed", error: store.error }
+              : fromStore<A>(store, key.namespace, ref.name),
+          )
+
+    const clusterClass: Fetched<ClusterClass> =
+      spec.topology === undefined
+        ? { _tag: "NotFound" }
+        : yield* fetchedOf<ClusterClass>(
+            ctx.client.get(ClusterClassResource, {
+              namespace: spec.topology.classRef.namespace ?? key.namespace,
+              name: spec.topology.classRef.name,
+            }),
+          )
+
+    const listed: Record<DescendantKind, ReadonlyArray<KubeObject>> = {
+      MachineDeployment: [],
+      MachineSet: [],
+      MachinePool: [],
+      Machine: [],
+    }
+    for (const kind of DescendantKinds) {
+      if (kind === "MachinePool" && !ctx.featureGates.machinePool) continue
+      const store = yield* ctx.descendants(kind)
+      if (store !== undefined) {
+        listed[kind] = store
+          .byLabel(CLUSTER_NAME_LABEL, key.name)
+          .filter((o) => o.metadata.namespace === key.namespace)
+      }
+    }
+    const descendants: Descendants = {
+      _tag: "Listed",
+      machineDeployments: listed.MachineDeployment as unknown as ReadonlyArray<MachineGroup>,
+      machineSets: listed.MachineSet as unknown as ReadonlyArray<MachineGroup>,
+      machinePools: listed.MachinePool as unknown as ReadonlyArray<MachineGroup>,
+      machines: listed.Machine as unknown as ReadonlyArray<Machine>,
+    }
+
+    const secret = yield* fetchedOf<KubeObject>(
+      ctx.client.get(Resources.secrets, { namespace: key.namespace, name: `${key.name}-kubeconfig` }),
+    )
+    const kubeconfigSecret: Lookup = secret._tag === "Found" ? { _tag: "Found" } : secret
+    const lastProbeSuccessTime = yield* ctx.lastProbeSuccessTime(key)
+
+    return {
+      object,
+      desired: spec,
+      observed: {
+        cluster,
+        clusterClass,
+        infrastructure: yield* external<InfrastructureCluster>(spec.infrastructureRef),
+        controlPlane: yield* external<ControlPlane>(spec.controlPlaneRef),
+        descendants,
+        kubeconfigSecret,
+        featureGates: ctx.featureGates,
+        remoteConnection: lastProbeSuccessTime === undefined ? {} : { lastProbeSuccessTime },
+      },
+    }
+  })
