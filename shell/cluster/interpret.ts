@@ -90,11 +90,22 @@ export const statusPatch = (
 
 const describe = (e: KubeError) => `${e._tag}: ${e.message}`
 
-/** Runs one action; fails with the reason the server gave. */
-const run = (ctx: InterpretContext, action: ClusterAction): Effect.Effect<void, string> => {
+/**
+ * Runs one action; fails with the reason the server gave. `cluster` holds the Cluster's latest
+ * resourceVersion: each write to the Cluster advances it, so that the next write of the same
+ * reconcile does not conflict with the previous one.
+ */
+const run = (
+  ctx: InterpretContext,
+  action: ClusterAction,
+  cluster: { resourceVersion: string | undefined },
+): Effect.Effect<void, string> => {
   const { client } = ctx
   const meta = ctx.cluster?.metadata
-  const rv = meta?.resourceVersion
+  const rv = cluster.resourceVersion
+  const advance = (o: KubeObject) => {
+    cluster.resourceVersion = o.metadata.resourceVersion
+  }
   switch (action._tag) {
     case "AddFinalizer":
     case "RemoveFinalizer": {
@@ -105,7 +116,7 @@ const run = (ctx: InterpretContext, action: ClusterAction): Effect.Effect<void, 
           : current.filter((f) => f !== action.finalizer)
       return client
         .patch(ClusterResource, action.cluster, mergePatch({ metadata: { finalizers, resourceVersion: rv } }))
-        .pipe(Effect.asVoid, Effect.mapError(describe))
+        .pipe(Effect.map(advance), Effect.mapError(describe))
     }
     case "SetControlPlaneEndpoint":
       return client
@@ -212,7 +223,7 @@ const run = (ctx: InterpretContext, action: ClusterAction): Effect.Effect<void, 
       if (Object.keys(patch).length === 0) return Effect.void
       return client
         .patchStatus(ClusterResource, action.cluster, mergePatch({ status: patch }))
-        .pipe(Effect.asVoid, Effect.mapError(describe))
+        .pipe(Effect.map(advance), Effect.mapError(describe))
     }
     case "Event":
       return Effect.gen(function* () {
@@ -252,10 +263,11 @@ export const interpret = (
   actions: ReadonlyArray<ClusterAction>,
 ): Effect.Effect<Outcome> =>
   Effect.gen(function* () {
+    const cluster = { resourceVersion: ctx.cluster?.metadata.resourceVersion }
     for (const action of actions) {
       if (action._tag === "Requeue") return { _tag: "Done", requeueAfter: action.after }
       if (action._tag === "ReturnError") return { _tag: "Error", error: action.error }
-      const result = yield* Effect.result(run(ctx, action))
+      const result = yield* Effect.result(run(ctx, action, cluster))
       if (result._tag === "Failure") return { _tag: "Failed", failure: { action, error: result.failure } }
     }
     return { _tag: "Done" }

@@ -1,0 +1,90 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { ClusterStatus } from "../../core/cluster/types.ts"
+import { ClusterResource } from "../clustercache/service.ts"
+import { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { interpret, statusPatch } from "./interpret.ts"
+
+const c = { namespace: "default", name: "c1" }
+const cond = (type: string, status: "True" | "False", reason: string) => ({
+  type,
+  status,
+  reason,
+  lastTransitionTime: "2026-01-01T00:00:00Z",
+})
+
+describe("statusPatch", () => {
+  it("patches only changed fields and keeps conditions that other controllers own", () => {
+    const current: ClusterStatus = {
+      phase: "Provisioning",
+      conditions: [
+        cond("InfrastructureReady", "False", "NotReady"),
+        cond("TopologyReconciled", "True", "Reconciled"),
+      ],
+    }
+    const next: ClusterStatus = {
+      phase: "Provisioning",
+      conditions: [cond("InfrastructureReady", "True", "Ready")],
+    }
+    assert.deepStrictEqual(statusPatch(current, next), {
+      conditions: [
+        cond("InfrastructureReady", "True", "Ready"),
+        cond("TopologyReconciled", "True", "Reconciled"),
+      ],
+    })
+    assert.deepStrictEqual(statusPatch(next, next), {})
+  })
+})
+
+describe("interpret", () => {
+  it.effect("several writes to the Cluster in one reconcile do not conflict with each other", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      fake.register(ClusterResource)
+      const client = yield* makeMemoryClient(fake)
+      const cluster = yield* client.create(ClusterResource, {
+        apiVersion: "cluster.x-k8s.io/v1beta2",
+        kind: "Cluster",
+        metadata: { ...c, finalizers: ["cluster.cluster.x-k8s.io", "other"] },
+      })
+      const ctx = { client, resolve: () => Effect.succeed({ error: "unused" }), cluster, component: "test" }
+      const outcome = yield* interpret(ctx, [
+        { _tag: "PatchStatus", cluster: c, status: { phase: "Deleting" } },
+        { _tag: "RemoveFinalizer", cluster: c, finalizer: "cluster.cluster.x-k8s.io" },
+        { _tag: "Requeue", after: 5_000 },
+      ])
+      assert.deepStrictEqual(outcome, { _tag: "Done", requeueAfter: 5_000 })
+      const after = yield* client.get(ClusterResource, c)
+      assert.deepStrictEqual(after.metadata.finalizers, ["other"])
+      assert.strictEqual((after as { status?: ClusterStatus }).status?.phase, "Deleting")
+    }),
+  )
+
+  it.effect("a write with a stale resourceVersion stops the actions and names the failed one", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      fake.register(ClusterResource)
+      const client = yield* makeMemoryClient(fake)
+      const cluster = yield* client.create(ClusterResource, {
+        apiVersion: "cluster.x-k8s.io/v1beta2",
+        kind: "Cluster",
+        metadata: { ...c },
+      })
+      yield* client.patch(ClusterResource, c, {
+        type: "merge",
+        body: { metadata: { labels: { changed: "yes" } } },
+      })
+      const ctx = { client, resolve: () => Effect.succeed({ error: "unused" }), cluster, component: "test" }
+      const outcome = yield* interpret(ctx, [
+        { _tag: "AddFinalizer", cluster: c, finalizer: "cluster.cluster.x-k8s.io" },
+        { _tag: "Requeue", after: 1 },
+      ])
+      assert.strictEqual(outcome._tag, "Failed")
+      if (outcome._tag === "Failed") {
+        assert.strictEqual(outcome.failure.action._tag, "AddFinalizer")
+        assert.match(outcome.failure.error, /^Conflict/)
+      }
+    }),
+  )
+})
