@@ -67,9 +67,15 @@ export const krtt = Command.make("krtt").pipe(
 
 /** SIGTERM and SIGINT end the program by interruption: that is a clean stop, exit code 0. */
 const teardown: Runtime.Teardown = (exit, onExit) =>
-  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
+    ? onExit(0)
+    : Runtime.defaultTeardown(exit, onExit)
 
 export const main = (): void =>
-  krtt.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain({ teardown }))
+  krtt.pipe(
+    Command.run({ version: "0.1.0" }),
+    Effect.provide(NodeServices.layer),
+    NodeRuntime.runMain({ teardown }),
+  )
 
 if (import.meta.main) main()
