@@ -1,0 +1,221 @@
+/**
+ * Runs a whole fleet: in this thread, or split between worker threads that each simulate every
+ * `workers`-th slot. Slots do not interact, so the split changes nothing: the workers' trace
+ * streams, each sorted by (time, slot), are merged back into the order a single thread would have
+ * written, and hashed as they arrive. The trace hash does not depend on the number of workers.
+ *
+ * Memory stays flat: a worker that is more than a few batches ahead of the merge waits for it.
+ *
+ * @module
+ */
+import { Worker } from "node:worker_threads"
+import type { SimConfig } from "./config.ts"
+import type { SimCores } from "./cores.ts"
+import { type Violation, ViolationLog } from "./invariants.ts"
+import { Simulation } from "./simulation.ts"
+import { type Measurements, mergeMeasurements, newMeasurements } from "./stats.ts"
+import { type SimSummary, sortViolations, summarize } from "./summary.ts"
+import { HashSink, TraceMerger, type TraceSink } from "./trace.ts"
+
+/** How far a run has got. */
+export interface Progress {
+  /** Virtual ms reached (by the slowest worker). */
+  readonly now: number
+  readonly end: number
+  readonly clusters: number
+  readonly connected: number
+  readonly provisioned: number
+  readonly transitions: number
+  readonly violations: number
+}
+
+export interface FleetOptions {
+  /** Worker threads; 1 runs in this thread. Default 1. */
+  readonly workers?: number
+  /** Receives the trace in its canonical order, besides the hash (e.g. a text file). */
+  readonly trace?: TraceSink
+  /** Called every `progressEvery` virtual ms. */
+  readonly onProgress?: (p: Progress) => void
+  /** Default: 10 virtual minutes. */
+  readonly progressEvery?: number
+  /** Cores to run instead of the unmodified ones; only in this thread (functions do not cross threads). */
+  readonly cores?: Partial<SimCores>
+  /** Called for each violation as it is found (in this thread only). */
+  readonly onViolation?: (v: Violation) => void
+}
+
+export interface FleetResult {
+  readonly summary: SimSummary
+  readonly measurements: Measurements
+  readonly violations: ViolationLog
+}
+
+/** Batches a worker may have in flight before it waits for the merge. */
+export const MAX_IN_FLIGHT = 8
+
+/** Messages from a worker. */
+export type WorkerMessage =
+  | { readonly type: "trace"; readonly bytes: Uint8Array }
+  | ({ readonly type: "progress" } & Omit<Progress, "end">)
+  | {
+      readonly type: "done"
+      readonly measurements: Measurements
+      readonly counts: Readonly<Record<string, number>>
+      readonly examples: ReadonlyArray<Violation>
+      readonly records: number
+    }
+  | { readonly type: "error"; readonly message: string }
+
+/** What a worker is started with. */
+export interface WorkerData {
+  readonly config: SimConfig
+  readonly shard: { readonly index: number; readonly count: number }
+  readonly consumed: SharedArrayBuffer
+  readonly progressEvery: number
+}
+
+const peakRss = (): number => process.resourceUsage().maxRSS * 1024
+
+/** Runs a fleet to the end of its configured time. */
+export const runFleet = async (config: SimConfig, options: FleetOptions = {}): Promise<FleetResult> => {
+  const workers = Math.max(1, Math.min(options.workers ?? 1, config.clusters))
+  if (workers > 1 && options.cores !== undefined)
+    throw new Error("custom cores run in this thread only: use workers: 1")
+  const started = performance.now()
+  const every = options.progressEvery ?? 600_000
+  const end = config.hours * 3_600_000
+  if (workers === 1) {
+    const sim = new Simulation({
+      config,
+      ...(options.cores === undefined ? {} : { cores: options.cores }),
+      ...(options.trace === undefined ? {} : { trace: options.trace }),
+      ...(options.onViolation === undefined ? {} : { onViolation: options.onViolation }),
+    })
+    for (let t = Math.min(every, end); ; t = Math.min(t + every, end)) {
+      sim.runUntil(t)
+      options.onProgress?.({
+        now: t,
+        end,
+        clusters: sim.clusters,
+        connected: sim.connected,
+        provisioned: sim.provisioned,
+        transitions: sim.measurements.totals.transitions,
+        violations: sim.violations.total,
+      })
+      if (t >= end) break
+    }
+    const r = sim.finish()
+    const wallSeconds = (performance.now() - started) / 1000
+    return {
+      measurements: r.measurements,
+      violations: r.violations,
+      summary: summarize({
+        config,
+        workers,
+        measurements: r.measurements,
+        violations: r.violations,
+        traceHash: r.traceHash ?? "",
+        traceRecords: r.traceRecords,
+        wallSeconds,
+        peakRssBytes: peakRss(),
+      }),
+    }
+  }
+  return runInWorkers(config, workers, every, end, started, options)
+}
+
+const runInWorkers = (
+  config: SimConfig,
+  count: number,
+  every: number,
+  end: number,
+  started: number,
+  options: FleetOptions,
+): Promise<FleetResult> =>
+  new Promise((resolve, reject) => {
+    const consumed = new SharedArrayBuffer(4 * count)
+    const counters = new Int32Array(consumed)
+    const hash = new HashSink(options.trace)
+    const merger = new TraceMerger(count, hash, (w) => {
+      Atomics.add(counters, w, 1)
+      Atomics.notify(counters, w)
+    })
+    const measurements = newMeasurements(config.sampleEvery, Math.max(1, Math.ceil(end / config.sampleEvery)))
+    const violations = new ViolationLog(config.checks.keepExamples)
+    const examples: Array<Violation> = []
+    const progress: Array<Omit<Progress, "end"> | undefined> = new Array(count).fill(undefined)
+    const threads: Array<Worker> = []
+    let done = 0
+    let failed = false
+    const fail = (e: unknown) => {
+      if (failed) return
+      failed = true
+      for (const t of threads) void t.terminate()
+      reject(e instanceof Error ? e : new Error(String(e)))
+    }
+    for (let index = 0; index < count; index++) {
+      const data: WorkerData = { config, shard: { index, count }, consumed, progressEvery: every }
+      const worker = new Worker(new URL("./worker.ts", import.meta.url), { workerData: data })
+      threads.push(worker)
+      worker.on("error", fail)
+      worker.on("exit", (code) => {
+        if (code !== 0 && done < count) fail(new Error(`simulation worker ${index} exited with code ${code}`))
+      })
+      worker.on("message", (m: WorkerMessage) => {
+        if (failed) return
+        switch (m.type) {
+          case "trace":
+            merger.push(index, m.bytes)
+            return
+          case "progress": {
+            progress[index] = m
+            if (options.onProgress !== undefined && progress.every((p) => p !== undefined)) {
+              const ps = progress as Array<Omit<Progress, "end">>
+              options.onProgress({
+                now: Math.min(...ps.map((p) => p.now)),
+                end,
+                clusters: sum(ps, "clusters"),
+                connected: sum(ps, "connected"),
+                provisioned: sum(ps, "provisioned"),
+                transitions: sum(ps, "transitions"),
+                violations: sum(ps, "violations"),
+              })
+            }
+            return
+          }
+          case "done":
+            mergeMeasurements(measurements, m.measurements)
+            violations.merge(m.counts, [])
+            examples.push(...m.examples)
+            merger.end(index)
+            if (++done < count) return
+            merger.finish()
+            // The first examples of each check, in the order a single thread finds them.
+            violations.merge({}, sortViolations(examples))
+            resolve({
+              measurements,
+              violations,
+              summary: summarize({
+                config,
+                workers: count,
+                measurements,
+                violations,
+                traceHash: hash.digest(),
+                traceRecords: hash.records,
+                wallSeconds: (performance.now() - started) / 1000,
+                peakRssBytes: peakRss(),
+              }),
+            })
+            return
+          case "error":
+            fail(new Error(m.message))
+            return
+        }
+      })
+    }
+  })
+
+const sum = (
+  ps: ReadonlyArray<Omit<Progress, "end">>,
+  k: "clusters" | "connected" | "provisioned" | "transitions" | "violations",
+): number => ps.reduce((n, p) => n + p[k], 0)
