@@ -13,7 +13,7 @@ describe("EventQueue", () => {
           // Order keys are unique in the simulation: make them so.
           const unique = events.map(([t, o], i) => [t, o * 1_000 + i] as const)
           const q = new EventQueue(2)
-          unique.forEach(([t, o], i) => q.push(t, o, i))
+          for (const [i, [t, o]] of unique.entries()) q.push(t, o, i)
           const popped: Array<readonly [number, number, number]> = []
           while (q.size > 0) {
             popped.push([q.peekTime(), q.peekOrder(), q.peekPayload()])

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { ClusterAction } from "../core/cluster/index.ts"
-import { type ReconcilerResult, reconcilerTransition } from "../core/clustercache/index.ts"
+import { reconcilerTransition } from "../core/clustercache/index.ts"
 import { type SimConfigOverrides, simConfig } from "./config.ts"
 import { clusterController, type SimCores } from "./cores.ts"
 import type { CheckName } from "./invariants.ts"
@@ -184,10 +184,7 @@ const caught = (check: CheckName, cores: Partial<SimCores>, scenario: ReadonlyAr
 
 describe("The invariants catch a broken core", () => {
   it("catches a Reconciler that does not wait out the retry interval", () => {
-    const eager = (
-      input: Parameters<typeof reconcilerTransition>[0],
-      config: Parameters<typeof reconcilerTransition>[1],
-    ): ReconcilerResult => {
+    const eager: SimCores["reconciler"] = (input, config) => {
       const r = reconcilerTransition(input, config)
       // Row 5 says wait; this one connects at once.
       return r.row === "clustercache.reconciler#5"
@@ -207,10 +204,7 @@ describe("The invariants catch a broken core", () => {
   })
 
   it("catches a Reconciler that ignores the failure threshold", () => {
-    const stubborn = (
-      input: Parameters<typeof reconcilerTransition>[0],
-      config: Parameters<typeof reconcilerTransition>[1],
-    ): ReconcilerResult => {
+    const stubborn: SimCores["reconciler"] = (input, config) => {
       const r = reconcilerTransition(input, config)
       if (r.row !== "clustercache.reconciler#10") return r
       // Keep the connection: drop the disconnect, as if the failure were below the threshold.
