@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { liveCommand, simulate } from "../../sim/cli.ts"
 import { runCommand } from "../manager/command.ts"
 import { explainInput, renderExplanation, renderTables, tablesJson, UsageError } from "./explain.ts"
 
@@ -62,7 +63,13 @@ export const krtt = Command.make("krtt").pipe(
   Command.withDescription(
     "Kubernetes Reconciler Transition Tables: Cluster API's controllers as pure, documented tables",
   ),
-  Command.withSubcommands([runCommand({ controllers: [], withoutCluster: Effect.void }), tables, explain]),
+  Command.withSubcommands([
+    runCommand({ controllers: [], withoutCluster: Effect.void }),
+    tables,
+    explain,
+    simulate,
+    liveCommand,
+  ]),
 )
 
 /** SIGTERM and SIGINT end the program by interruption: that is a clean stop, exit code 0. */

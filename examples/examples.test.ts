@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { parseScenario } from "../sim/index.ts"
+import { compare } from "./broken-core.ts"
+import { simulate } from "./embed-clustercache.ts"
+
+describe("examples", () => {
+  it("embed-clustercache: beta disconnects at the fifth failure and reconnects after its outage", () => {
+    const log = simulate()
+    expect(log).toContain("60s beta: API server down")
+    const disconnect = log.find((l) => l.includes("beta") && l.includes("-> disconnected"))
+    expect(disconnect).toMatch(/clustercache\.reconciler#10/)
+    const reconnect = log.filter((l) => l.includes("beta") && l.includes("-> connected"))
+    expect(reconnect.length).toBe(2) // the first connect, and the one after the outage
+    expect(
+      log.some((l) => l.startsWith("alpha") || (l.includes("alpha") && l.includes("disconnected"))),
+    ).toBe(false)
+  })
+
+  it("broken-core: the retry-interval check catches the broken core, not the real one", () => {
+    const { broken, real } = compare()
+    expect(broken.violations.counts["retry-interval"]).toBeGreaterThan(0)
+    expect(real.violations.total).toBe(0)
+  })
+
+  it("the sample scenario validates", () => {
+    const text = readFileSync(new URL("./scenarios/incidents.yaml", import.meta.url), "utf8")
+    expect(parseScenario(text, 1000)).toHaveLength(4)
+  })
+})
