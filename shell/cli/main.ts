@@ -9,6 +9,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { liveCommand, simulate } from "../../sim/cli.ts"
+import { live } from "../../sim/live.ts"
 import { runCommand } from "../manager/command.ts"
 import { explainInput, renderExplanation, renderTables, tablesJson, UsageError } from "./explain.ts"
 
@@ -64,7 +65,15 @@ export const krtt = Command.make("krtt").pipe(
     "Kubernetes Reconciler Transition Tables: Cluster API's controllers as pure, documented tables",
   ),
   Command.withSubcommands([
-    runCommand({ controllers: [], withoutCluster: Effect.void }),
+    runCommand({
+      controllers: [],
+      // The embedded default: a small simulated fleet to watch (sim/live.ts).
+      withoutCluster: Effect.promise(() => live()).pipe(
+        Effect.map((code) => {
+          process.exitCode = code
+        }),
+      ),
+    }),
     tables,
     explain,
     simulate,
