@@ -11,7 +11,7 @@ const run = promisify(execFile)
 describe("krtt run", () => {
   it("without a cluster, says how to point it at one and runs the embedded simulated fleet", async () => {
     const home = mkdtempSync(join(tmpdir(), "krtt-home-"))
-    const env = { ...process.env, HOME: home, KUBECONFIG: "" }
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, KUBECONFIG: "" }
     delete env.KUBERNETES_SERVICE_HOST
     const { stdout, stderr } = await run(process.execPath, ["bin/krtt.js", "run"], { env })
     expect(stderr).toContain("no cluster is configured")
