@@ -28,6 +28,43 @@ describe("EventQueue", () => {
     )
   })
 
+  it("pops in the same order when events go through lanes, in order or not", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: -1, max: 2 })), {
+          maxLength: 300,
+        }),
+        fc.array(fc.boolean(), { maxLength: 300 }),
+        (pushes, pops) => {
+          // A clock that moves forward; each push is "now + delay" into a lane (-1: the heap).
+          const q = new EventQueue(2, 2)
+          const reference: Array<readonly [number, number, number]> = []
+          const popped: Array<readonly [number, number, number]> = []
+          const expected: Array<readonly [number, number, number]> = []
+          let now = 0
+          pushes.forEach(([delay, lane], i) => {
+            const at = now + delay
+            q.pushLane(lane, at, i, i)
+            reference.push([at, i, i])
+            if (pops[i] === true && q.size > 0) {
+              now = q.peekTime()
+              popped.push([q.peekTime(), q.peekOrder(), q.peekPayload()])
+              q.pop()
+              reference.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+              expected.push(reference.shift() as readonly [number, number, number])
+            }
+          })
+          while (q.size > 0) {
+            popped.push([q.peekTime(), q.peekOrder(), q.peekPayload()])
+            q.pop()
+          }
+          reference.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+          expect(popped).toEqual([...expected, ...reference])
+        },
+      ),
+    )
+  })
+
   it("reports an empty queue's next time as Infinity", () => {
     const q = new EventQueue()
     expect(q.peekTime()).toBe(Number.POSITIVE_INFINITY)

@@ -195,7 +195,8 @@ export class Simulation {
 
   private readonly accessors: Array<AccessorState | undefined>
   private readonly hot: Float64Array
-  private readonly queue = new EventQueue(4096)
+  /** Lane 0 takes the requeues after the probe interval, lane 1 those after the retry interval. */
+  private readonly queue = new EventQueue(4096, 2)
   private readonly writer: TraceWriter
   private readonly hash: HashSink | undefined
   private readonly ccConfig: ClusterCacheConfig
@@ -330,11 +331,14 @@ export class Simulation {
   }
 
   /** Asks for a ClusterCache reconcile of slot `i` at `at` (coalesced with a pending one). */
-  private cacheAt(i: number, at: number): void {
+  private cacheAt(i: number, at: number, lane = -1): void {
     const h = i * STRIDE + H_DUE
     if (at < (this.hot[h] as number)) {
       this.hot[h] = at
-      this.push(i, at, Ev.CacheReconcile)
+      const s = i * STRIDE + H_SEQ
+      const seq = this.hot[s] as number
+      this.hot[s] = seq + 1
+      this.queue.pushLane(lane, at, i * SLOT_SPAN + seq, Ev.CacheReconcile)
     }
   }
 
@@ -931,7 +935,17 @@ export class Simulation {
         run.rowList(),
         "a connected accessor's reconcile ended without a requeue: it will not be probed again",
       )
-    if (run.requeueAfter >= 0) this.cacheAt(i, now + run.requeueAfter)
+    const after = run.requeueAfter
+    if (after >= 0)
+      this.cacheAt(
+        i,
+        now + after,
+        after === this.ccConfig.healthProbe.interval
+          ? 0
+          : after === this.ccConfig.connectionCreationRetryInterval
+            ? 1
+            : -1,
+      )
     let flags = hot[h + H_FLAGS] as number
     if (connected !== ((flags & F_CONNECTED) !== 0)) {
       flags ^= F_CONNECTED

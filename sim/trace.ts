@@ -46,9 +46,23 @@ export const TRACE_TABLES: ReadonlyArray<string> = [
 export const UNKNOWN_ROW = 511
 
 const codes = new Map<string, number>()
+// The last rows looked up: the cores return the same string for a row every time, and a
+// reconcile goes through the same few rows, so most lookups end here.
+const recentRows: Array<string> = ["", "", "", ""]
+const recentCodes: Array<number> = [0, 0, 0, 0]
+let recentNext = 0
 
 /** The 9-bit code of a row id: `(table index + 1) * 32 + n`. */
 export const rowCode = (row: RowId): number => {
+  for (let k = 0; k < 4; k++) if (recentRows[k] === row) return recentCodes[k] as number
+  const code = codeOf(row)
+  recentRows[recentNext] = row
+  recentCodes[recentNext] = code
+  recentNext = (recentNext + 1) & 3
+  return code
+}
+
+const codeOf = (row: RowId): number => {
   let code = codes.get(row)
   if (code !== undefined) return code
   const parsed = parseRowId(row)
@@ -165,7 +179,7 @@ export const nullSink: TraceSink = { write: () => {} }
 export class TraceMerger {
   private readonly queues: Array<Array<Uint8Array>>
   private readonly ended: Array<boolean>
-  private readonly heads: Array<{ f64: Float64Array; u32: Uint32Array; i: number; n: number } | undefined>
+  private readonly heads: Array<Head | undefined>
   private readonly out: TraceWriter
   private readonly consumed: (stream: number) => void
 
@@ -198,7 +212,8 @@ export class TraceMerger {
     this.out.flush()
   }
 
-  private head(s: number): { f64: Float64Array; u32: Uint32Array; i: number; n: number } | undefined | null {
+  /** The current batch of stream `s`: `undefined` when the stream has ended, `null` when its next batch has not come. */
+  private head(s: number): Head | undefined | null {
     const h = this.heads[s]
     if (h !== undefined && h.i < h.n) return h
     if (h !== undefined) {
@@ -208,7 +223,7 @@ export class TraceMerger {
     const next = this.queues[s]?.shift()
     if (next === undefined) return this.ended[s] ? undefined : null
     const copy = next.byteOffset % 8 === 0 ? next : new Uint8Array(next)
-    const fresh = {
+    const fresh: Head = {
       f64: new Float64Array(copy.buffer, copy.byteOffset, copy.byteLength / 8),
       u32: new Uint32Array(copy.buffer, copy.byteOffset, copy.byteLength / 4),
       i: 0,
@@ -220,50 +235,72 @@ export class TraceMerger {
 
   private drain(): void {
     const k = this.queues.length
+    const heads = this.heads
     for (;;) {
-      let best = -1
-      let bt = 0
-      let bs = 0
+      // Every stream that has not ended needs a record at hand: it may sort first.
+      let live = 0
       for (let s = 0; s < k; s++) {
         const h = this.head(s)
-        if (h === null) return // this stream may still send a record that sorts first
-        if (h === undefined) continue
-        const t = h.f64[h.i * 2] as number
-        const slot = h.u32[h.i * 4 + 2] as number
-        if (best === -1 || t < bt || (t === bt && slot < bs)) {
-          best = s
-          bt = t
-          bs = slot
-        }
+        if (h === null) return
+        if (h !== undefined) live++
       }
-      if (best === -1) return
-      // Copy this stream's records while they sort before every other head.
-      const h = this.heads[best] as { f64: Float64Array; u32: Uint32Array; i: number; n: number }
-      let limitT = Number.POSITIVE_INFINITY
-      let limitS = 0
+      if (live === 0) return
+      if (k === 2 && live === 2) {
+        this.mergeTwo(heads[0] as Head, heads[1] as Head)
+        continue
+      }
+      // The general case: copy the smallest record.
+      let best: Head | undefined
       for (let s = 0; s < k; s++) {
-        if (s === best) continue
-        const o = this.heads[s]
-        if (o === undefined) continue
-        const t = o.f64[o.i * 2] as number
-        const slot = o.u32[o.i * 4 + 2] as number
-        if (t < limitT || (t === limitT && slot < limitS)) {
-          limitT = t
-          limitS = slot
-        }
+        const h = heads[s]
+        if (h === undefined) continue
+        if (best === undefined || before(h, best)) best = h
       }
-      const { f64, u32 } = h
-      let i = h.i
-      while (i < h.n) {
-        const t = f64[i * 2] as number
-        const slot = u32[i * 4 + 2] as number
-        if (t > limitT || (t === limitT && slot > limitS)) break
-        this.out.record(t, slot, u32[i * 4 + 3] as number)
-        i++
-      }
-      h.i = i
+      const b = best as Head
+      this.out.record(b.f64[b.i * 2] as number, b.u32[b.i * 4 + 2] as number, b.u32[b.i * 4 + 3] as number)
+      b.i++
     }
   }
+
+  /** Two streams: copy records until one of the two batches is used up. */
+  private mergeTwo(a: Head, b: Head): void {
+    const out = this.out
+    const fa = a.f64
+    const ua = a.u32
+    const fb = b.f64
+    const ub = b.u32
+    let ia = a.i
+    let ib = b.i
+    const na = a.n
+    const nb = b.n
+    while (ia < na && ib < nb) {
+      const ta = fa[ia * 2] as number
+      const tb = fb[ib * 2] as number
+      if (ta < tb || (ta === tb && (ua[ia * 4 + 2] as number) < (ub[ib * 4 + 2] as number))) {
+        out.record(ta, ua[ia * 4 + 2] as number, ua[ia * 4 + 3] as number)
+        ia++
+      } else {
+        out.record(tb, ub[ib * 4 + 2] as number, ub[ib * 4 + 3] as number)
+        ib++
+      }
+    }
+    a.i = ia
+    b.i = ib
+  }
+}
+
+interface Head {
+  readonly f64: Float64Array
+  readonly u32: Uint32Array
+  i: number
+  readonly n: number
+}
+
+/** Whether the current record of `a` sorts before that of `b`: time, then slot. */
+const before = (a: Head, b: Head): boolean => {
+  const ta = a.f64[a.i * 2] as number
+  const tb = b.f64[b.i * 2] as number
+  return ta < tb || (ta === tb && (a.u32[a.i * 4 + 2] as number) < (b.u32[b.i * 4 + 2] as number))
 }
 
 /** World events and their codes in the trace. */
