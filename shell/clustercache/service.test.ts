@@ -206,3 +206,21 @@ describe("ClusterCache service (seed 000)", () => {
     }),
   )
 })
+
+describe("ClusterCache service reading Clusters from a reflector's store", () => {
+  it.effect("decides from the store without a request (rows 2 and 1)", () =>
+    Effect.gen(function* () {
+      const mgmt = yield* FakeApiServer.make()
+      const mc = yield* makeMemoryClient(mgmt)
+      mgmt.inject({ verb: "get", error: "Unreachable" })
+      const known = new Map<string, { metadata: { namespace: string; name: string } }>()
+      const cc = yield* make({ clusters: { get: (k) => known.get(k.name) } }).pipe(
+        Effect.provideService(KubeClient, mc),
+      )
+      assert.deepStrictEqual((yield* cc.reconcile(cluster)).rows, ["clustercache.reconciler#2"])
+      known.set("c1", { metadata: { namespace: "default", name: "c1" } })
+      const r = yield* cc.reconcile(cluster)
+      assert.deepStrictEqual(r.rows, ["clustercache.reconciler#1", "clustercache.reconciler#3"])
+    }),
+  )
+})

@@ -111,6 +111,11 @@ export const restConnectionFactory: ConnectionFactory = (kc, config) =>
 export interface ClusterCacheOptions {
   readonly config?: ClusterCacheConfig | undefined
   readonly connectionFactory?: ConnectionFactory | undefined
+  /**
+   * Where to read Clusters: the store of a synced Cluster reflector (no request per reconcile).
+   * Without it every reconcile GETs its Cluster.
+   */
+  readonly clusters?: { readonly get: (key: ObjectKey) => KubeObject | undefined } | undefined
 }
 
 /** The outcome of one reconcile. */
@@ -180,24 +185,29 @@ export const make = (options: ClusterCacheOptions = {}) =>
         return next
       })
 
+    const viewOf = (obj: KubeObject): ClusterView => ({
+      _tag: "Found",
+      infrastructureProvisioned:
+        (obj as { status?: { initialization?: { infrastructureProvisioned?: boolean } } }).status
+          ?.initialization?.infrastructureProvisioned === true,
+      deleting: obj.metadata.deletionTimestamp !== undefined,
+    })
+    const store = options.clusters
     const readCluster = (cluster: ClusterKey): Effect.Effect<ClusterView> =>
-      management.get(ClusterResource, cluster).pipe(
-        Effect.map(
-          (obj): ClusterView => ({
-            _tag: "Found",
-            infrastructureProvisioned:
-              (obj as { status?: { initialization?: { infrastructureProvisioned?: boolean } } }).status
-                ?.initialization?.infrastructureProvisioned === true,
-            deleting: obj.metadata.deletionTimestamp !== undefined,
-          }),
-        ),
-        Effect.catch(
-          (e): Effect.Effect<ClusterView> =>
-            Effect.succeed(
-              e._tag === "NotFound" ? { _tag: "NotFound" } : { _tag: "GetFailed", error: e.message },
+      store !== undefined
+        ? Effect.sync(() => {
+            const obj = store.get(cluster)
+            return obj === undefined ? ({ _tag: "NotFound" } as const) : viewOf(obj)
+          })
+        : management.get(ClusterResource, cluster).pipe(
+            Effect.map(viewOf),
+            Effect.catch(
+              (e): Effect.Effect<ClusterView> =>
+                Effect.succeed(
+                  e._tag === "NotFound" ? { _tag: "NotFound" } : { _tag: "GetFailed", error: e.message },
+                ),
             ),
-        ),
-      )
+          )
 
     const closeConnection = (c: Connection | undefined) =>
       c === undefined ? Effect.void : Scope.close(c.scope, Exit.void)

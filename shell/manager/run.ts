@@ -99,7 +99,9 @@ export const runManager = (
         userAgent: "krtt-clustercache",
       },
     })
-    const cache = yield* makeClusterCache({ config }).pipe(Effect.provideService(KubeClient, client))
+    const cache = yield* makeClusterCache({ config, clusters: clusters.store }).pipe(
+      Effect.provideService(KubeClient, client),
+    )
     const ccController = yield* makeClusterCacheController(cache, clusters, {
       concurrency: options.clusterCacheConcurrency,
     })
