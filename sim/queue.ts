@@ -125,6 +125,44 @@ export class EventQueue {
     return l.payloads[l.head] as number
   }
 
+  /** The time, order key and payload of the event {@link EventQueue.take} removed last. */
+  time = 0
+  order = 0
+  payload = 0
+
+  /**
+   * Removes the earliest event if it is due before `limit`, leaving it in `time`, `order` and
+   * `payload`; returns false (and removes nothing) when there is none.
+   */
+  take(limit: number): boolean {
+    const src = this.find()
+    if (src === -1) {
+      if (this.n === 0) return false
+      const t = this.times[0] as number
+      if (t >= limit) return false
+      this.time = t
+      this.order = this.orders[0] as number
+      this.payload = this.payloads[0] as number
+      this.source = -2
+      this.popHeap()
+      return true
+    }
+    const l = this.lanes[src] as Lane
+    const at = l.head
+    const t = l.times[at] as number
+    if (t >= limit) return false
+    this.time = t
+    this.order = l.orders[at] as number
+    this.payload = l.payloads[at] as number
+    this.source = -2
+    l.head = (at + 1) & (l.times.length - 1)
+    if (--l.size === 0) {
+      l.lastTime = Number.NEGATIVE_INFINITY
+      l.lastOrder = Number.NEGATIVE_INFINITY
+    }
+    return true
+  }
+
   /** Removes the earliest event; read it with the `peek` methods first. */
   pop(): void {
     const src = this.find()

@@ -281,20 +281,18 @@ export class Simulation {
   runUntil(until: number = this.end): void {
     const limit = Math.min(until, this.end)
     const q = this.queue
-    while (q.size > 0) {
-      const t = q.peekTime()
-      if (t >= limit) break
-      const order = q.peekOrder()
-      const payload = q.peekPayload()
-      q.pop()
+    const hot = this.hot
+    while (q.take(limit)) {
+      const t = q.time
+      const payload = q.payload
       if (t >= this.nextSample) this.sampleUntil(t)
       this.now = t
-      const i = (order / SLOT_SPAN) | 0
+      const i = (q.order / SLOT_SPAN) | 0
       const kind = payload & 31
       if (kind === Ev.CacheReconcile) {
         const h = i * STRIDE
-        if (this.hot[h + H_DUE] !== t) continue // coalesced into an earlier reconcile
-        this.hot[h + H_DUE] = NONE
+        if (hot[h + H_DUE] !== t) continue // coalesced into an earlier reconcile
+        hot[h + H_DUE] = NONE
         this.reconcileCache(i, t)
       } else this.dispatch(this.slots[i] as Slot, kind, payload >>> 5, t)
     }
