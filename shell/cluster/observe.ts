@@ -135,9 +135,14 @@ export const observe = (
       machines: listed.Machine as unknown as ReadonlyArray<Machine>,
     }
 
-    const secret = yield* fetchedOf<KubeObject>(
-      ctx.client.get(Resources.secrets, { namespace: key.namespace, name: `${key.name}-kubeconfig` }),
-    )
+    // Only reconcileKubeconfig reads the Secret, and only for a Cluster without a controlPlaneRef
+    // (a control-plane provider writes its own): skip the request otherwise.
+    const secret: Fetched<KubeObject> =
+      spec.controlPlaneRef !== undefined
+        ? { _tag: "NotFound" }
+        : yield* fetchedOf<KubeObject>(
+            ctx.client.get(Resources.secrets, { namespace: key.namespace, name: `${key.name}-kubeconfig` }),
+          )
     const kubeconfigSecret: Lookup = secret._tag === "Found" ? { _tag: "Found" } : secret
     const lastProbeSuccessTime = yield* ctx.lastProbeSuccessTime(key)
 

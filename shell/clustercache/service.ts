@@ -237,13 +237,17 @@ export const make = (options: ClusterCacheOptions = {}) =>
           )
           const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
           const client = yield* factory(kc, config)
-          yield* client
-            .probe({ timeout: config.healthProbe.timeout })
-            .pipe(
-              Effect.mapError(
-                (e) => new InvalidKubeconfig({ message: `cluster is not reachable: ${e.message}` }),
-              ),
-            )
+          yield* client.probe({ timeout: config.healthProbe.timeout }).pipe(
+            Effect.mapError(
+              (e) =>
+                new InvalidKubeconfig({
+                  message:
+                    e._tag === "Unauthorized" || e._tag === "Forbidden"
+                      ? `the workload cluster refused the credentials of secret ${secretName} (${e._tag})`
+                      : `cluster is not reachable: ${e.message}`,
+                }),
+            ),
+          )
           yield* step({ _tag: "ConnectionCreated" }, state)
           // Row 2: clients and a started cache (its watches are added by Watch()).
           const uncached = yield* factory(kc, config)
