@@ -193,7 +193,10 @@ export class Simulation {
   connected = 0
   provisioned = 0
 
+  /** Accessors and hot records of this shard's slots, by local index (see `li`). */
   private readonly accessors: Array<AccessorState | undefined>
+  private readonly shardIndex: number
+  private readonly shardCount: number
   private readonly hot: Float64Array
   /** Lane 0 takes the requeues after the probe interval, lane 1 those after the retry interval. */
   private readonly queue = new EventQueue(4096, 2)
@@ -251,14 +254,18 @@ export class Simulation {
       this.writer = new TraceWriter(this.hash)
     }
     const n = config.clusters
-    this.accessors = new Array(n).fill(undefined)
-    this.hot = new Float64Array(n * STRIDE)
     const shard = options.shard ?? { index: 0, count: 1 }
+    this.shardIndex = shard.index
+    this.shardCount = shard.count
+    // This shard's slots only, packed: half the memory per worker of two, and fewer cache misses.
+    const local = Math.max(0, Math.ceil((n - shard.index) / shard.count))
+    this.accessors = new Array(local).fill(undefined)
+    this.hot = new Float64Array(local * STRIDE)
     const slots: Array<Slot | undefined> = new Array(n).fill(undefined)
     for (let i = shard.index; i < n; i += shard.count) {
       const s = new Slot(i, config.seed)
       slots[i] = s
-      const h = i * STRIDE
+      const h = this.hi(i)
       this.hot[h + H_DUE] = NONE
       this.hot[h + H_PROBED] = -1
       this.syncHot(s)
@@ -267,14 +274,24 @@ export class Simulation {
     this.slots = slots
   }
 
+  /** The local index of slot `i` of this shard. */
+  private li(i: number): number {
+    return ((i - this.shardIndex) / this.shardCount) | 0
+  }
+
+  /** Where slot `i`'s hot record starts. */
+  private hi(i: number): number {
+    return this.li(i) * STRIDE
+  }
+
   /** The ClusterCache's accessor of a slot, if it has one. */
   accessor(index: number): AccessorState | undefined {
-    return this.accessors[index]
+    return this.accessors[this.li(index)]
   }
 
   /** Whether a slot's accessor is connected. */
   isConnected(index: number): boolean {
-    return ((this.hot[index * STRIDE + H_FLAGS] as number) & F_CONNECTED) !== 0
+    return ((this.hot[this.hi(index) + H_FLAGS] as number) & F_CONNECTED) !== 0
   }
 
   /** Runs every event before `until` (virtual ms, at most the end of the run). */
@@ -290,7 +307,7 @@ export class Simulation {
       const i = (q.order / SLOT_SPAN) | 0
       const kind = payload & 31
       if (kind === Ev.CacheReconcile) {
-        const h = i * STRIDE
+        const h = this.hi(i)
         if (hot[h + H_DUE] !== t) continue // coalesced into an earlier reconcile
         hot[h + H_DUE] = NONE
         this.reconcileCache(i, t)
@@ -322,7 +339,7 @@ export class Simulation {
   // Scheduling
 
   private push(i: number, at: number, kind: number, arg = 0): void {
-    const h = i * STRIDE + H_SEQ
+    const h = this.hi(i) + H_SEQ
     const seq = this.hot[h] as number
     this.hot[h] = seq + 1
     this.queue.push(at, i * SLOT_SPAN + seq, kind | ((arg & ARG_MASK) << 5))
@@ -330,10 +347,10 @@ export class Simulation {
 
   /** Asks for a ClusterCache reconcile of slot `i` at `at` (coalesced with a pending one). */
   private cacheAt(i: number, at: number, lane = -1): void {
-    const h = i * STRIDE + H_DUE
+    const h = this.hi(i) + H_DUE
     if (at < (this.hot[h] as number)) {
       this.hot[h] = at
-      const s = i * STRIDE + H_SEQ
+      const s = this.hi(i) + H_SEQ
       const seq = this.hot[s] as number
       this.hot[s] = seq + 1
       this.queue.pushLane(lane, at, i * SLOT_SPAN + seq, Ev.CacheReconcile)
@@ -356,7 +373,7 @@ export class Simulation {
 
   /** Copies what the ClusterCache's reconciles read of the world into the slot's hot record. */
   private syncHot(s: Slot): void {
-    const h = s.index * STRIDE
+    const h = this.hi(s.index)
     const hot = this.hot
     let flags = (hot[h + H_FLAGS] as number) & (F_BUSY | F_DIRTY | F_CONNECTED)
     if (s.serverUp) flags |= F_SERVER_UP
@@ -481,7 +498,7 @@ export class Simulation {
         this.connectedDeadline(s, arg, now)
         return
       case Ev.AccessorDeadline:
-        if (arg === gen && !s.exists && this.accessors[s.index] !== undefined)
+        if (arg === gen && !s.exists && this.accessors[this.li(s.index)] !== undefined)
           this.violation(
             s,
             "no-accessor-for-deleted-cluster",
@@ -660,7 +677,7 @@ export class Simulation {
 
   private reconcileCache(i: number, now: number): void {
     const hot = this.hot
-    const h = i * STRIDE + H_FLAGS
+    const h = this.hi(i) + H_FLAGS
     const flags = hot[h] as number
     if ((flags & F_BUSY) !== 0) {
       // One reconcile per Cluster at a time: run again when this one ends.
@@ -686,12 +703,12 @@ export class Simulation {
     const totals = this.measurements.totals
     let trigger: ReconcilerTrigger | undefined = first
     for (let guard = 0; guard < 32 && trigger !== undefined; guard++) {
-      input.observed.accessor = this.accessors[i]
+      input.observed.accessor = this.accessors[this.li(i)]
       input.trigger = trigger
       const r = reconciler(input, this.ccConfig)
       totals.transitions++
       run.push(r.row, rowCode(r.row))
-      this.accessors[i] = r.status.accessor
+      this.accessors[this.li(i)] = r.status.accessor
       trigger = undefined
       const actions = r.actions
       for (let k = 0; k < actions.length; k++) {
@@ -720,7 +737,7 @@ export class Simulation {
             run.disconnected = true
             break
           case "CreateAccessor":
-            this.hot[i * STRIDE + H_FAILURES] = 0
+            this.hot[this.hi(i) + H_FAILURES] = 0
             this.slot(i).lastFailedConnectAt = -1
             break
           default:
@@ -741,7 +758,7 @@ export class Simulation {
     const run = this.run
     run.copyFrom(s.waiting as CacheRun)
     s.waiting = undefined
-    const h = s.index * STRIDE + H_FLAGS
+    const h = this.hi(s.index) + H_FLAGS
     this.hot[h] = (this.hot[h] as number) & ~F_BUSY
     const io = run.io
     run.io = 0
@@ -752,7 +769,7 @@ export class Simulation {
   private wait(i: number, io: number, latency: number, now: number): void {
     const run = this.run
     run.io = io
-    const h = i * STRIDE + H_FLAGS
+    const h = this.hi(i) + H_FLAGS
     this.hot[h] = (this.hot[h] as number) | F_BUSY
     this.traceCache(i, now)
     this.slot(i).waiting = new CacheRun().copyFrom(run)
@@ -763,7 +780,7 @@ export class Simulation {
   private startProbe(i: number, timeout: number, now: number): void {
     const run = this.run
     const hot = this.hot
-    const h = i * STRIDE
+    const h = this.hi(i)
     const interval = this.ccConfig.healthProbe.interval
     const last = hot[h + H_PROBED] as number
     if (last >= 0) {
@@ -817,7 +834,7 @@ export class Simulation {
     run.connect = 1
     const r = this.cores.accessor(
       {
-        observed: this.accessors[i] ?? NO_ACCESSOR,
+        observed: this.accessors[this.li(i)] ?? NO_ACCESSOR,
         desired: ACCESSOR_DESIRED,
         trigger: A_CONNECT,
         now: this.epoch + now,
@@ -826,7 +843,7 @@ export class Simulation {
     )
     this.measurements.totals.transitions++
     run.push(r.row, rowCode(r.row))
-    this.accessors[i] = r.status.accessor
+    this.accessors[this.li(i)] = r.status.accessor
     run.ioResult = -1
     if (r.status.connect !== "pending") {
       run.connect = 0 // already connected: nothing to do
@@ -850,7 +867,7 @@ export class Simulation {
   /** The rest of Connect(): the accessor's steps up to connected or failed. */
   private finishConnect(i: number, now: number): ReconcilerTrigger {
     const run = this.run
-    let a = this.accessors[i]
+    let a = this.accessors[this.li(i)]
     if (run.connect !== 1 || a === undefined) return a?.connected ? CONNECT_OK : CONNECT_FAILED
     const fail = run.ioResult
     const accessor = this.cores.accessor
@@ -873,11 +890,11 @@ export class Simulation {
       a = r.status.accessor
       status = r.status.connect
     }
-    this.accessors[i] = a
+    this.accessors[this.li(i)] = a
     const totals = this.measurements.totals
     if (status === "connected" && a.connected) {
       run.connect = 2
-      const h = i * STRIDE
+      const h = this.hi(i)
       this.hot[h + H_PROBED] = now
       this.hot[h + H_FAILURES] = 0
       totals.connects++
@@ -905,7 +922,7 @@ export class Simulation {
     this.traceCache(i, now)
     const run = this.run
     const hot = this.hot
-    const h = i * STRIDE
+    const h = this.hi(i)
     if (run.probe === 0) hot[h + H_FAILURES] = 0
     else if (run.probe > 0) this.probeFailed(i)
     if (run.disconnected) {
@@ -916,7 +933,7 @@ export class Simulation {
     // Rarer checks: a connection attempt, an event, a removed Cluster.
     if (run.connect > 1 || run.connectEvents + run.disconnectEvents > 0 || run.disconnected)
       this.checkEvents(i)
-    const accessor = this.accessors[i]
+    const accessor = this.accessors[this.li(i)]
     const desired = run.desired as ReconcilerDesired
     if (desired.cluster._tag === "NotFound" && accessor !== undefined)
       this.violation(
@@ -961,7 +978,7 @@ export class Simulation {
     const run = this.run
     const c = this.ccConfig
     const totals = this.measurements.totals
-    const h = i * STRIDE + H_FAILURES
+    const h = this.hi(i) + H_FAILURES
     const failures = (this.hot[h] as number) + 1
     this.hot[h] = run.disconnected ? 0 : failures
     totals.probeFailures++
@@ -1072,7 +1089,7 @@ export class Simulation {
     }
     const epochNow = this.epoch + now
     const input: ClusterInput = {
-      observed: observeCluster(s, this.accessors[s.index], this.epoch, epochNow),
+      observed: observeCluster(s, this.accessors[this.li(s.index)], this.epoch, epochNow),
       desired: s.spec,
       trigger: CLUSTER_RECONCILE,
       now: epochNow,

@@ -30,6 +30,7 @@ import {
 import type { AccessorState, ClusterView, ReconcilerDesired } from "../core/clustercache/index.ts"
 import type { RowId } from "../core/krtt/index.ts"
 import { Rng } from "./random.ts"
+import { rowOfCode, UNKNOWN_ROW } from "./trace.ts"
 
 export const NAMESPACE = "fleet"
 export const INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
@@ -73,10 +74,13 @@ export class CacheRun {
   /** When the reconcile started (virtual ms). */
   startedAt = 0
 
-  /** Records a row; rows past {@link MAX_ROWS} are dropped (the reconcile is cut off before). */
+  /**
+   * Records a row; rows past {@link MAX_ROWS} are dropped (the reconcile is cut off before).
+   * Only the code is kept, and the id too when the code does not tell it.
+   */
   push(row: RowId, code: number): void {
     if (this.n === MAX_ROWS) return
-    this.rows[this.n] = row
+    if (code === UNKNOWN_ROW) this.rows[this.n] = row
     this.codes[this.n++] = code
   }
 
@@ -104,7 +108,9 @@ export class CacheRun {
 
   /** The rows so far, as a new array. */
   rowList(): ReadonlyArray<RowId> {
-    return this.rows.slice(0, this.n)
+    const out: Array<RowId> = []
+    for (let i = 0; i < this.n; i++) out.push(rowOfCode(this.codes[i] as number) ?? (this.rows[i] as RowId))
+    return out
   }
 
   reset(now: number): void {
