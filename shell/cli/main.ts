@@ -69,9 +69,11 @@ export const krtt = Command.make("krtt").pipe(
       controllers: [],
       // The embedded default: a small simulated fleet to watch (sim/live.ts).
       withoutCluster: Effect.promise(() => live()).pipe(
-        Effect.map((code) => {
-          process.exitCode = code
-        }),
+        Effect.flatMap((code) =>
+          Effect.sync(() => {
+            process.exitCode = code
+          }),
+        ),
       ),
     }),
     tables,
