@@ -48,6 +48,8 @@ export interface FleetResult {
   readonly summary: SimSummary
   readonly measurements: Measurements
   readonly violations: ViolationLog
+  /** CPU seconds of this thread during the run, and of each worker (none when in this thread). */
+  readonly cpuSeconds: { readonly main: number; readonly workers: ReadonlyArray<number> }
 }
 
 /** Batches a worker may have in flight before it waits for the merge. */
@@ -63,6 +65,8 @@ export type WorkerMessage =
       readonly counts: Readonly<Record<string, number>>
       readonly examples: ReadonlyArray<Violation>
       readonly records: number
+      /** The worker thread's CPU seconds. */
+      readonly cpuSeconds: number
     }
   | { readonly type: "error"; readonly message: string }
 
@@ -76,12 +80,19 @@ export interface WorkerData {
 
 const peakRss = (): number => process.resourceUsage().maxRSS * 1024
 
+/** CPU seconds of the calling thread. */
+export const threadCpuSeconds = (): number => {
+  const u = process.threadCpuUsage()
+  return (u.user + u.system) / 1e6
+}
+
 /** Runs a fleet to the end of its configured time. */
 export const runFleet = async (config: SimConfig, options: FleetOptions = {}): Promise<FleetResult> => {
   const workers = Math.max(1, Math.min(options.workers ?? 1, config.clusters))
   if (workers > 1 && options.cores !== undefined)
     throw new Error("custom cores run in this thread only: use workers: 1")
   const started = performance.now()
+  const cpu0 = threadCpuSeconds()
   const every = options.progressEvery ?? 600_000
   const end = config.hours * 3_600_000
   if (workers === 1) {
@@ -109,6 +120,7 @@ export const runFleet = async (config: SimConfig, options: FleetOptions = {}): P
     return {
       measurements: r.measurements,
       violations: r.violations,
+      cpuSeconds: { main: threadCpuSeconds() - cpu0, workers: [] },
       summary: summarize({
         config,
         workers,
@@ -121,7 +133,7 @@ export const runFleet = async (config: SimConfig, options: FleetOptions = {}): P
       }),
     }
   }
-  return runInWorkers(config, workers, every, end, started, options)
+  return runInWorkers(config, workers, every, end, started, cpu0, options)
 }
 
 const runInWorkers = (
@@ -130,6 +142,7 @@ const runInWorkers = (
   every: number,
   end: number,
   started: number,
+  cpu0: number,
   options: FleetOptions,
 ): Promise<FleetResult> =>
   new Promise((resolve, reject) => {
@@ -145,6 +158,7 @@ const runInWorkers = (
     const examples: Array<Violation> = []
     const progress: Array<Omit<Progress, "end"> | undefined> = new Array(count).fill(undefined)
     const threads: Array<Worker> = []
+    const workerCpu: Array<number> = new Array(count).fill(0)
     let done = 0
     let failed = false
     const fail = (e: unknown) => {
@@ -184,6 +198,7 @@ const runInWorkers = (
             return
           }
           case "done":
+            workerCpu[index] = m.cpuSeconds
             mergeMeasurements(measurements, m.measurements)
             violations.merge(m.counts, [])
             examples.push(...m.examples)
@@ -195,6 +210,7 @@ const runInWorkers = (
             resolve({
               measurements,
               violations,
+              cpuSeconds: { main: threadCpuSeconds() - cpu0, workers: workerCpu },
               summary: summarize({
                 config,
                 workers: count,

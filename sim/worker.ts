@@ -5,7 +5,7 @@
  * @module
  */
 import { parentPort, workerData } from "node:worker_threads"
-import { MAX_IN_FLIGHT, type WorkerData, type WorkerMessage } from "./fleet.ts"
+import { MAX_IN_FLIGHT, threadCpuSeconds, type WorkerData, type WorkerMessage } from "./fleet.ts"
 import { Simulation } from "./simulation.ts"
 
 const post = (m: WorkerMessage, transfer?: ReadonlyArray<ArrayBuffer>): void => {
@@ -54,6 +54,7 @@ const run = (data: WorkerData): void => {
     counts: r.violations.counts,
     examples: r.violations.examples,
     records: r.traceRecords,
+    cpuSeconds: threadCpuSeconds(),
   })
 }
 

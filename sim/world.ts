@@ -445,12 +445,13 @@ export const deepEqual = (a: unknown, b: unknown): boolean => {
     return true
   }
   if (Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  const kb = Object.keys(b)
-  if (ka.length !== kb.length) return false
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k)) return false
-    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  let n = 0
+  for (const k in x) {
+    if (!Object.hasOwn(y, k) || !deepEqual(x[k], y[k])) return false
+    n++
   }
-  return true
+  for (const _ in y) n--
+  return n === 0
 }
