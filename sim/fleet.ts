@@ -1,6 +1,6 @@
 /**
- * Runs a whole fleet: in this thread, or split between worker threads that each simulate every
- * `workers`-th slot. Slots do not interact, so the split changes nothing: the workers' trace
+ * Runs a whole fleet: in this thread, or split between worker threads that each simulate a range of
+ * slots. Slots do not interact, so the split changes nothing: the workers' trace
  * streams, each sorted by (time, slot), are merged back into the order a single thread would have
  * written, and hashed as they arrive. The trace hash does not depend on the number of workers.
  *

@@ -154,7 +154,7 @@ export interface SimulationOptions {
   readonly config: SimConfig
   /** The cores to run; the unmodified ones by default. */
   readonly cores?: Partial<SimCores>
-  /** Simulate only the slots whose index is `index` modulo `count` (one worker's share). */
+  /** Simulate only the `index`-th of `count` equal ranges of slots (one worker's share). */
   readonly shard?: { readonly index: number; readonly count: number }
   /** Where the trace goes; by default it is only hashed. */
   readonly trace?: TraceSink
@@ -195,8 +195,8 @@ export class Simulation {
 
   /** Accessors and hot records of this shard's slots, by local index (see `li`). */
   private readonly accessors: Array<AccessorState | undefined>
-  private readonly shardIndex: number
-  private readonly shardCount: number
+  /** The first slot of this shard. */
+  private readonly base: number
   private readonly hot: Float64Array
   /** Lane 0 takes the requeues after the probe interval, lane 1 those after the retry interval. */
   private readonly queue = new EventQueue(4096, 2)
@@ -255,14 +255,15 @@ export class Simulation {
     }
     const n = config.clusters
     const shard = options.shard ?? { index: 0, count: 1 }
-    this.shardIndex = shard.index
-    this.shardCount = shard.count
-    // This shard's slots only, packed: half the memory per worker of two, and fewer cache misses.
-    const local = Math.max(0, Math.ceil((n - shard.index) / shard.count))
+    // This shard's slots only, a contiguous range, packed: less memory per worker, fewer cache misses.
+    const from = Math.floor((shard.index * n) / shard.count)
+    const to = Math.floor(((shard.index + 1) * n) / shard.count)
+    this.base = from
+    const local = to - from
     this.accessors = new Array(local).fill(undefined)
     this.hot = new Float64Array(local * STRIDE)
     const slots: Array<Slot | undefined> = new Array(n).fill(undefined)
-    for (let i = shard.index; i < n; i += shard.count) {
+    for (let i = from; i < to; i++) {
       const s = new Slot(i, config.seed)
       slots[i] = s
       const h = this.hi(i)
@@ -276,7 +277,7 @@ export class Simulation {
 
   /** The local index of slot `i` of this shard. */
   private li(i: number): number {
-    return ((i - this.shardIndex) / this.shardCount) | 0
+    return i - this.base
   }
 
   /** Where slot `i`'s hot record starts. */

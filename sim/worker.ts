@@ -1,5 +1,5 @@
 /**
- * A simulation worker thread: simulates its share of the fleet (every `count`-th slot) and posts
+ * A simulation worker thread: simulates its share of the fleet (a range of slots) and posts
  * its trace batches, progress and measurements to the thread that merges them (`fleet.ts`).
  *
  * @module
