@@ -44,7 +44,11 @@ console.log(
     `sim benchmark: ${s.clusters} clusters × ${s.hours} h, ${s.workers} workers, seed ${s.seed}`,
     `machine: ${availableParallelism()} cores, ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`,
     `wall time          ${s.wallSeconds.toFixed(1)} s`,
-    `CPU time           ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (all threads; workers ${cpuSeconds.workers.map((c) => c.toFixed(1)).join(" + ")} s, merge and hash ${cpuSeconds.main.toFixed(1)} s)`,
+    `CPU time           ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (all threads; ${
+      cpuSeconds.workers.length === 0
+        ? `the simulation ${cpuSeconds.main.toFixed(1)} s`
+        : `workers ${cpuSeconds.workers.map((c) => c.toFixed(1)).join(" + ")} s, merge and hash ${cpuSeconds.main.toFixed(1)} s`
+    })`,
     `transitions        ${s.transitions.toLocaleString("en-US")} (${s.transitionsPerSecond.toLocaleString("en-US")}/s)`,
     `reconciles         ${s.reconciles.clusterCache.toLocaleString("en-US")} ClusterCache, ${s.reconciles.cluster.toLocaleString("en-US")} Cluster`,
     `peak RSS           ${gib(s.peakRssBytes)}`,
