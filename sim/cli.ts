@@ -15,7 +15,7 @@ import { Command, Flag } from "effect/cli"
 import { type SimConfig, SimDefaults, simConfig } from "./config.ts"
 import { type Progress, runFleet } from "./fleet.ts"
 import { CheckNames } from "./invariants.ts"
-import { LiveDefaults, live } from "./live.ts"
+import { checkLiveOptions, LiveDefaults, live } from "./live.ts"
 import { renderReport } from "./report.ts"
 import { parseScenario, ScenarioError } from "./scenario.ts"
 import { renderSummary, type SimSummary } from "./summary.ts"
@@ -265,7 +265,13 @@ export const liveCommand = Command.make(
       Flag.withDefault(LiveDefaults.seed),
     ),
   },
-  (f) => userFacing(() => live({ clusters: f.clusters, minutes: f.minutes, speed: f.speed, seed: f.seed })),
+  (f) =>
+    userFacing(async () => {
+      const o = { clusters: f.clusters, minutes: f.minutes, speed: f.speed, seed: f.seed }
+      const problem = checkLiveOptions(o)
+      if (problem !== undefined) throw new SimUsageError(problem)
+      return live(o)
+    }),
 ).pipe(
   Command.withDescription(
     "Watch a small simulated fleet live: phases, connections, incidents and how they are handled",

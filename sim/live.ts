@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { parseArgs } from "node:util"
 import { type SimConfig, simConfig } from "./config.ts"
 import { formatViolation, type Violation } from "./invariants.ts"
 import type { Incident } from "./scenario.ts"
@@ -139,6 +140,17 @@ const WORLD_TEXT: Partial<Record<WorldEvent, (s: Slot) => string>> = {
   "provider-stuck": (s) => yellow(`${s.name} infrastructure provider stuck`),
 }
 
+/** What is wrong with the options, naming the flag; `undefined` when they can run. */
+export const checkLiveOptions = (o: LiveOptions): string | undefined => {
+  if (!Number.isInteger(o.clusters) || o.clusters < 1 || o.clusters > 1_000)
+    return `--clusters must be an integer from 1 to 1000, got ${o.clusters}`
+  if (!Number.isFinite(o.minutes) || o.minutes <= 0 || o.minutes > 10_000)
+    return `--minutes must be more than 0 and at most 10000, got ${o.minutes}`
+  if (!Number.isFinite(o.speed) || o.speed <= 0) return `--speed must be more than 0, got ${o.speed}`
+  if (!Number.isInteger(o.seed)) return `--seed must be an integer, got ${o.seed}`
+  return undefined
+}
+
 /** Runs the live view; returns the exit code (1 if an invariant was violated). */
 export const live = async (
   o: LiveOptions = LiveDefaults,
@@ -239,13 +251,36 @@ export const live = async (
 }
 
 if (import.meta.main) {
-  live().then(
-    (code) => {
-      process.exitCode = code
+  // `node sim/live.ts [--clusters N] [--minutes M] [--speed S] [--seed K]`: what `npm start` runs.
+  const { values } = parseArgs({
+    options: {
+      clusters: { type: "string" },
+      minutes: { type: "string" },
+      speed: { type: "string" },
+      seed: { type: "string" },
     },
-    (e) => {
-      process.stderr.write(`krtt live: ${e instanceof Error ? e.message : String(e)}\n`)
-      process.exitCode = 2
-    },
+  })
+  const num = (v: string | undefined, d: number) => (v === undefined ? d : Number(v))
+  const o: LiveOptions = {
+    clusters: num(values.clusters, LiveDefaults.clusters),
+    minutes: num(values.minutes, LiveDefaults.minutes),
+    speed: num(values.speed, LiveDefaults.speed),
+    seed: num(values.seed, LiveDefaults.seed),
+  }
+  const bad = Object.entries(o).find(
+    ([k, v]) => !Number.isFinite(v) || v <= 0 || (k !== "speed" && k !== "minutes" && !Number.isInteger(v)),
   )
+  if (bad !== undefined) {
+    process.stderr.write(`krtt live: --${bad[0]} must be a positive number, got ${bad[1]}\n`)
+    process.exitCode = 2
+  } else
+    live(o).then(
+      (code) => {
+        process.exitCode = code
+      },
+      (e) => {
+        process.stderr.write(`krtt live: ${e instanceof Error ? e.message : String(e)}\n`)
+        process.exitCode = 2
+      },
+    )
 }
