@@ -69,7 +69,10 @@ export interface CheckBounds {
    * connected within this time (retry interval + probe interval + connect time, with room).
    */
   readonly connectedWithin: number
-  /** A Cluster's accessor must be gone this long after the Cluster is. */
+  /**
+   * A Cluster's accessor must be gone this long after the Cluster is: the ClusterCache reconciles
+   * at once, unless a connect or probe is in flight (at most two slow responses, 18 s).
+   */
   readonly accessorGoneWithin: number
   /** More Cluster controller reconciles of one Cluster at one instant than this is a storm. */
   readonly maxReconcilesPerInstant: number
@@ -136,7 +139,7 @@ export const SimDefaults: SimConfig = {
   },
   checks: {
     connectedWithin: 90 * s,
-    accessorGoneWithin: 15 * s,
+    accessorGoneWithin: 30 * s,
     maxReconcilesPerInstant: 20,
     keepExamples: 20,
   },
