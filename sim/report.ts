@@ -7,6 +7,7 @@
  * @module
  */
 import { Checks } from "./invariants.ts"
+import { formatDuration } from "./scenario.ts"
 import { type Measurements, TTP_BUCKET } from "./stats.ts"
 import type { SimSummary } from "./summary.ts"
 
@@ -38,10 +39,8 @@ const fmtNum = (v: number): string =>
       ? `${(v / 1e3).toFixed(0)}k`
       : `${Math.round(v * 100) / 100}`
 
-const hours = (ms: number): string => {
-  const h = ms / 3_600_000
-  return h >= 1 ? `${Math.round(h * 10) / 10}h` : `${Math.round(ms / 60_000)}m`
-}
+/** A time axis label: `1h20m`, `45m`, `0`. */
+const hours = (ms: number): string => (ms === 0 ? "0" : formatDuration(Math.round(ms / 60_000) * 60_000))
 
 /** At most `n` points: the maximum of each group keeps spikes visible. */
 const downsample = (values: ReadonlyArray<number>, n: number): { values: Array<number>; step: number } => {
