@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 600_000,
     retry: 0,
     globalSetup: ["testenv/vitest-global-setup.ts"],
+    setupFiles: ["property-tests/setup.ts"],
   },
 })

@@ -106,10 +106,67 @@ const CONNECT: ReadonlyArray<ReconcilerAction> = [{ _tag: "Connect" }]
 const NONE: ReadonlyArray<ReconcilerAction> = []
 const NO_DESIRED = {}
 
-const complete = (didConnect: boolean, didDisconnect: boolean, requeueAfter: number): ReconcilerAction => ({
-  _tag: "Continue",
-  trigger: { _tag: "PhasesComplete", didConnect, didDisconnect, requeueAfter: [requeueAfter] },
-})
+// Actions are immutable data, so the hot path shares them instead of allocating each time
+// (a simulation runs the reconciler hundreds of millions of times). Each memo is bounded.
+const memo = <A>(make: (key: number) => A) => {
+  const cache = new Map<number, A>()
+  return (key: number): A => {
+    let hit = cache.get(key)
+    if (hit === undefined) {
+      if (cache.size >= 256) cache.clear()
+      hit = make(key)
+      cache.set(key, hit)
+    }
+    return hit
+  }
+}
+const completeWith = (didConnect: boolean, didDisconnect: boolean) =>
+  memo(
+    (requeueAfter): ReconcilerAction => ({
+      _tag: "Continue",
+      trigger: { _tag: "PhasesComplete", didConnect, didDisconnect, requeueAfter: [requeueAfter] },
+    }),
+  )
+const COMPLETE = [
+  completeWith(false, false),
+  completeWith(false, true),
+  completeWith(true, false),
+  completeWith(true, true),
+]
+
+/** Go on to `PhasesComplete` (row 12) with what this phase decided. */
+const complete = (didConnect: boolean, didDisconnect: boolean, requeueAfter: number): ReconcilerAction =>
+  (COMPLETE[(didConnect ? 2 : 0) + (didDisconnect ? 1 : 0)] as (ms: number) => ReconcilerAction)(requeueAfter)
+
+const PROBE = memo((timeout): ReadonlyArray<ReconcilerAction> => [{ _tag: "Probe", path: "/", timeout }])
+const REQUEUE = memo((after): ReconcilerAction => ({ _tag: "Requeue", after }))
+const HEALTH_CHECK = { _tag: "HealthCheck" } as const
+/**
+ * `metrics` (the Health Checking table's actions, shared arrays) then the end of the phases,
+ * shared per metrics array and duration.
+ */
+const thenComplete = (() => {
+  const byMetrics = new WeakMap<
+    ReadonlyArray<ReconcilerAction>,
+    (ms: number) => ReadonlyArray<ReconcilerAction>
+  >()
+  return (
+    metrics: ReadonlyArray<ReconcilerAction>,
+    requeueAfter: number,
+  ): ReadonlyArray<ReconcilerAction> => {
+    let f = byMetrics.get(metrics)
+    if (f === undefined) {
+      f = memo((ms) => [...metrics, complete(false, false, ms)])
+      byMetrics.set(metrics, f)
+    }
+    return f(requeueAfter)
+  }
+})()
+const PROBE_RESULT = {
+  success: { _tag: "ProbeResult", outcome: "success" },
+  failure: { _tag: "ProbeResult", outcome: "failure" },
+  unauthorized: { _tag: "ProbeResult", outcome: "unauthorized" },
+} as const
 
 /** `Disconnect()` through the clusterAccessor table (row 6, or row 8 when already disconnected). */
 const disconnectAccessor = (accessor: AccessorState, now: number, config: ClusterCacheConfig) => {
@@ -239,7 +296,7 @@ const reconcile = (
     return { actions: CONNECT, status: { accessor, done: false }, row: ROW.connect }
   }
   const health = healthTransition(
-    { observed: accessor, desired: {}, trigger: { _tag: "HealthCheck" }, now },
+    { observed: accessor, desired: NO_DESIRED, trigger: HEALTH_CHECK, now },
     config,
   )
   if (health.actions.length === 0) {
@@ -251,7 +308,7 @@ const reconcile = (
     }
   }
   return {
-    actions: [{ _tag: "Probe", path: "/", timeout: config.healthProbe.timeout }],
+    actions: PROBE(config.healthProbe.timeout),
     status: { accessor: health.status.accessor, done: false },
     row: ROW.probe,
   }
@@ -265,7 +322,7 @@ const probeFinished = (
 ): ReconcilerResult => {
   if (accessor === undefined || !accessor.connected) return stale(accessor, config)
   const health = healthTransition(
-    { observed: accessor, desired: {}, trigger: { _tag: "ProbeResult", outcome }, now },
+    { observed: accessor, desired: NO_DESIRED, trigger: PROBE_RESULT[outcome], now },
     config,
   )
   const { tooManyConsecutiveFailures, unauthorizedErrorOccurred } = health.status
@@ -273,7 +330,7 @@ const probeFinished = (
   const probed = health.status.accessor
   if (outcome === "success") {
     return {
-      actions: [...metrics, complete(false, false, config.healthProbe.interval)],
+      actions: thenComplete(metrics, config.healthProbe.interval),
       status: { accessor: probed, done: false },
       row: ROW.probeSucceeded,
     }
@@ -286,7 +343,7 @@ const probeFinished = (
   )
   if (!tooManyConsecutiveFailures && !unauthorizedErrorOccurred) {
     return {
-      actions: [...metrics, complete(false, false, after)],
+      actions: thenComplete(metrics, after),
       status: { accessor: probed, done: false },
       row: ROW.probeFailed,
     }
@@ -326,7 +383,7 @@ const phasesComplete = (
   }
   let requeueAfter = config.defaultRequeueAfter
   if (trigger.requeueAfter.length > 0) requeueAfter = Math.min(...trigger.requeueAfter)
-  actions.push({ _tag: "Requeue", after: requeueAfter })
+  actions.push(REQUEUE(requeueAfter))
   const next = lastEventSent === accessor.lastEventSent ? accessor : { ...accessor, lastEventSent }
   return { actions, status: { accessor: next, done: true, requeueAfter }, row: ROW.complete }
 }

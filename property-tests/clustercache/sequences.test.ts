@@ -77,6 +77,11 @@ class World {
 
   private check(before: AccessorState | undefined, run: ReconcileRun): void {
     const at = `at t=${this.now - 1_700_000_000_000}ms, rows ${run.rows.join(" ")}`
+    // A new accessor (the Cluster came back) starts with no failed connect to wait out.
+    if (run.accessorCreated) {
+      this.lastFailedConnect = undefined
+      this.probeFailuresSinceSuccess = 0
+    }
     // No connection attempt within the retry interval of a failed one (Reconciler, rows 5 and 6).
     if (run.connectAttempt !== "none" && this.lastFailedConnect !== undefined) {
       expect(this.now - this.lastFailedConnect, `connect attempt too early ${at}`).toBeGreaterThanOrEqual(
