@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CustomResourceDefinition } from "../kube/discovery.ts"
+import { type CustomResourceDefinition, crdResource } from "../kube/discovery.ts"
 import type { ResourceRef } from "../kube/resource.ts"
 
 /** The label on a provider's CRD naming the versions that implement the v1beta2 contract. */
@@ -35,11 +35,9 @@ export const resolveContract = (
       error: `CustomResourceDefinition ${crd.metadata.name} serves none of the versions ${label} its ${CONTRACT_LABEL} label names`,
     }
   }
-  return {
-    group: crd.spec.group,
-    version: version.name,
-    resource: crd.spec.names.plural,
-    kind: crd.spec.names.kind,
-    namespaced: crd.spec.scope === "Namespaced",
-  }
+  return (
+    crdResource(crd, version.name) ?? {
+      error: `CustomResourceDefinition ${crd.metadata.name} does not serve ${version.name}`,
+    }
+  )
 }

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest"
+import type { CustomResourceDefinition } from "../kube/discovery.ts"
+import { resolveContract } from "./contract.ts"
+
+const crd = (
+  labels: Record<string, string> | undefined,
+  versions: Array<[string, boolean]>,
+): CustomResourceDefinition => ({
+  metadata: {
+    name: "dockerclusters.infrastructure.cluster.x-k8s.io",
+    ...(labels === undefined ? {} : { labels }),
+  },
+  spec: {
+    group: "infrastructure.cluster.x-k8s.io",
+    scope: "Namespaced",
+    names: { plural: "dockerclusters", kind: "DockerCluster" },
+    versions: versions.map(([name, served], i) => ({ name, served, storage: i === 0 })),
+  },
+})
+const ref = { apiGroup: "infrastructure.cluster.x-k8s.io", kind: "DockerCluster" }
+
+describe("resolveContract", () => {
+  it("takes the last served version that the cluster.x-k8s.io/v1beta2 label names", () => {
+    const r = resolveContract(
+      [
+        crd({ "cluster.x-k8s.io/v1beta2": "v1beta1_v1beta2" }, [
+          ["v1beta1", true],
+          ["v1beta2", true],
+        ]),
+      ],
+      ref,
+    )
+    expect(r).toEqual({
+      group: ref.apiGroup,
+      version: "v1beta2",
+      resource: "dockerclusters",
+      kind: "DockerCluster",
+      namespaced: true,
+    })
+    const unserved = resolveContract(
+      [
+        crd({ "cluster.x-k8s.io/v1beta2": "v1beta1_v1beta2" }, [
+          ["v1beta1", true],
+          ["v1beta2", false],
+        ]),
+      ],
+      ref,
+    )
+    expect(unserved).toMatchObject({ version: "v1beta1" })
+  })
+  it("says why a reference cannot be resolved", () => {
+    expect(resolveContract([], ref)).toEqual({
+      error:
+        "no CustomResourceDefinition defines kind DockerCluster in group infrastructure.cluster.x-k8s.io",
+    })
+    expect(resolveContract([crd(undefined, [["v1beta2", true]])], ref)).toMatchObject({
+      error: expect.stringContaining("has no label cluster.x-k8s.io/v1beta2"),
+    })
+    expect(
+      resolveContract([crd({ "cluster.x-k8s.io/v1beta2": "v9" }, [["v1beta2", true]])], ref),
+    ).toMatchObject({ error: expect.stringContaining("serves none of the versions v9") })
+  })
+})
