@@ -92,10 +92,12 @@ export const make = <E, R>(
             : result.requeue
               ? queue.addRateLimited(request)
               : queue.forget(request)
-        const log = Effect.logDebug("Reconcile done", {
-          result: label,
-          ...(after > 0 ? { requeueAfterMs: after } : {}),
-        })
+        const log = Effect.logDebug("Reconcile done").pipe(
+          Effect.annotateLogs({
+            result: label,
+            ...(after > 0 ? { requeueAfterMs: after } : {}),
+          }),
+        )
         return Effect.all([requeue, Metric.update(metrics.total(label), 1), log], { discard: true }).pipe(
           result.row === undefined ? (e) => e : Effect.annotateLogs({ row: result.row }),
         )
@@ -111,7 +113,9 @@ export const make = <E, R>(
           Metric.update(metrics.total("error"), 1),
           Metric.update(metrics.errors, 1),
           terminal ? Metric.update(metrics.terminal, 1) : Effect.void,
-          Effect.logError("Reconciler error", { terminal, error: Cause.pretty(exit.cause) }),
+          Effect.logError("Reconciler error").pipe(
+            Effect.annotateLogs({ terminal, error: Cause.pretty(exit.cause) }),
+          ),
         ],
         { discard: true },
       ).pipe(row === undefined ? (e) => e : Effect.annotateLogs({ row }))
@@ -143,18 +147,24 @@ export const make = <E, R>(
 
     const start: Effect.Effect<void, never, Scope.Scope | R> = Effect.gen(function* () {
       yield* Metric.update(metrics.max, concurrency)
-      yield* Effect.logInfo("Starting workers", { controller: name, workerCount: concurrency })
+      yield* Effect.logInfo("Starting workers").pipe(
+        Effect.annotateLogs({ controller: name, workerCount: concurrency }),
+      )
       const workers = yield* Effect.forkScoped(runWorkers(queue, concurrency, handle))
       yield* Effect.addFinalizer(() =>
         Effect.gen(function* () {
-          yield* Effect.logInfo("Stopping workers; waiting for in-flight reconciles", { controller: name })
+          yield* Effect.logInfo("Stopping workers; waiting for in-flight reconciles").pipe(
+            Effect.annotateLogs({ controller: name }),
+          )
           yield* queue.shutdown
           const finished = yield* Effect.timeoutOption(Fiber.await(workers), grace)
           if (finished._tag === "None") {
-            yield* Effect.logWarning("In-flight reconciles did not finish in time; interrupting", {
-              controller: name,
-              timeoutMs: Duration.toMillis(Duration.fromInputUnsafe(grace)),
-            })
+            yield* Effect.logWarning("In-flight reconciles did not finish in time; interrupting").pipe(
+              Effect.annotateLogs({
+                controller: name,
+                timeoutMs: Duration.toMillis(Duration.fromInputUnsafe(grace)),
+              }),
+            )
             yield* Fiber.interrupt(workers)
           }
         }),
@@ -168,7 +178,9 @@ export const make = <E, R>(
       watch: (source) =>
         Effect.andThen(
           source.start(queue.add),
-          Effect.logDebug("Source started", { controller: name, source: source.description }),
+          Effect.logDebug("Source started").pipe(
+            Effect.annotateLogs({ controller: name, source: source.description }),
+          ),
         ),
       start,
       activeWorkers: Effect.sync(() => active),

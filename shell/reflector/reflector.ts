@@ -127,7 +127,9 @@ export const make = <T extends KubeObject = KubeObject>(
             [...handlers],
             (h) =>
               Effect.catchDefect(h(event), (defect) =>
-                Effect.logError("reflector handler died", { defect: String(defect) }),
+                Effect.logError("reflector handler died").pipe(
+                  Effect.annotateLogs({ defect: String(defect) }),
+                ),
               ),
             { discard: true },
           ),
@@ -173,7 +175,9 @@ export const make = <T extends KubeObject = KubeObject>(
           if (value === undefined) {
             const old = store.remove(key)
             return Effect.andThen(
-              Effect.logWarning("reflector: object does not decode", { key, reason: undecodable.get(key) }),
+              Effect.logWarning("reflector: object does not decode").pipe(
+                Effect.annotateLogs({ key, reason: undecodable.get(key) }),
+              ),
               old === undefined ? Effect.void : dispatch([{ _tag: "Deleted", object: old }]),
             )
           }
