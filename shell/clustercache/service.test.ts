@@ -180,12 +180,14 @@ describe("ClusterCache service (seed 000)", () => {
         const watcher = {
           name: "cm",
           resource: Resources.configMaps,
-          onEvent: (e: { type: string }) => Effect.sync(() => void seen.push(e.type)),
+          onEvent: (e: { _tag: string }) => Effect.sync(() => void seen.push(e._tag)),
         }
         yield* cc.watch(cluster, watcher)
         yield* cc.watch(cluster, watcher)
         yield* TestClock.adjust("1 second")
-        assert.deepStrictEqual(seen, ["ADDED"])
+        assert.deepStrictEqual(seen, ["Added"])
+        // Reads come from the watch's store: the API server is not asked.
+        workload.inject({ verb: "get", error: "Unreachable" })
         const reader = yield* cc.getReader(cluster)
         const cm = yield* reader.get(Resources.configMaps, { namespace: "default", name: "a" })
         assert.strictEqual(cm.metadata.name, "a")
@@ -222,5 +224,33 @@ describe("ClusterCache service reading Clusters from a reflector's store", () =>
       const r = yield* cc.reconcile(cluster)
       assert.deepStrictEqual(r.rows, ["clustercache.reconciler#1", "clustercache.reconciler#3"])
     }),
+  )
+})
+
+describe("ClusterCache watches", () => {
+  it.effect(
+    "a watch that does not sync within the initial sync timeout (5 min) fails and is not added (Watch Management row 5)",
+    () =>
+      Effect.gen(function* () {
+        const { cc, workload } = yield* setup
+        yield* cc.reconcile(cluster)
+        workload.inject({ verb: "list", error: "Forbidden" })
+        const fiber = yield* Effect.forkChild(
+          Effect.flip(
+            cc.watch(cluster, { name: "cm", resource: Resources.configMaps, onEvent: () => Effect.void }),
+          ),
+        )
+        yield* TestClock.adjust("5 minutes")
+        const err = yield* Fiber.join(fiber)
+        assert.strictEqual(err._tag, "WatchError")
+        assert.match(err.message, /failed to create watch cm: not synced within 300000 ms/)
+        workload.clearFaults()
+        // Not in the set: a later Watch() tries again.
+        const again = yield* Effect.forkChild(
+          cc.watch(cluster, { name: "cm", resource: Resources.configMaps, onEvent: () => Effect.void }),
+        )
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.join(again)
+      }),
   )
 })

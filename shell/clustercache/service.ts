@@ -37,7 +37,8 @@ import { KubeClient, type KubeClientShape } from "../kube/client.ts"
 import { isKubeError, type KubeError } from "../kube/errors.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
-import type { WatchEvent } from "../kube/watch.ts"
+import { make as makeReflector, type ReflectorEvent } from "../reflector/reflector.ts"
+import type { ReadonlyStore } from "../reflector/store.ts"
 import {
   InvalidKubeconfig,
   kubeconfigFromSecret,
@@ -81,7 +82,7 @@ interface Connection {
   /** Owns the cache's watches; closed on disconnect. */
   readonly scope: Scope.Closeable
   /** Objects seen by each watch, by watch name then `namespace/name`. */
-  readonly stores: Map<string, Map<string, KubeObject>>
+  readonly stores: Map<string, { readonly resource: ResourceRef; readonly store: ReadonlyStore<KubeObject> }>
 }
 
 interface Entry {
@@ -94,7 +95,7 @@ export interface Watcher {
   readonly name: string
   readonly resource: ResourceRef
   readonly namespace?: string | undefined
-  readonly onEvent: (event: WatchEvent<KubeObject>) => Effect.Effect<void>
+  readonly onEvent: (event: ReflectorEvent<KubeObject>) => Effect.Effect<void>
 }
 
 /** Builds the clients of a workload cluster from its kubeconfig; replaceable in tests. */
@@ -401,30 +402,37 @@ export const make = (options: ClusterCacheOptions = {}) =>
             : new WatchError({ cluster: keyString(cluster), message })
         }
         const c = e.connection as Connection
-        const store = new Map<string, KubeObject>()
-        c.stores.set(watcher.name, store)
-        // Registering the watch is local: the stream runs in the connection's scope, so a
-        // disconnect stops it with the cache.
-        yield* c.client
-          .watch(watcher.resource, { namespace: watcher.namespace, allowWatchBookmarks: true })
-          .pipe(
-            Stream.runForEach((ev) =>
-              Effect.andThen(
-                Effect.sync(() => {
-                  if (ev.type === "BOOKMARK" || ev.type === "ERROR") return
-                  const k = keyString({
-                    namespace: ev.object.metadata.namespace,
-                    name: ev.object.metadata.name ?? "",
-                  })
-                  if (ev.type === "DELETED") store.delete(k)
-                  else store.set(k, ev.object)
-                }),
-                watcher.onEvent(ev as WatchEvent<KubeObject>),
-              ),
-            ),
-            Effect.ignore,
-            Effect.forkIn(c.scope),
-          )
+        // The watch is a reflector (list, then watch with bookmarks) in the connection's scope:
+        // a disconnect stops it with the cache. It must sync within the initial sync timeout.
+        const watchScope = yield* Scope.fork(c.scope)
+        const started = yield* Effect.gen(function* () {
+          const reflector = yield* makeReflector(c.client, {
+            resource: watcher.resource,
+            namespace: watcher.namespace,
+            name: `${keyString(cluster)}/${watcher.name}`,
+          })
+          yield* reflector.subscribe(watcher.onEvent)
+          return reflector
+        }).pipe(Scope.provide(watchScope))
+        const synced = yield* Effect.timeoutOption(started.waitForSync, config.initialSyncTimeout)
+        if (synced._tag === "None") {
+          const status = yield* started.status
+          yield* Scope.close(watchScope, Exit.void)
+          const failed = watchTransition({
+            observed,
+            desired: { name: watcher.name },
+            trigger: {
+              _tag: "WatchFailed",
+              error: `not synced within ${config.initialSyncTimeout} ms${status.lastError === undefined ? "" : `: ${status.lastError.message}`}`,
+            },
+            now,
+          })
+          return yield* new WatchError({
+            cluster: keyString(cluster),
+            message: failed.status.error?.message ?? "watch failed",
+          })
+        }
+        c.stores.set(watcher.name, { resource: watcher.resource, store: started.store })
         const done = watchTransition({
           observed,
           desired: { name: watcher.name },
@@ -448,9 +456,10 @@ export const make = (options: ClusterCacheOptions = {}) =>
       getReader: (cluster) =>
         Effect.map(connected(cluster), (c) => ({
           get: (resource: ResourceRef, key: ObjectKey) => {
-            for (const store of c.stores.values()) {
-              const hit = store.get(keyString(key))
-              if (hit !== undefined && hit.kind === resource.kind) return Effect.succeed(hit)
+            for (const { resource: watched, store } of c.stores.values()) {
+              if (watched.group !== resource.group || watched.resource !== resource.resource) continue
+              const hit = store.get(key)
+              if (hit !== undefined) return Effect.succeed(hit)
             }
             return c.client.get(resource, key)
           },
