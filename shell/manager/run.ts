@@ -19,7 +19,7 @@ import { makeClusterController } from "../cluster/controller.ts"
 import { makeClusterCacheController } from "../clustercache/controller.ts"
 import { ClusterResource, make as makeClusterCache } from "../clustercache/service.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
-import type { KubeObject } from "../kube/resource.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { make as makeReflector, type Reflector } from "../reflector/reflector.ts"
 import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "./http.ts"
@@ -62,6 +62,22 @@ export const runManager = (
         server: resolved.kubeconfig.getCurrentCluster()?.server ?? "",
       }),
     )
+    // Without the Cluster CRD nothing can work: say so and how to fix it, rather than retrying.
+    const crd = `${ClusterResource.resource}.${ClusterResource.group}`
+    const installed = yield* client.get(Resources.customResourceDefinitions, { name: crd }).pipe(
+      Effect.as(true),
+      Effect.catchTag("NotFound", () => Effect.succeed(false)),
+      Effect.mapError(
+        (e) => new Error(`cannot read CustomResourceDefinition ${crd}: ${e._tag}: ${e.message}`),
+      ),
+    )
+    if (!installed) {
+      return yield* Effect.fail(
+        new Error(
+          `the CustomResourceDefinition ${crd} is not installed in ${resolved.kubeconfig.getCurrentCluster()?.server ?? "the cluster"}: install it with kubectl apply -f deploy/crds/`,
+        ),
+      )
+    }
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
     yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
       Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
