@@ -35,7 +35,7 @@ import {
 import type { RowId } from "../../core/krtt/index.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
 import { isKubeError, type KubeError } from "../kube/errors.ts"
-import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
+import { type KubeObject, keyOf, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { make as makeReflector, type ReflectorEvent } from "../reflector/reflector.ts"
 import type { ReadonlyStore } from "../reflector/store.ts"
@@ -162,7 +162,6 @@ export class ClusterCache extends Context.Service<ClusterCache, ClusterCacheShap
   "krtt/shell/ClusterCache",
 ) {}
 
-const keyString = (k: ObjectKey) => `${k.namespace ?? ""}/${k.name}`
 const probeOutcome = (e: KubeError) => (e._tag === "Unauthorized" ? "unauthorized" : "failure")
 const describe = (e: unknown) => (isKubeError(e) || e instanceof InvalidKubeconfig ? e.message : String(e))
 
@@ -177,12 +176,12 @@ export const make = (options: ClusterCacheOptions = {}) =>
       new Map<string, { readonly source: ClusterSource; readonly queue: Queue.Queue<ClusterKey> }>(),
     )
 
-    const entryOf = (cluster: ClusterKey) => Effect.map(Ref.get(entries), (m) => m.get(keyString(cluster)))
+    const entryOf = (cluster: ClusterKey) => Effect.map(Ref.get(entries), (m) => m.get(keyOf(cluster)))
     const setEntry = (cluster: ClusterKey, entry: Entry | undefined) =>
       Ref.update(entries, (m) => {
         const next = new Map(m)
-        if (entry === undefined) next.delete(keyString(cluster))
-        else next.set(keyString(cluster), entry)
+        if (entry === undefined) next.delete(keyOf(cluster))
+        else next.set(keyOf(cluster), entry)
         return next
       })
 
@@ -266,7 +265,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
           )
           yield* applyMetrics(cluster, r.actions)
           yield* Effect.logWarning("connection to the workload cluster failed").pipe(
-            Effect.annotateLogs({ cluster: keyString(cluster), error: describe(result.failure), row: r.row }),
+            Effect.annotateLogs({ cluster: keyOf(cluster), error: describe(result.failure), row: r.row }),
           )
           return { state: r.status.accessor, connection: undefined }
         }
@@ -330,7 +329,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
                 break
               case "Log":
                 yield* Effect.logDebug(action.message).pipe(
-                  Effect.annotateLogs({ cluster: keyString(cluster), row: r.row }),
+                  Effect.annotateLogs({ cluster: keyOf(cluster), row: r.row }),
                 )
                 break
               case "SetConnectionUp":
@@ -351,7 +350,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
         }
         yield* Effect.logDebug("clustercache reconciled").pipe(
           Effect.annotateLogs({
-            cluster: keyString(cluster),
+            cluster: keyOf(cluster),
             rows: rows.join(" "),
             requeueAfter: requeueAfter ?? "none",
           }),
@@ -364,7 +363,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
         e?.connection === undefined || !e.state.connected
           ? Effect.fail(
               new ErrClusterNotConnected({
-                cluster: keyString(cluster),
+                cluster: keyOf(cluster),
                 message: "connection to the workload cluster is down",
               }),
             )
@@ -379,7 +378,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
         const e = yield* entryOf(cluster)
         if (e === undefined) {
           return yield* new ErrClusterNotConnected({
-            cluster: keyString(cluster),
+            cluster: keyOf(cluster),
             message: "no accessor for the cluster",
           })
         }
@@ -398,8 +397,8 @@ export const make = (options: ClusterCacheOptions = {}) =>
         if (r.status.outcome === "error") {
           const message = r.status.error?.message ?? "watch failed"
           return yield* r.status.error?._tag === "ErrClusterNotConnected"
-            ? new ErrClusterNotConnected({ cluster: keyString(cluster), message })
-            : new WatchError({ cluster: keyString(cluster), message })
+            ? new ErrClusterNotConnected({ cluster: keyOf(cluster), message })
+            : new WatchError({ cluster: keyOf(cluster), message })
         }
         const c = e.connection as Connection
         // The watch is a reflector (list, then watch with bookmarks) in the connection's scope:
@@ -409,7 +408,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
           const reflector = yield* makeReflector(c.client, {
             resource: watcher.resource,
             namespace: watcher.namespace,
-            name: `${keyString(cluster)}/${watcher.name}`,
+            name: `${keyOf(cluster)}/${watcher.name}`,
           })
           yield* reflector.subscribe(watcher.onEvent)
           return reflector
@@ -428,7 +427,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
             now,
           })
           return yield* new WatchError({
-            cluster: keyString(cluster),
+            cluster: keyOf(cluster),
             message: failed.status.error?.message ?? "watch failed",
           })
         }
@@ -440,10 +439,10 @@ export const make = (options: ClusterCacheOptions = {}) =>
           now,
         })
         yield* Ref.update(entries, (m) => {
-          const cur = m.get(keyString(cluster))
+          const cur = m.get(keyOf(cluster))
           if (cur === undefined || cur.connection !== c) return m
           const next = new Map(m)
-          next.set(keyString(cluster), { ...cur, state: { ...cur.state, watches: done.status.watches } })
+          next.set(keyOf(cluster), { ...cur, state: { ...cur.state, watches: done.status.watches } })
           return next
         })
       })
