@@ -5,8 +5,8 @@
  *
  * @module
  */
+
 import { randomBytes } from "node:crypto"
-import * as net from "node:net"
 import { KubeConfig } from "@kubernetes/client-node"
 import { Effect, type Scope } from "effect"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
@@ -17,6 +17,7 @@ import type { ResourceRef } from "../../shell/kube/resource.ts"
 import { Resources } from "../../shell/kube/resource.ts"
 import { makeRestClient } from "../../shell/kube/restClient.ts"
 import type { Cluster } from "../../testenv/controlplane.ts"
+import { startTcpProxy } from "../fixtures/proxy.ts"
 
 /** A random lower-case suffix for names of our own. */
 export const suffix = (): string => randomBytes(4).toString("hex")
@@ -126,38 +127,10 @@ export interface Proxy {
 }
 
 export const tcpProxy = (target: URL): Effect.Effect<Proxy, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const sockets = new Set<net.Socket>()
-    let server: net.Server | undefined
-    let port = 0
-    const listen = Effect.callback<void>((resume) => {
-      const s = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port), target.hostname)
-        sockets.add(client)
-        sockets.add(upstream)
-        const drop = () => {
-          client.destroy()
-          upstream.destroy()
-          sockets.delete(client)
-          sockets.delete(upstream)
-        }
-        client.on("error", drop).on("close", drop)
-        upstream.on("error", drop).on("close", drop)
-        client.pipe(upstream).pipe(client)
-      })
-      server = s
-      s.listen(port, "127.0.0.1", () => {
-        port = (s.address() as net.AddressInfo).port
-        resume(Effect.void)
-      })
-    })
-    const close = Effect.callback<void>((resume) => {
-      for (const socket of sockets) socket.resetAndDestroy()
-      sockets.clear()
-      if (server === undefined) return resume(Effect.void)
-      server.close(() => resume(Effect.void))
-      server = undefined
-    })
-    yield* Effect.acquireRelease(listen, () => close)
-    return { url: `https://127.0.0.1:${port}`, down: close, up: listen }
-  })
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.promise(() => startTcpProxy(target.toString())),
+      (p) => Effect.promise(() => p.down()),
+    ),
+    (p): Proxy => ({ url: p.url, down: Effect.promise(() => p.down()), up: Effect.promise(() => p.up()) }),
+  )
