@@ -21,6 +21,7 @@
  * @module
  */
 import { Data, type Effect, type Scope } from "effect"
+import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ObjectKey, ResourceRef } from "../kube/resource.ts"
 import type { EventHandler } from "../reflector/reflector.ts"
@@ -119,3 +120,13 @@ export interface Cache {
   readonly start: Effect.Effect<void, never, Scope.Scope>
   readonly isStarted: Effect.Effect<boolean>
 }
+
+/**
+ * Makes the cache of one cluster from its client; the cache runs until the scope closes.
+ * Providers and the ClusterCache take one, so a user can choose the informer cache (default)
+ * or the scoped cache per cluster.
+ */
+export type CacheFactory = (
+  client: KubeClientShape,
+  options: { readonly cluster: string },
+) => Effect.Effect<Cache, never, Scope.Scope>
