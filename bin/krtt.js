@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// The krtt command. Runs the TypeScript sources directly (Node >= 22.18 strips types).
-import { main } from "../shell/cli/main.ts"
+// The krtt command. Runs the TypeScript sources directly (Node >= 22.18 strips types); an older
+// Node gets one line naming the version it needs, not a stack trace.
+import { tooOld, tooOldMessage } from "./node-version.js"
 
+if (tooOld(process.versions.node)) {
+  process.stderr.write(`${tooOldMessage(process.versions.node)}\n`)
+  process.exit(1)
+}
+const { main } = await import("../shell/cli/main.ts")
 main()
