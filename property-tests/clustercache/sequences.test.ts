@@ -20,6 +20,8 @@ const config = ClusterCacheDefaults
 const RETRY = config.connectionCreationRetryInterval
 const THRESHOLD = config.healthProbe.failureThreshold
 const FAILURE_DURATION = 60_000
+/** No row asks for two reconciles at the same virtual instant; a few allow for a Cluster event at a requeue. */
+const MAX_RECONCILES_AT_ONE_INSTANT = 10
 const sources: ReadonlyArray<ClusterSource> = [
   { name: "machine", probeFailureDurations: [] },
   { name: "machinehealthcheck", probeFailureDurations: [FAILURE_DURATION] },
@@ -48,6 +50,7 @@ class World {
   probeDisconnects = 0
   sent: Array<SentEvent> = []
   runs = 0
+  lastRows: ReadonlyArray<string> = []
 
   reconcile(): ReconcileRun {
     const before = this.accessor
@@ -77,6 +80,10 @@ class World {
 
   private check(before: AccessorState | undefined, run: ReconcileRun): void {
     const at = `at t=${this.now - 1_700_000_000_000}ms, rows ${run.rows.join(" ")}`
+    // Loops fail, never hang: a requeue must move virtual time forward (issue 11, item 4).
+    if (run.requeueAfter !== undefined) {
+      expect(run.requeueAfter, `requeue of ${run.requeueAfter} ms would loop ${at}`).toBeGreaterThan(0)
+    }
     // A new accessor (the Cluster came back) starts with no failed connect to wait out.
     if (run.accessorCreated) {
       this.lastFailedConnect = undefined
@@ -153,9 +160,19 @@ class World {
   /** Lets virtual time pass, running every requeue that falls due. */
   advance(ms: number): void {
     const until = this.now + ms
+    let instant = this.now
+    let atInstant = 0
     while (this.requeueAt !== undefined && this.requeueAt <= until) {
       this.now = Math.max(this.now, this.requeueAt)
-      this.reconcile()
+      if (this.now === instant) atInstant++
+      else [instant, atInstant] = [this.now, 1]
+      // Loops fail, never hang: more reconciles at one virtual instant than any row can ask for.
+      if (atInstant > MAX_RECONCILES_AT_ONE_INSTANT) {
+        throw new Error(
+          `loop: ${atInstant} reconciles at t=${this.now - 1_700_000_000_000}ms; last rows ${this.lastRows.join(" ")}`,
+        )
+      }
+      this.lastRows = this.reconcile().rows
     }
     this.now = until
   }
