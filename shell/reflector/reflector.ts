@@ -15,7 +15,7 @@
  * - Handlers see every change once, in order, after the store has it; `subscribe` first replays
  *   the store as Added, atomically with respect to new events.
  * - The reflector never stops on its own: it survives API server restarts and outages. Closing
- *   its scope stops it.
+ *   its scope stops it (and an `onError` hook that answers `"stop"`).
  *
  * # Caveats
  * - Handlers run on the reflector's fiber: keep them short (enqueue, don't reconcile).
@@ -58,6 +58,18 @@ export interface ReflectorOptions<T extends KubeObject> extends Partial<Omit<Ref
   /** For logs. Default: the resource's plural. */
   readonly name?: string | undefined
   readonly backoff?: Partial<ReconnectBackoff> | undefined
+  /**
+   * Called when a list or a watch fails, before the reflector logs and backs off. `"retry"` (or
+   * no hook) keeps the default behaviour: log, back off, try again. `"stop"` ends the reflector's
+   * loop at once without logging (the hook's owner reports it): its store stays as it was and
+   * `status.stopped` becomes true. The scoped cache uses it to stop an informer on 403 Forbidden.
+   */
+  readonly onError?:
+    | ((failure: {
+        readonly verb: "list" | "watch"
+        readonly error: KubeError
+      }) => Effect.Effect<"retry" | "stop">)
+    | undefined
 }
 
 /** Where a reflector is, for health checks and tests. */
@@ -71,6 +83,8 @@ export interface ReflectorStatus {
   readonly watches: number
   /** The last failure, cleared by the next successful list or event. */
   readonly lastError: KubeError | undefined
+  /** True once `onError` answered `"stop"`: the loop has ended (absent before). */
+  readonly stopped?: boolean | undefined
 }
 
 /** A running reflector. */
@@ -251,6 +265,14 @@ export const make = <T extends KubeObject = KubeObject>(
         const next = step(phase, outcome)
         if (outcome._tag === "ListFailed" || outcome._tag === "Failed") {
           setStatus({ lastError: outcome.error })
+          const verb = outcome._tag === "ListFailed" ? "list" : "watch"
+          if (
+            options.onError !== undefined &&
+            (yield* options.onError({ verb, error: outcome.error })) === "stop"
+          ) {
+            setStatus({ stopped: true })
+            return
+          }
           yield* Effect.logWarning(`reflector: ${outcome._tag === "ListFailed" ? "list" : "watch"} failed`, {
             error: outcome.error._tag,
             message: outcome.error.message,
