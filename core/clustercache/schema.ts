@@ -16,6 +16,8 @@ import type { WatchInput } from "./watch.ts"
 
 const Millis = Schema.Number.check(Schema.isFinite())
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** A duration: finite and never negative. */
+const DurationMillis = Millis.check(Schema.isGreaterThanOrEqualTo(0))
 const Time = Schema.optional(Millis)
 const Empty = Schema.Struct({})
 
@@ -47,7 +49,7 @@ export const ReconcilerInputSchema = input(
   Schema.Struct({
     cluster: ClusterViewSchema,
     sources: Schema.Array(
-      Schema.Struct({ name: Schema.String, probeFailureDurations: Schema.Array(Millis) }),
+      Schema.Struct({ name: Schema.String, probeFailureDurations: Schema.Array(DurationMillis) }),
     ),
   }),
   Schema.Union([
@@ -59,7 +61,7 @@ export const ReconcilerInputSchema = input(
     Schema.TaggedStruct("PhasesComplete", {
       didConnect: Schema.Boolean,
       didDisconnect: Schema.Boolean,
-      requeueAfter: Schema.Array(Millis),
+      requeueAfter: Schema.Array(DurationMillis),
     }),
   ]),
 )
@@ -101,7 +103,7 @@ export const WatchInputSchema = input(
 
 export const EventsInputSchema = input(
   Schema.Struct({ lastProbeSuccessTime: Time, lastEventSentTime: Time }),
-  Schema.Struct({ source: Schema.String, probeFailureDurations: Schema.Array(Millis) }),
+  Schema.Struct({ source: Schema.String, probeFailureDurations: Schema.Array(DurationMillis) }),
   Schema.Struct({ didConnect: Schema.Boolean, didDisconnect: Schema.Boolean }),
 )
 

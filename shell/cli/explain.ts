@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Result, Schema, SchemaIssue } from "effect"
+import { Result, Schema, type SchemaAST, SchemaIssue } from "effect"
 import { explain, idOf } from "../../core/krtt/index.ts"
 import { bindingOf, bindings } from "../krtt/registry.ts"
 
@@ -46,6 +46,88 @@ const pathText = (path: ReadonlyArray<PropertyKey>) =>
         .join(".")
         .replaceAll(".[", "[")}`
 
+/** Levenshtein distance, for "did you mean". */
+const distance = (a: string, b: string): number => {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (cur[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+    }
+    prev = cur
+  }
+  return prev[b.length] ?? 0
+}
+
+/** The known keys of the objects a schema allows at `path` (through unions, arrays, suspends). */
+export const knownKeysAt = (ast: SchemaAST.AST, path: ReadonlyArray<PropertyKey>): ReadonlySet<string> => {
+  const keys = new Set<string>()
+  const visit = (node: SchemaAST.AST, rest: ReadonlyArray<PropertyKey>, depth: number): void => {
+    if (depth > 64) return
+    switch (node._tag) {
+      case "Suspend":
+        visit(node.thunk(), rest, depth + 1)
+        return
+      case "Union":
+        for (const t of node.types) visit(t, rest, depth + 1)
+        return
+      case "Arrays":
+        if (rest.length === 0) return
+        for (const t of [...node.elements, ...node.rest]) visit(t, rest.slice(1), depth + 1)
+        return
+      case "Objects": {
+        if (rest.length === 0) {
+          for (const ps of node.propertySignatures) keys.add(String(ps.name))
+          return
+        }
+        const [head, ...tail] = rest
+        for (const ps of node.propertySignatures) if (ps.name === head) visit(ps.type, tail, depth + 1)
+        for (const ix of node.indexSignatures) visit(ix.type, tail, depth + 1)
+        return
+      }
+      default:
+        return
+    }
+  }
+  visit(ast, path, 0)
+  return keys
+}
+
+/** The known key closest to `key`, when one is close enough to be a typo. */
+export const closestKey = (key: string, known: Iterable<string>): string | undefined => {
+  let best: string | undefined
+  let bestDistance = Number.POSITIVE_INFINITY
+  for (const k of known) {
+    const d = distance(key.toLowerCase(), k.toLowerCase())
+    if (d < bestDistance) [best, bestDistance] = [k, d]
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(key.length / 2)) ? best : undefined
+}
+
+/** Times after `now` in the input: a clock that has not happened yet (listed by path). */
+const futureTimes = (json: unknown): ReadonlyArray<string> => {
+  if (typeof json !== "object" || json === null) return []
+  const now = (json as { readonly now?: unknown }).now
+  if (typeof now !== "number") return []
+  const out: Array<string> = []
+  const walk = (v: unknown, path: ReadonlyArray<PropertyKey>) => {
+    if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) walk(x, [...path, i])
+    } else if (typeof v === "object" && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (typeof x === "number" && /Time$/.test(k) && x > now) out.push(pathText([...path, k]))
+        else walk(x, [...path, k])
+      }
+    }
+  }
+  walk((json as { readonly observed?: unknown }).observed, ["observed"])
+  return out
+}
+
 /** Decodes a hand-written input for a table; the error names every field that is wrong. */
 export const decodeInput = (tableId: string, text: string): unknown => {
   const binding = bindingOf(tableId)
@@ -60,12 +142,29 @@ export const decodeInput = (tableId: string, text: string): unknown => {
   } catch (e) {
     throw new UsageError(`the input is not valid JSON: ${(e as Error).message}`)
   }
-  const decoded = Schema.decodeUnknownResult(binding.input as Schema.Codec<unknown>)(json, { errors: "all" })
-  if (Result.isSuccess(decoded)) return decoded.success
+  const schema = binding.input as Schema.Codec<unknown>
+  const decoded = Schema.decodeUnknownResult(schema)(json, { errors: "all", onExcessProperty: "error" })
+  if (Result.isSuccess(decoded)) {
+    const future = futureTimes(json)
+    if (future.length > 0) {
+      throw new UsageError(
+        `the input of table ${tableId} has times later than its now (${future.join(", ")}): a clock cannot have seen them yet`,
+      )
+    }
+    return decoded.success
+  }
   const issues = SchemaIssue.makeFormatterStandardSchemaV1()(decoded.failure.issue).issues
-  const lines = issues.map(
-    (i) => `  ${pathText((i.path ?? []).map((p) => (typeof p === "object" ? p.key : p)))}: ${i.message}`,
-  )
+  const lines = issues.map((i) => {
+    const path = (i.path ?? []).map((p) => (typeof p === "object" ? p.key : p))
+    if (i.message !== "Expected no excess property" || path.length === 0)
+      return `  ${pathText(path)}: ${i.message}`
+    const key = String(path[path.length - 1])
+    const known = knownKeysAt(schema.ast, path.slice(0, -1))
+    const closest = closestKey(key, known)
+    return `  ${pathText(path)}: unknown key "${key}"${closest === undefined ? "" : `; did you mean "${closest}"?`}${
+      known.size > 0 ? ` (known keys: ${[...known].join(", ")})` : ""
+    }`
+  })
   throw new UsageError(
     `the input does not fit table ${tableId} (its shape is documented in ${binding.inputDocs}):\n${lines.join("\n")}`,
   )

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Runtime } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, CliError, Command, Flag } from "effect/cli"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
 import { runCommand } from "../manager/command.ts"
@@ -83,11 +83,19 @@ export const krtt = Command.make("krtt").pipe(
   ]),
 )
 
-/** SIGTERM and SIGINT end the program by interruption: that is a clean stop, exit code 0. */
-const teardown: Runtime.Teardown = (exit, onExit) =>
-  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
-    ? onExit(0)
-    : Runtime.defaultTeardown(exit, onExit)
+/**
+ * SIGTERM and SIGINT end the program by interruption: that is a clean stop, exit code 0. A
+ * command line the CLI refuses (a missing or unknown flag, a bad value) exits 2, like every
+ * other input error; `--help` exits 0.
+ */
+const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
+  if (Exit.isFailure(exit)) {
+    const error = Cause.squash(exit.cause)
+    if (CliError.isCliError(error) && Runtime.getErrorExitCode(error) !== 0) return onExit(2)
+  }
+  return Runtime.defaultTeardown(exit, onExit)
+}
 
 export const main = (): void =>
   krtt.pipe(
