@@ -19,6 +19,7 @@
  * @module
  */
 import { parse as parseYaml } from "yaml"
+import { didYouMean } from "../core/krtt/suggest.ts"
 
 export const IncidentKinds = [
   "apiserver-down",
@@ -131,7 +132,10 @@ export const validateScenario = (data: unknown, clusters?: number): ReadonlyArra
     const e = entry as Record<string, unknown>
     const before = problems.length
     for (const key of Object.keys(e))
-      if (!FIELDS.has(key)) problems.push(`${where}.${key}: unknown field (known: ${[...FIELDS].join(", ")})`)
+      if (!FIELDS.has(key))
+        problems.push(
+          `${where}.${key}: unknown field${didYouMean(key, FIELDS)} (known: ${[...FIELDS].join(", ")})`,
+        )
     const at = parseDuration(e.at)
     if (e.at === undefined) problems.push(`${where}.at: missing (a time like "2h" or "90m")`)
     else if (at === undefined)

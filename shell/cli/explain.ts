@@ -5,6 +5,10 @@
  */
 import { Result, Schema, type SchemaAST, SchemaIssue } from "effect"
 import { explain, idOf } from "../../core/krtt/index.ts"
+import { closestKey } from "../../core/krtt/suggest.ts"
+
+export { closestKey }
+
 import { bindingOf, bindings } from "../krtt/registry.ts"
 
 /** A mistake of the user's: the message says what to fix; no stack trace is shown. */
@@ -46,23 +50,6 @@ const pathText = (path: ReadonlyArray<PropertyKey>) =>
         .join(".")
         .replaceAll(".[", "[")}`
 
-/** Levenshtein distance, for "did you mean". */
-const distance = (a: string, b: string): number => {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i]
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(
-        (prev[j] ?? 0) + 1,
-        (cur[j - 1] ?? 0) + 1,
-        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      )
-    }
-    prev = cur
-  }
-  return prev[b.length] ?? 0
-}
-
 /** The known keys of the objects a schema allows at `path` (through unions, arrays, suspends). */
 export const knownKeysAt = (ast: SchemaAST.AST, path: ReadonlyArray<PropertyKey>): ReadonlySet<string> => {
   const keys = new Set<string>()
@@ -95,17 +82,6 @@ export const knownKeysAt = (ast: SchemaAST.AST, path: ReadonlyArray<PropertyKey>
   }
   visit(ast, path, 0)
   return keys
-}
-
-/** The known key closest to `key`, when one is close enough to be a typo. */
-export const closestKey = (key: string, known: Iterable<string>): string | undefined => {
-  let best: string | undefined
-  let bestDistance = Number.POSITIVE_INFINITY
-  for (const k of known) {
-    const d = distance(key.toLowerCase(), k.toLowerCase())
-    if (d < bestDistance) [best, bestDistance] = [k, d]
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(key.length / 2)) ? best : undefined
 }
 
 /** Times after `now` in the input: a clock that has not happened yet (listed by path). */
