@@ -1,0 +1,282 @@
+/**
+ * Adding and removing informers (seed 002, `DynamicScopedCache.AddInformer` / `RemoveInformer`,
+ * the `ScopeInformer`'s cancel "when asked or when it loses permissions", and informer sync) as
+ * one pure transition over the slice of the registry an operation touches.
+ *
+ * # Expected flow
+ * `AddInformer` registers a new informer with its first dependent (started at once when the cache
+ * runs, by `Start` otherwise) or adds one more dependent to an existing one; `RemoveInformer` takes
+ * one dependent away and, with automatic termination on, stops and forgets the informer when none
+ * is left; a forced removal stops it whatever its dependents; a 403 on its list or watch stops it
+ * and tells its dependents; `InformerSynced` marks it ready for reads.
+ *
+ * # Guarantees
+ * - A dependent is counted once per informer (by UID); removing an unknown one changes nothing.
+ * - An informer leaves the registry only with its dependents either removed one by one or told
+ *   (`NotifyDependents`): none is lost silently.
+ * - A namespace-level informer never runs while a cluster-level informer of the same GVK and key
+ *   exists: it is `Covered` (kept with its dependents, not running) and starts again when the
+ *   cluster-level informer goes.
+ *
+ * # Assumptions
+ * The slice is read from the registry (`registry.ts`): `peers` lists the namespace-level informers
+ * of the same GVK and key when the ref is cluster-level, and is empty otherwise.
+ *
+ * @module
+ */
+import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
+import type { ScopedCacheAction } from "./actions.ts"
+import { DependentSet } from "./dependents.ts"
+import type { ScopedCacheOptions } from "./options.ts"
+import {
+  type Dependent,
+  type InformerRef,
+  type InformerState,
+  isClusterLevel,
+  isRunning,
+  type Peer,
+  refString,
+} from "./types.ts"
+
+export const INFORMERS = "scopedcache.informers"
+
+/** One informer as the table sees it. */
+export interface InformerView {
+  readonly state: InformerState
+  readonly dependents: DependentSet
+}
+
+export interface InformersObserved {
+  /** Whether the cache has been started (seed: `started bool`). */
+  readonly started: boolean
+  /** The informer the operation names; absent when the registry does not have it. */
+  readonly informer?: InformerView | undefined
+  /** For a namespace-level ref: whether a cluster-level informer of the same GVK and key exists. */
+  readonly coveredByCluster: boolean
+  /** For a cluster-level ref: the namespace-level informers of the same GVK and key. */
+  readonly peers: ReadonlyArray<Peer>
+}
+
+export interface InformersDesired {
+  /** The informer the operation names (seed: `InformerOptions` namespace, GVK and key). */
+  readonly ref: InformerRef
+}
+
+export type PermissionVerb = "list" | "watch"
+
+export type InformersTrigger =
+  /** `AddInformer(infOpts)` with `infOpts.Dependent`. */
+  | { readonly _tag: "AddInformer"; readonly dependent: Dependent }
+  /** `RemoveInformer(infOpts)` with `infOpts.Dependent`. */
+  | { readonly _tag: "RemoveInformer"; readonly dependent: Dependent }
+  /** Remove the informer whatever its dependents. */
+  | { readonly _tag: "ForceRemove" }
+  /** The informer's list or watch was answered 403 Forbidden. */
+  | { readonly _tag: "PermissionLost"; readonly verb: PermissionVerb; readonly message: string }
+  /** The informer's first list is stored. */
+  | { readonly _tag: "InformerSynced" }
+
+export interface InformersStatus {
+  /** The informer after the operation; `undefined` when it is not (or no longer) registered. */
+  readonly informer: InformerView | undefined
+  /** The peers after the operation (same order as observed). */
+  readonly peers: ReadonlyArray<Peer>
+}
+
+export type InformersInput = TransitionInput<InformersObserved, InformersDesired, InformersTrigger>
+export type InformersResult = TransitionResult<ScopedCacheAction, InformersStatus>
+
+const r = (n: number): RowId => rowId(INFORMERS, n)
+/** Row ids of `scopedcache.informers`, by what they decide. */
+export const INFORMERS_ROW = {
+  addNewBeforeStart: r(1),
+  addNewStarted: r(2),
+  addClusterCoveringPeers: r(3),
+  addNamespaceCovered: r(4),
+  addDependent: r(5),
+  addKnownDependent: r(6),
+  removeUnknownInformer: r(7),
+  removeUnknownDependent: r(8),
+  removeDependent: r(9),
+  removeLastDependent: r(10),
+  removeLastDependentKept: r(11),
+  forceRemove: r(12),
+  permissionLost: r(13),
+  permissionLostStale: r(14),
+  synced: r(15),
+  syncedStale: r(16),
+} as const
+
+const NONE: ReadonlyArray<ScopedCacheAction> = []
+
+/** The state a (re)started informer gets: running when the cache runs, pending otherwise. */
+const startState = (started: boolean): InformerState => (started ? "Starting" : "Pending")
+
+/**
+ * When a cluster-level informer leaves: its covered peers start again (or wait for `Start`).
+ * Returns the peers after, and the actions to start them.
+ */
+const releasePeers = (
+  ref: InformerRef,
+  observed: InformersObserved,
+): { readonly peers: ReadonlyArray<Peer>; readonly actions: ReadonlyArray<ScopedCacheAction> } => {
+  if (!isClusterLevel(ref) || observed.peers.length === 0) return { peers: observed.peers, actions: NONE }
+  const actions: Array<ScopedCacheAction> = []
+  const peers = observed.peers.map((p) => {
+    if (p.state !== "Covered") return p
+    if (observed.started) actions.push({ _tag: "StartInformer", ref: { ...ref, namespace: p.namespace } })
+    return { namespace: p.namespace, state: startState(observed.started) }
+  })
+  return { peers, actions }
+}
+
+/** The informer leaves the registry: stop it if it runs, tell its dependents, release peers. */
+const leave = (
+  input: InformersInput,
+  informer: InformerView,
+  reason: "NoDependents" | "Forced" | "PermissionLost",
+  notify: ReadonlyArray<ScopedCacheAction>,
+  row: RowId,
+): InformersResult => {
+  const { ref } = input.desired
+  const stop: ReadonlyArray<ScopedCacheAction> = isRunning(informer.state)
+    ? [{ _tag: "StopInformer", ref, reason }]
+    : NONE
+  const released = releasePeers(ref, input.observed)
+  return {
+    actions: [...stop, ...notify, ...released.actions],
+    status: { informer: undefined, peers: released.peers },
+    row,
+  }
+}
+
+const addNew = (input: InformersInput, dependent: Dependent): InformersResult => {
+  const { observed } = input
+  const { ref } = input.desired
+  const dependents = DependentSet.empty.add(dependent)
+  if (!isClusterLevel(ref) && observed.coveredByCluster) {
+    return {
+      actions: NONE,
+      status: { informer: { state: "Covered", dependents }, peers: observed.peers },
+      row: INFORMERS_ROW.addNamespaceCovered,
+    }
+  }
+  const informer: InformerView = { state: startState(observed.started), dependents }
+  const start: ReadonlyArray<ScopedCacheAction> = observed.started ? [{ _tag: "StartInformer", ref }] : NONE
+  if (isClusterLevel(ref) && observed.peers.some((p) => p.state !== "Covered")) {
+    const stops: Array<ScopedCacheAction> = []
+    const peers = observed.peers.map((p): Peer => {
+      if (isRunning(p.state))
+        stops.push({
+          _tag: "StopInformer",
+          ref: { ...ref, namespace: p.namespace },
+          reason: "CoveredByCluster",
+        })
+      return { namespace: p.namespace, state: "Covered" }
+    })
+    return {
+      actions: [...start, ...stops],
+      status: { informer, peers },
+      row: INFORMERS_ROW.addClusterCoveringPeers,
+    }
+  }
+  return {
+    actions: start,
+    status: { informer, peers: observed.peers },
+    row: observed.started ? INFORMERS_ROW.addNewStarted : INFORMERS_ROW.addNewBeforeStart,
+  }
+}
+
+const unchanged = (input: InformersInput, row: RowId): InformersResult => ({
+  actions: NONE,
+  status: { informer: input.observed.informer, peers: input.observed.peers },
+  row,
+})
+
+/** `scopedcache.informers` as a transition. */
+export const informersTransition = (input: InformersInput, options: ScopedCacheOptions): InformersResult => {
+  const { observed, trigger } = input
+  const { ref } = input.desired
+  const informer = observed.informer
+  switch (trigger._tag) {
+    case "AddInformer": {
+      if (informer === undefined) return addNew(input, trigger.dependent)
+      if (informer.dependents.has(trigger.dependent.uid))
+        return unchanged(input, INFORMERS_ROW.addKnownDependent)
+      return {
+        actions: NONE,
+        status: {
+          informer: { state: informer.state, dependents: informer.dependents.add(trigger.dependent) },
+          peers: observed.peers,
+        },
+        row: INFORMERS_ROW.addDependent,
+      }
+    }
+    case "RemoveInformer": {
+      if (informer === undefined) return unchanged(input, INFORMERS_ROW.removeUnknownInformer)
+      if (!informer.dependents.has(trigger.dependent.uid))
+        return unchanged(input, INFORMERS_ROW.removeUnknownDependent)
+      const dependents = informer.dependents.remove(trigger.dependent.uid)
+      if (dependents.size > 0) {
+        return {
+          actions: NONE,
+          status: { informer: { state: informer.state, dependents }, peers: observed.peers },
+          row: INFORMERS_ROW.removeDependent,
+        }
+      }
+      if (!options.automaticTermination) {
+        return {
+          actions: NONE,
+          status: { informer: { state: informer.state, dependents }, peers: observed.peers },
+          row: INFORMERS_ROW.removeLastDependentKept,
+        }
+      }
+      return leave(input, informer, "NoDependents", NONE, INFORMERS_ROW.removeLastDependent)
+    }
+    case "ForceRemove": {
+      if (informer === undefined) return unchanged(input, INFORMERS_ROW.removeUnknownInformer)
+      const notify: ReadonlyArray<ScopedCacheAction> =
+        informer.dependents.size === 0
+          ? NONE
+          : [
+              {
+                _tag: "NotifyDependents",
+                ref,
+                reason: "InformerRemoved",
+                dependents: informer.dependents.toArray(),
+                message: `informer ${refString(ref)} was removed`,
+              },
+            ]
+      return leave(input, informer, "Forced", notify, INFORMERS_ROW.forceRemove)
+    }
+    case "PermissionLost": {
+      if (informer === undefined || !isRunning(informer.state))
+        return unchanged(input, INFORMERS_ROW.permissionLostStale)
+      const message = `informer ${refString(ref)} stopped: ${trigger.verb} forbidden: ${trigger.message}`
+      const notify: Array<ScopedCacheAction> = [{ _tag: "Log", ref, message }]
+      if (informer.dependents.size > 0) {
+        notify.push({
+          _tag: "NotifyDependents",
+          ref,
+          reason: "PermissionLost",
+          dependents: informer.dependents.toArray(),
+          message,
+        })
+      }
+      return leave(input, informer, "PermissionLost", notify, INFORMERS_ROW.permissionLost)
+    }
+    case "InformerSynced": {
+      if (informer === undefined || informer.state !== "Starting")
+        return unchanged(input, INFORMERS_ROW.syncedStale)
+      return {
+        actions: NONE,
+        status: { informer: { state: "Synced", dependents: informer.dependents }, peers: observed.peers },
+        row: INFORMERS_ROW.synced,
+      }
+    }
+    default: {
+      const never: never = trigger
+      throw new Error(`unknown trigger ${JSON.stringify(never)}`)
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest"
+import {
+  addInformer,
+  apply,
+  emptyRegistry,
+  forceRemove,
+  type InformerRef,
+  informerSynced,
+  isSynced,
+  lookup,
+  permissionLost,
+  read,
+  removeInformer,
+  ScopedCacheDefaults,
+  scopedCacheOptions,
+  start,
+  toJson,
+} from "./index.ts"
+
+const gvk = { group: "apps", version: "v1", kind: "Deployment" }
+const ref = (namespace: string, key = "apps/v1/Deployment"): InformerRef => ({ namespace, gvk, key })
+const dep = (uid: string) => ({ uid, kind: "Memcached", namespace: "a", name: uid })
+const opts = ScopedCacheDefaults
+
+describe("registry", () => {
+  it("AddInformer before Start registers a pending informer; Start starts it (scopedcache.informers#1, lifecycle#1)", () => {
+    const s1 = addInformer(emptyRegistry, ref("a"), dep("u1"), opts)
+    expect(s1.row).toBe("scopedcache.informers#1")
+    expect(s1.actions).toEqual([])
+    expect(lookup(s1.registry, ref("a"))?.state).toBe("Pending")
+    const s2 = start(s1.registry, opts)
+    expect(s2.row).toBe("scopedcache.lifecycle#1")
+    expect(s2.actions).toEqual([{ _tag: "StartInformer", ref: ref("a") }])
+    expect(lookup(s2.registry, ref("a"))?.state).toBe("Starting")
+  })
+
+  it("the last dependent removed stops and forgets the informer (scopedcache.informers#10), empty levels pruned", () => {
+    let r = start(emptyRegistry, opts).registry
+    r = addInformer(r, ref("a"), dep("u1"), opts).registry
+    r = addInformer(r, ref("a"), dep("u2"), opts).registry
+    expect(addInformer(r, ref("a"), dep("u2"), opts).row).toBe("scopedcache.informers#6")
+    const s = removeInformer(r, ref("a"), dep("u1"), opts)
+    expect(s.row).toBe("scopedcache.informers#9")
+    const last = removeInformer(s.registry, ref("a"), dep("u2"), opts)
+    expect(last.row).toBe("scopedcache.informers#10")
+    expect(last.actions).toEqual([{ _tag: "StopInformer", ref: ref("a"), reason: "NoDependents" }])
+    expect(last.registry.size).toBe(0)
+    expect(toJson(last.registry)).toEqual({ started: true, informers: [] })
+  })
+
+  it("automatic termination off keeps an informer without dependents (scopedcache.informers#11)", () => {
+    const off = scopedCacheOptions({ automaticTermination: false })
+    let r = start(emptyRegistry, off).registry
+    r = addInformer(r, ref("a"), dep("u1"), off).registry
+    const s = removeInformer(r, ref("a"), dep("u1"), off)
+    expect(s.row).toBe("scopedcache.informers#11")
+    expect(lookup(s.registry, ref("a"))?.dependents.size).toBe(0)
+  })
+
+  it("a cluster-level informer covers namespace-level ones of the same GVK and key, and releases them when it goes", () => {
+    let r = start(emptyRegistry, opts).registry
+    r = addInformer(r, ref("a"), dep("u1"), opts).registry
+    r = addInformer(r, ref("b"), dep("u2"), opts).registry
+    const c = addInformer(r, ref(""), dep("u3"), opts)
+    expect(c.row).toBe("scopedcache.informers#3")
+    expect(c.actions).toEqual([
+      { _tag: "StartInformer", ref: ref("") },
+      { _tag: "StopInformer", ref: ref("a"), reason: "CoveredByCluster" },
+      { _tag: "StopInformer", ref: ref("b"), reason: "CoveredByCluster" },
+    ])
+    expect(lookup(c.registry, ref("a"))?.state).toBe("Covered")
+    const ns = addInformer(c.registry, ref("c"), dep("u4"), opts)
+    expect(ns.row).toBe("scopedcache.informers#4")
+    const lost = permissionLost(ns.registry, ref(""), "watch", "forbidden", opts)
+    expect(lost.row).toBe("scopedcache.informers#13")
+    expect(lost.actions.map((a) => a._tag)).toEqual([
+      "StopInformer",
+      "Log",
+      "NotifyDependents",
+      "StartInformer",
+      "StartInformer",
+      "StartInformer",
+    ])
+    expect(lookup(lost.registry, ref("c"))?.state).toBe("Starting")
+    expect(lookup(lost.registry, ref(""))).toBeUndefined()
+  })
+
+  it("reads are served only by existing informers (scopedcache.reads)", () => {
+    let r = addInformer(emptyRegistry, ref("a"), dep("u1"), opts).registry
+    expect(read(r, { _tag: "Get", gvk, namespace: "a", name: "x" }, opts).row).toBe("scopedcache.reads#1")
+    r = start(r, opts).registry
+    expect(read(r, { _tag: "Get", gvk, namespace: "b", name: "x" }, opts).status).toMatchObject({
+      outcome: "error",
+      error: { _tag: "InformerNotFound" },
+    })
+    expect(read(r, { _tag: "List", gvk }, opts).status).toEqual({
+      outcome: "serve",
+      from: [ref("a")],
+      waitForSync: true,
+      merge: true,
+    })
+    expect(isSynced(r, opts)).toBe(false)
+    r = informerSynced(r, ref("a"), opts).registry
+    expect(isSynced(r, opts)).toBe(true)
+    expect(read(r, { _tag: "Get", gvk, namespace: "a", name: "x" }, opts).status).toMatchObject({
+      waitForSync: false,
+    })
+  })
+
+  it("a forced removal with dependents notifies them (scopedcache.informers#12)", () => {
+    let r = start(emptyRegistry, opts).registry
+    r = apply(r, { _tag: "AddInformer", ref: ref("a"), dependent: dep("u1") }, opts).registry
+    const s = forceRemove(r, ref("a"), opts)
+    expect(s.row).toBe("scopedcache.informers#12")
+    expect(s.actions[1]).toMatchObject({
+      _tag: "NotifyDependents",
+      reason: "InformerRemoved",
+      dependents: [dep("u1")],
+    })
+  })
+})
