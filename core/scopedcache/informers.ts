@@ -87,21 +87,21 @@ export type InformersInput = TransitionInput<InformersObserved, InformersDesired
 export type InformersResult = TransitionResult<ScopedCacheAction, InformersStatus>
 
 const r = (n: number): RowId => rowId(INFORMERS, n)
-/** Row ids of `scopedcache.informers`, by what they decide. */
+/** Row ids of `scopedcache.informers`, by what they decide (the seed's rules first, derived rows after). */
 export const INFORMERS_ROW = {
   addNewBeforeStart: r(1),
   addNewStarted: r(2),
-  addClusterCoveringPeers: r(3),
-  addNamespaceCovered: r(4),
-  addDependent: r(5),
-  addKnownDependent: r(6),
-  removeUnknownInformer: r(7),
-  removeUnknownDependent: r(8),
-  removeDependent: r(9),
-  removeLastDependent: r(10),
-  removeLastDependentKept: r(11),
-  forceRemove: r(12),
-  permissionLost: r(13),
+  addDependent: r(3),
+  removeDependent: r(4),
+  removeLastDependent: r(5),
+  forceRemove: r(6),
+  permissionLost: r(7),
+  addKnownDependent: r(8),
+  addClusterCoveringPeers: r(9),
+  addNamespaceCovered: r(10),
+  removeUnknownInformer: r(11),
+  removeUnknownDependent: r(12),
+  removeLastDependentKept: r(13),
   permissionLostStale: r(14),
   synced: r(15),
   syncedStale: r(16),

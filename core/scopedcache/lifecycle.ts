@@ -50,7 +50,7 @@ export type LifecycleResult = TransitionResult<ScopedCacheAction, LifecycleStatu
 
 const r = (n: number): RowId => rowId(LIFECYCLE, n)
 /** Row ids of `scopedcache.lifecycle`. */
-export const LIFECYCLE_ROW = { start: r(1), startAgain: r(2), isStarted: r(3), waitForSync: r(4) } as const
+export const LIFECYCLE_ROW = { start: r(1), isStarted: r(2), waitForSync: r(3), startAgain: r(4) } as const
 
 const NONE: ReadonlyArray<ScopedCacheAction> = []
 

@@ -66,11 +66,11 @@ export type ReadsResult = TransitionResult<ScopedCacheAction, ReadsStatus>
 const r = (n: number): RowId => rowId(READS, n)
 /** Row ids of `scopedcache.reads`. */
 export const READS_ROW = {
-  notStarted: r(1),
-  noInformer: r(2),
-  get: r(3),
-  listNamespace: r(4),
-  listAll: r(5),
+  noInformer: r(1),
+  get: r(2),
+  listNamespace: r(3),
+  listAll: r(4),
+  notStarted: r(5),
   getInformer: r(6),
 } as const
 

@@ -34,26 +34,26 @@ describe("registry", () => {
     expect(lookup(s2.registry, ref("a"))?.state).toBe("Starting")
   })
 
-  it("the last dependent removed stops and forgets the informer (scopedcache.informers#10), empty levels pruned", () => {
+  it("the last dependent removed stops and forgets the informer (scopedcache.informers#5), empty levels pruned", () => {
     let r = start(emptyRegistry, opts).registry
     r = addInformer(r, ref("a"), dep("u1"), opts).registry
     r = addInformer(r, ref("a"), dep("u2"), opts).registry
-    expect(addInformer(r, ref("a"), dep("u2"), opts).row).toBe("scopedcache.informers#6")
+    expect(addInformer(r, ref("a"), dep("u2"), opts).row).toBe("scopedcache.informers#8")
     const s = removeInformer(r, ref("a"), dep("u1"), opts)
-    expect(s.row).toBe("scopedcache.informers#9")
+    expect(s.row).toBe("scopedcache.informers#4")
     const last = removeInformer(s.registry, ref("a"), dep("u2"), opts)
-    expect(last.row).toBe("scopedcache.informers#10")
+    expect(last.row).toBe("scopedcache.informers#5")
     expect(last.actions).toEqual([{ _tag: "StopInformer", ref: ref("a"), reason: "NoDependents" }])
     expect(last.registry.size).toBe(0)
     expect(toJson(last.registry)).toEqual({ started: true, informers: [] })
   })
 
-  it("automatic termination off keeps an informer without dependents (scopedcache.informers#11)", () => {
+  it("automatic termination off keeps an informer without dependents (scopedcache.informers#13)", () => {
     const off = scopedCacheOptions({ automaticTermination: false })
     let r = start(emptyRegistry, off).registry
     r = addInformer(r, ref("a"), dep("u1"), off).registry
     const s = removeInformer(r, ref("a"), dep("u1"), off)
-    expect(s.row).toBe("scopedcache.informers#11")
+    expect(s.row).toBe("scopedcache.informers#13")
     expect(lookup(s.registry, ref("a"))?.dependents.size).toBe(0)
   })
 
@@ -62,7 +62,7 @@ describe("registry", () => {
     r = addInformer(r, ref("a"), dep("u1"), opts).registry
     r = addInformer(r, ref("b"), dep("u2"), opts).registry
     const c = addInformer(r, ref(""), dep("u3"), opts)
-    expect(c.row).toBe("scopedcache.informers#3")
+    expect(c.row).toBe("scopedcache.informers#9")
     expect(c.actions).toEqual([
       { _tag: "StartInformer", ref: ref("") },
       { _tag: "StopInformer", ref: ref("a"), reason: "CoveredByCluster" },
@@ -70,9 +70,9 @@ describe("registry", () => {
     ])
     expect(lookup(c.registry, ref("a"))?.state).toBe("Covered")
     const ns = addInformer(c.registry, ref("c"), dep("u4"), opts)
-    expect(ns.row).toBe("scopedcache.informers#4")
+    expect(ns.row).toBe("scopedcache.informers#10")
     const lost = permissionLost(ns.registry, ref(""), "watch", "forbidden", opts)
-    expect(lost.row).toBe("scopedcache.informers#13")
+    expect(lost.row).toBe("scopedcache.informers#7")
     expect(lost.actions.map((a) => a._tag)).toEqual([
       "StopInformer",
       "Log",
@@ -87,7 +87,7 @@ describe("registry", () => {
 
   it("reads are served only by existing informers (scopedcache.reads)", () => {
     let r = addInformer(emptyRegistry, ref("a"), dep("u1"), opts).registry
-    expect(read(r, { _tag: "Get", gvk, namespace: "a", name: "x" }, opts).row).toBe("scopedcache.reads#1")
+    expect(read(r, { _tag: "Get", gvk, namespace: "a", name: "x" }, opts).row).toBe("scopedcache.reads#5")
     r = start(r, opts).registry
     expect(read(r, { _tag: "Get", gvk, namespace: "b", name: "x" }, opts).status).toMatchObject({
       outcome: "error",
@@ -107,11 +107,11 @@ describe("registry", () => {
     })
   })
 
-  it("a forced removal with dependents notifies them (scopedcache.informers#12)", () => {
+  it("a forced removal with dependents notifies them (scopedcache.informers#6)", () => {
     let r = start(emptyRegistry, opts).registry
     r = apply(r, { _tag: "AddInformer", ref: ref("a"), dependent: dep("u1") }, opts).registry
     const s = forceRemove(r, ref("a"), opts)
-    expect(s.row).toBe("scopedcache.informers#12")
+    expect(s.row).toBe("scopedcache.informers#6")
     expect(s.actions[1]).toMatchObject({
       _tag: "NotifyDependents",
       reason: "InformerRemoved",
