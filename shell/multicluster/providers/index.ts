@@ -1,0 +1,62 @@
+/**
+ * Package providers: the multi-cluster providers (seed 003, "Multi-Cluster Integrator" stories),
+ * each a module with its own options object and defaults, all health-gated by one engine
+ * (`clusterSet.ts`, `health.ts`). `makeProvider` picks one by name, for `krtt run`, `krtt
+ * clusters` and sharding.
+ *
+ * @module
+ */
+import { Effect, type Scope } from "effect"
+import type { CacheFactory } from "../../cache/types.ts"
+import type { KubeClientShape } from "../../kube/client.ts"
+import type { Provider } from "../types.ts"
+import { closest, ProviderUsageError } from "./errors.ts"
+import { KubeconfigSecretsName, makeKubeconfigSecretsProvider } from "./kubeconfigSecrets.ts"
+
+export { ProviderUsageError } from "./errors.ts"
+export { HealthDefaults, type HealthOptions } from "./health.ts"
+export {
+  KubeconfigSecretsDefaults,
+  KubeconfigSecretsName,
+  type KubeconfigSecretsOptions,
+  makeKubeconfigSecretsProvider,
+} from "./kubeconfigSecrets.ts"
+
+/** The providers `makeProvider` knows, as `--provider` takes them. */
+export const providerNames: ReadonlyArray<string> = [KubeconfigSecretsName]
+
+/** The provider flags of the command line. */
+export interface ProviderFlags {
+  /** `--provider-namespace`: kubeconfig-secrets (required), cluster-api (optional: all namespaces). */
+  readonly providerNamespace?: string
+  /** `--provider-kubeconfig FILE`: kubeconfig-file (required). */
+  readonly providerKubeconfig?: string
+  /** Each cluster's cache; the informer cache by default. */
+  readonly cacheFactory?: CacheFactory
+}
+
+/**
+ * The provider called `name` over the hub's client. Fails with `ProviderUsageError` naming the
+ * flag at fault: an unknown name names the closest known one, a missing required flag names it.
+ */
+export const makeProvider = (
+  name: string,
+  hub: KubeClientShape,
+  flags: ProviderFlags,
+): Effect.Effect<Provider, ProviderUsageError, Scope.Scope> =>
+  Effect.suspend(() => {
+    const cache = flags.cacheFactory === undefined ? {} : { cacheFactory: flags.cacheFactory }
+    switch (name) {
+      case KubeconfigSecretsName:
+        return makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, ...cache })
+      default: {
+        const near = closest(name, providerNames)
+        return Effect.fail(
+          new ProviderUsageError({
+            flag: "--provider",
+            message: `--provider: unknown provider "${name}"${near === undefined ? "" : ` (did you mean "${near}"?)`}; known: ${providerNames.join(", ")}`,
+          }),
+        )
+      }
+    }
+  })
