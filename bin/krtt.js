@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The krtt command. Runs the TypeScript sources directly (Node >= 22.18 strips types); an older
+// The krtt command. Runs the TypeScript sources directly (Node >= 22.19: type stripping, and what the dependencies need); an older
 // Node gets one line naming the version it needs, not a stack trace.
 import { tooOld, tooOldMessage } from "./node-version.js"
 
