@@ -44,7 +44,13 @@ export const STAGING_MODULES = [
 ] as const
 
 export const BINARIES = ["kube-apiserver", "etcd", "kubectl"] as const
-export type Binary = (typeof BINARIES)[number]
+/**
+ * Not in envtest's set (setup-envtest's folders lack it): looked for in KUBEBUILDER_ASSETS, else
+ * taken from the cache, built there when needed. Runs the garbage collector, the namespace
+ * controller and ClusterRole aggregation (see controlplane.ts).
+ */
+export const CONTROLLER_MANAGER = "kube-controller-manager"
+export type Binary = (typeof BINARIES)[number] | typeof CONTROLLER_MANAGER
 
 export interface Assets {
   /** The folder that holds kube-apiserver, etcd and kubectl. */
@@ -53,6 +59,8 @@ export interface Assets {
   readonly kubeApiserver: string
   readonly etcd: string
   readonly kubectl: string
+  /** kube-controller-manager: in `dir` or in the cache; undefined when not asked for (`controllerManager: false`). */
+  readonly kubeControllerManager: string | undefined
 }
 
 export interface AssetsOptions {
@@ -61,6 +69,8 @@ export interface AssetsOptions {
   readonly log?: (line: string) => void
   /** The Go toolchain to build with; found on PATH by default; null: build nothing. */
   readonly go?: string | null
+  /** Provide kube-controller-manager too (built into the cache when needed); true by default. */
+  readonly controllerManager?: boolean
 }
 
 export class AssetsError extends Error {
@@ -90,22 +100,46 @@ const isExecutable = async (path: string): Promise<boolean> => {
   }
 }
 
-/** The binaries that `dir` lacks (or holds without the execute bit). */
-export const missingBinaries = async (dir: string): Promise<ReadonlyArray<Binary>> => {
+/** The binaries of `binaries` (the envtest three by default) that `dir` lacks or holds without the execute bit. */
+export const missingBinaries = async (
+  dir: string,
+  binaries: ReadonlyArray<Binary> = BINARIES,
+): Promise<ReadonlyArray<Binary>> => {
   const missing: Array<Binary> = []
-  for (const binary of BINARIES) {
+  for (const binary of binaries) {
     if (!(await isExecutable(join(dir, binary)))) missing.push(binary)
   }
   return missing
 }
 
-const assetsIn = (dir: string, source: Assets["source"]): Assets => ({
+const assetsIn = (
+  dir: string,
+  source: Assets["source"],
+  kubeControllerManager: string | undefined = undefined,
+): Assets => ({
   dir,
   source,
   kubeApiserver: join(dir, "kube-apiserver"),
   etcd: join(dir, "etcd"),
   kubectl: join(dir, "kubectl"),
+  kubeControllerManager,
 })
+
+/**
+ * Where kube-controller-manager is, without building: KUBEBUILDER_ASSETS's folder when it holds
+ * one, else the cache. `present` tells whether the file is there (and executable).
+ */
+export const locateControllerManager = async (
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ readonly path: string; readonly present: boolean }> => {
+  const kubebuilder = env.KUBEBUILDER_ASSETS
+  if (kubebuilder !== undefined && kubebuilder !== "") {
+    const path = join(kubebuilder, CONTROLLER_MANAGER)
+    if (await isExecutable(path)) return { path, present: true }
+  }
+  const path = join(cacheDir(env), CONTROLLER_MANAGER)
+  return { path, present: await isExecutable(path) }
+}
 
 /** The Go toolchain: `go` on PATH, else the usual /usr/local/go/bin/go. */
 export const findGo = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
@@ -143,44 +177,61 @@ export const locateAssets = async (
 }
 
 /**
- * The binaries, built when needed. With KUBEBUILDER_ASSETS set, its folder must hold all three
- * (an explicit choice is never silently replaced by a build). Otherwise the cache is used and
- * whatever it lacks is built from Go modules, under a lock so that concurrent installs build once.
+ * The binaries, built when needed. With KUBEBUILDER_ASSETS set, its folder must hold kube-apiserver,
+ * etcd and kubectl (an explicit choice is never silently replaced by a build); kube-controller-manager,
+ * which envtest's folders lack, is taken from there when it is there, else from the cache. Whatever
+ * the cache lacks is built from Go modules, under a lock so that concurrent installs build once.
  */
 export const ensureAssets = async (options: AssetsOptions = {}): Promise<Assets> => {
   const env = options.env ?? process.env
   const log = options.log ?? defaultLog
+  const withControllerManager = options.controllerManager ?? true
   const located = await locateAssets(env)
-  if (located.missing.length === 0) return located.assets
-  if (located.assets.source === "KUBEBUILDER_ASSETS") {
+  if (located.missing.length > 0 && located.assets.source === "KUBEBUILDER_ASSETS") {
     throw new AssetsError(
       `KUBEBUILDER_ASSETS=${located.assets.dir} lacks ${located.missing.join(", ")}: ` +
         `point it at a folder that holds kube-apiserver, etcd and kubectl, or unset it to build them with Go`,
     )
   }
+  const controllerManager = withControllerManager ? await locateControllerManager(env) : undefined
+  const kubeControllerManager = controllerManager?.path
+  const wanted: Array<Binary> = [...located.missing]
+  if (controllerManager !== undefined && !controllerManager.present) wanted.push(CONTROLLER_MANAGER)
+  if (wanted.length === 0) return { ...located.assets, kubeControllerManager }
   const go = options.go === undefined ? findGo(env) : (options.go ?? undefined)
   if (go === undefined) {
+    const fromKubebuilder = located.assets.source === "KUBEBUILDER_ASSETS"
     throw new AssetsError(
-      `${located.missing.join(", ")} missing: KUBEBUILDER_ASSETS is not set and no Go toolchain was found ` +
-        `(looked for go on PATH and /usr/local/go/bin/go). Install Go 1.24 or newer to build ` +
-        `kube-apiserver ${KUBERNETES_VERSION}, etcd ${ETCD_VERSION} and kubectl into ${located.assets.dir}, ` +
-        `or set KUBEBUILDER_ASSETS to a folder that holds kube-apiserver, etcd and kubectl`,
+      fromKubebuilder
+        ? `${CONTROLLER_MANAGER} missing: KUBEBUILDER_ASSETS=${located.assets.dir} holds none and neither does ` +
+            `the cache (${cacheDir(env)}), and no Go toolchain was found (looked for go on PATH and ` +
+            `/usr/local/go/bin/go). Put a ${CONTROLLER_MANAGER} ${KUBERNETES_VERSION} into KUBEBUILDER_ASSETS, ` +
+            `install Go 1.24 or newer to build it, or start the control plane without it ` +
+            `(controllerManager: false; testenv up --no-controller-manager)`
+        : `${wanted.join(", ")} missing: KUBEBUILDER_ASSETS is not set and no Go toolchain was found ` +
+            `(looked for go on PATH and /usr/local/go/bin/go). Install Go 1.24 or newer to build ` +
+            `kube-apiserver ${KUBERNETES_VERSION}, etcd ${ETCD_VERSION}, kubectl and ${CONTROLLER_MANAGER} into ` +
+            `${cacheDir(env)}, or set KUBEBUILDER_ASSETS to a folder that holds kube-apiserver, etcd and kubectl`,
     )
   }
-  const dir = located.assets.dir
+  const dir = cacheDir(env)
   await withLock(join(cacheRoot(env), `k8s-${KUBERNETES_VERSION}.lock`), log, async () => {
     // Someone else may have built while we waited for the lock.
-    const missing = await missingBinaries(dir)
+    const missing = await missingBinaries(dir, wanted)
     if (missing.length === 0) return
     await mkdir(dir, { recursive: true })
-    if (missing.includes("kube-apiserver") || missing.includes("kubectl")) {
-      await buildKubernetes({
-        go,
-        env,
-        log,
-        binDir: dir,
-        buildDir: join(cacheRoot(env), "build", `k8s-${KUBERNETES_VERSION}`),
-      })
+    const kubernetes = missing.filter((b) => b !== "etcd")
+    if (kubernetes.length > 0) {
+      await buildKubernetes(
+        {
+          go,
+          env,
+          log,
+          binDir: dir,
+          buildDir: join(cacheRoot(env), "build", `k8s-${KUBERNETES_VERSION}`),
+        },
+        kubernetes,
+      )
     }
     if (missing.includes("etcd")) {
       await buildEtcd({
@@ -192,9 +243,11 @@ export const ensureAssets = async (options: AssetsOptions = {}): Promise<Assets>
       })
     }
   })
-  const after = await missingBinaries(dir)
+  const after = await missingBinaries(dir, wanted)
   if (after.length > 0) throw new AssetsError(`build finished but ${after.join(", ")} missing in ${dir}`)
-  return assetsIn(dir, "built")
+  return located.missing.length > 0
+    ? assetsIn(dir, "built", kubeControllerManager)
+    : { ...located.assets, kubeControllerManager }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,6 +285,7 @@ const kubernetesTools = [
   "",
   "import (",
   '\t_ "k8s.io/kubernetes/cmd/kube-apiserver"',
+  '\t_ "k8s.io/kubernetes/cmd/kube-controller-manager"',
   '\t_ "k8s.io/kubernetes/cmd/kubectl"',
   ")",
   "",
@@ -313,9 +367,10 @@ const goBuild = async (
   ctx.log(`built ${binary} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 }
 
-const buildKubernetes = async (ctx: BuildContext): Promise<void> => {
+/** Builds `binaries` (kube-apiserver, kubectl, kube-controller-manager: one module, one tidy). */
+const buildKubernetes = async (ctx: BuildContext, binaries: ReadonlyArray<Binary>): Promise<void> => {
   ctx.log(
-    `building kube-apiserver and kubectl ${KUBERNETES_VERSION} from Go modules into ${ctx.binDir} ` +
+    `building ${binaries.join(", ")} ${KUBERNETES_VERSION} from Go modules into ${ctx.binDir} ` +
       "(once; the first time downloads about 1 GB of modules and takes 5 to 15 minutes)",
   )
   await writeModule(ctx.buildDir, kubernetesGoMod(), kubernetesTools)
@@ -326,8 +381,9 @@ const buildKubernetes = async (ctx: BuildContext): Promise<void> => {
     `-X k8s.io/component-base/version.gitMajor=${major}`,
     `-X k8s.io/component-base/version.gitMinor=${minor}`,
   ]
-  await goBuild(ctx, "k8s.io/kubernetes/cmd/kube-apiserver", "kube-apiserver", ldflags)
-  await goBuild(ctx, "k8s.io/kubernetes/cmd/kubectl", "kubectl", ldflags)
+  for (const binary of binaries) {
+    await goBuild(ctx, `k8s.io/kubernetes/cmd/${binary}`, binary, ldflags)
+  }
 }
 
 const buildEtcd = async (ctx: BuildContext): Promise<void> => {

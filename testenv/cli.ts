@@ -2,6 +2,7 @@
 //   install                          provide kube-apiserver, etcd and kubectl (build them once if needed)
 //   path                             print the folder that holds them (nothing else on stdout)
 //   up --clusters N --dir DIR        start a control plane in the background; write DIR/cluster-<i>.kubeconfig
+//      [--no-controller-manager]     without kube-controller-manager (it runs by default)
 //   down --dir DIR                   stop it and remove what `up` wrote
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -15,12 +16,14 @@ import { isAlive, killGroup, tail } from "./processes.ts"
 
 const usage = `usage: npm run --silent testenv -- <command>
 
-  install                               provide kube-apiserver ${KUBERNETES_VERSION}, etcd ${ETCD_VERSION} and kubectl:
+  install                               provide kube-apiserver ${KUBERNETES_VERSION}, etcd ${ETCD_VERSION}, kubectl and kube-controller-manager:
                                         from KUBEBUILDER_ASSETS if set, else built once from Go modules
                                         and cached in \${XDG_CACHE_HOME:-~/.cache}/krtt/k8s-${KUBERNETES_VERSION}
   path                                  print the folder that holds the three binaries
-  up --dir DIR [--clusters N] [--users N]
-                                        start one etcd and N kube-apiservers (1 by default) in the background;
+  up --dir DIR [--clusters N] [--users N] [--controller-manager | --no-controller-manager]
+                                        start one etcd and N kube-apiservers (1 by default) in the background,
+                                        each with a kube-controller-manager (garbage collector, namespace
+                                        controller, ClusterRole aggregation) unless --no-controller-manager;
                                         writes DIR/cluster-<i>.kubeconfig (admin) and
                                         DIR/cluster-<i>.noaccess.kubeconfig (authenticated, no permissions)
   down --dir DIR                        stop the control plane started in DIR and remove what up wrote
@@ -115,7 +118,12 @@ const requireDir = (value: string | undefined, command: string): string => {
   return resolve(process.env.INIT_CWD ?? process.cwd(), value)
 }
 
-const up = async (dir: string, clusters: number, users: number): Promise<void> => {
+const up = async (
+  dir: string,
+  clusters: number,
+  users: number,
+  controllerManager: boolean,
+): Promise<void> => {
   const started = Date.now()
   await mkdir(dir, { recursive: true })
   // Claim DIR: the state file is created exclusively, so two `up`s on one DIR cannot both start.
@@ -149,12 +157,14 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
   let child: ChildProcess | undefined
   let interruptedBy: NodeJS.Signals | undefined
   try {
-    const assets = await ensureAssets()
+    const assets = await ensureAssets({ controllerManager })
     const readyFrom = Date.now()
     const log = await open(join(dir, LOG), "a")
     const cli = fileURLToPath(import.meta.url)
     const args = [cli, "serve", "--dir", dir, "--clusters", String(clusters), "--users", String(users)]
     args.push("--kube-apiserver", assets.kubeApiserver, "--etcd", assets.etcd)
+    if (assets.kubeControllerManager !== undefined)
+      args.push("--kube-controller-manager", assets.kubeControllerManager)
     child = spawn(process.execPath, args, {
       cwd: dir,
       detached: true,
@@ -199,6 +209,7 @@ const up = async (dir: string, clusters: number, users: number): Promise<void> =
     }
     process.stdout.write(
       `control plane up in ${seconds} s: ${clusters} cluster(s), Kubernetes ${ready.info.kubernetesVersion}, ` +
+        `${ready.info.controllerManager === true ? "with" : "without"} kube-controller-manager, ` +
         `pid ${spawned.pid} (${((Date.now() - started) / 1000).toFixed(1)} s in all)\n` +
         `stop it with: npm run testenv -- down --dir ${dir}\n`,
     )
@@ -219,12 +230,19 @@ const serve = async (
   dir: string,
   clusters: number,
   users: number,
-  assets: Pick<Assets, "kubeApiserver" | "etcd">,
+  assets: Pick<Assets, "kubeApiserver" | "etcd" | "kubeControllerManager">,
 ) => {
   const log = (line: string): void => {
     process.stdout.write(`${new Date().toISOString()} ${line}\n`)
   }
-  const cp = await startControlPlane({ clusters, users, dir: join(dir, RUN), assets, log })
+  const cp = await startControlPlane({
+    clusters,
+    users,
+    dir: join(dir, RUN),
+    assets,
+    controllerManager: assets.kubeControllerManager !== undefined,
+    log,
+  })
   for (const cluster of cp.info.clusters) {
     const files = kubeconfigFiles(cluster.index)
     await writeFile(join(dir, files.admin), cluster.admin.kubeconfig, { mode: 0o600 })
@@ -285,12 +303,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
+    allowNegative: true,
     options: {
       dir: { type: "string" },
       clusters: { type: "string" },
       users: { type: "string" },
       "kube-apiserver": { type: "string" },
       etcd: { type: "string" },
+      "kube-controller-manager": { type: "string" },
+      "controller-manager": { type: "boolean", default: true },
       help: { type: "boolean", short: "h" },
     },
   })
@@ -304,6 +325,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       const assets = await ensureAssets()
       const where = assets.source === "KUBEBUILDER_ASSETS" ? "from KUBEBUILDER_ASSETS" : assets.source
       process.stdout.write(`kube-apiserver, etcd and kubectl in ${assets.dir} (${where})\n`)
+      if (assets.kubeControllerManager !== undefined)
+        process.stdout.write(`kube-controller-manager: ${assets.kubeControllerManager}\n`)
       return
     }
     case "path": {
@@ -315,6 +338,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         requireDir(values.dir, "up"),
         positiveInt(values.clusters, "clusters", 1),
         positiveInt(values.users, "users", 20),
+        values["controller-manager"] !== false,
       )
     case "down":
       return down(requireDir(values.dir, "down"))
@@ -327,7 +351,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         requireDir(values.dir, "serve"),
         positiveInt(values.clusters, "clusters", 1),
         positiveInt(values.users, "users", 20),
-        { kubeApiserver, etcd },
+        { kubeApiserver, etcd, kubeControllerManager: values["kube-controller-manager"] },
       )
     }
     default:

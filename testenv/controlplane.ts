@@ -60,6 +60,11 @@ export interface ClusterInfo {
 export interface ControlPlaneInfo {
   readonly dir: string
   readonly kubernetesVersion: string
+  /**
+   * Whether each cluster runs a kube-controller-manager (garbage collector, namespace controller,
+   * ClusterRole aggregation). Absent in info written before it existed: read as false.
+   */
+  readonly controllerManager?: boolean
   readonly etcd: { readonly url: string }
   readonly clusters: ReadonlyArray<ClusterInfo>
 }
@@ -265,7 +270,15 @@ export interface ControlPlaneOptions {
   /** The directory to run in (created, must be empty, removed at stop); a fresh temporary one by default. */
   readonly dir?: string
   /** The binaries; `ensureAssets()` (KUBEBUILDER_ASSETS or the cache, built if needed) by default. */
-  readonly assets?: Pick<Assets, "kubeApiserver" | "etcd">
+  readonly assets?: Pick<Assets, "kubeApiserver" | "etcd"> & {
+    readonly kubeControllerManager?: string | undefined
+  }
+  /**
+   * A kube-controller-manager per cluster running the controllers a test may rely on: the
+   * garbage collector (owner references cascade), the namespace controller (deleted namespaces
+   * go away) and ClusterRole aggregation; true by default.
+   */
+  readonly controllerManager?: boolean
   /** How long each process may take to become ready; 120 s by default. */
   readonly startTimeoutMs?: number
   /** Extra kube-apiserver flags, e.g. `--watch-cache=false`. */
@@ -300,6 +313,15 @@ export const readControlPlaneInfo = async (dir: string): Promise<ControlPlaneInf
 
 const MAX_BIND_ATTEMPTS = 5
 
+/** The static user kube-controller-manager authenticates as; bootstrap RBAC binds its ClusterRole. */
+export const CONTROLLER_MANAGER_USER = "system:kube-controller-manager"
+/** The controllers testenv's kube-controller-manager runs (names as in Kubernetes 1.34's --controllers). */
+export const CONTROLLER_MANAGER_CONTROLLERS = [
+  "garbage-collector-controller",
+  "namespace-controller",
+  "clusterrole-aggregation-controller",
+] as const
+
 class StartError extends Error {
   override readonly name = "StartError"
   readonly retry: boolean
@@ -319,7 +341,13 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
   const log = options.log ?? (() => {})
   if (!Number.isInteger(clusterCount) || clusterCount < 1)
     throw new Error(`clusters must be ≥ 1, got ${clusterCount}`)
-  const assets = options.assets ?? (await ensureAssets())
+  const withControllerManager = options.controllerManager ?? true
+  const assets = options.assets ?? (await ensureAssets({ controllerManager: withControllerManager }))
+  const kubeControllerManager = withControllerManager ? assets.kubeControllerManager : undefined
+  if (withControllerManager && kubeControllerManager === undefined)
+    throw new Error(
+      "assets.kubeControllerManager is missing: give the kube-controller-manager binary, or controllerManager: false",
+    )
   const readyFrom = Date.now()
 
   let dir: string
@@ -449,8 +477,13 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
         { length: userCount },
         (_, i): StaticUser => ({ name: `user-${i}`, token: token(), groups: [] }),
       )
+      // The bootstrap RBAC policy grants this user what kube-controller-manager needs, including
+      // creating the service accounts and tokens its controllers then run as.
+      const controllerManagerUser: StaticUser = { name: CONTROLLER_MANAGER_USER, token: token(), groups: [] }
       const tokenFile = join(clusterDir, "tokens.csv")
-      await writeFile(tokenFile, renderTokenFile([admin, noAccess, ...pool]), { mode: 0o600 })
+      await writeFile(tokenFile, renderTokenFile([admin, noAccess, controllerManagerUser, ...pool]), {
+        mode: 0o600,
+      })
       const etcdPrefix = `/krtt/${name}`
       const certDir = join(clusterDir, "certs")
       const [port] = await startReady(
@@ -494,6 +527,20 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       if (check.status !== 200)
         throw new Error(`${name}: /version with the serving certificate gave ${check.status}`)
       kubernetesVersion = (check.body as { gitVersion?: string }).gitVersion ?? "unknown"
+      if (kubeControllerManager !== undefined) {
+        await startControllerManager(
+          name,
+          clusterDir,
+          kubeControllerManager,
+          renderKubeconfig({
+            cluster: name,
+            server,
+            ca,
+            user: controllerManagerUser.name,
+            token: controllerManagerUser.token,
+          }),
+        )
+      }
       const credentials = async (user: StaticUser, file: string): Promise<Credentials> => {
         const kubeconfig = renderKubeconfig({ cluster: name, server, ca, user: user.name, token: user.token })
         const kubeconfigPath = join(clusterDir, file)
@@ -513,8 +560,55 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       }
     }
 
+    /**
+     * kube-controller-manager for one cluster, with only the controllers tests rely on, each
+     * running as its own service account (`--use-service-account-credentials`, as kubeadm does):
+     * the tokens come from the apiserver's TokenRequest, signed with the control plane's
+     * service-account key, and the bootstrap RBAC roles (system:controller:*) grant what each
+     * controller does. Ready when its /healthz answers.
+     */
+    const startControllerManager = async (
+      name: string,
+      clusterDir: string,
+      binary: string,
+      kubeconfig: string,
+    ): Promise<void> => {
+      const kubeconfigPath = join(clusterDir, "controller-manager.kubeconfig")
+      await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 })
+      const certDir = join(clusterDir, "controller-manager-certs")
+      await mkdir(certDir, { recursive: true })
+      await startReady(
+        `kube-controller-manager ${name}`,
+        join(clusterDir, "kube-controller-manager.log"),
+        1,
+        binary,
+        ([p]) => [
+          `--kubeconfig=${kubeconfigPath}`,
+          `--authentication-kubeconfig=${kubeconfigPath}`,
+          `--authorization-kubeconfig=${kubeconfigPath}`,
+          `--controllers=${CONTROLLER_MANAGER_CONTROLLERS.join(",")}`,
+          "--use-service-account-credentials=true",
+          `--service-account-private-key-file=${join(dir, "sa.key")}`,
+          "--leader-elect=false",
+          `--secure-port=${p}`,
+          "--bind-address=127.0.0.1",
+          `--cert-dir=${certDir}`,
+          `--cluster-name=${name}`,
+        ],
+        async ([p]) =>
+          (await kubeRequest({ server: `https://127.0.0.1:${p}` }, "GET", "/healthz", { timeoutMs: 5_000 }))
+            .status === 200,
+      )
+    }
+
     const clusters = await Promise.all(Array.from({ length: clusterCount }, (_, i) => startCluster(i)))
-    const info: ControlPlaneInfo = { dir, kubernetesVersion, etcd: { url: etcdUrl }, clusters }
+    const info: ControlPlaneInfo = {
+      dir,
+      kubernetesVersion,
+      controllerManager: kubeControllerManager !== undefined,
+      etcd: { url: etcdUrl },
+      clusters,
+    }
     await writeFile(join(dir, "controlplane.json"), JSON.stringify(info, null, 2), { mode: 0o600 })
     const startupMs = Date.now() - readyFrom
     log(

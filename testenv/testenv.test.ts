@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import {
   AssetsError,
+  CONTROLLER_MANAGER,
   cacheDir,
   ensureAssets,
   etcdGoMod,
@@ -96,10 +97,38 @@ describe("binaries", () => {
   it("come from KUBEBUILDER_ASSETS when it holds all three", async () => {
     await fakeBinaries(scratch, ["kube-apiserver", "etcd", "kubectl"])
     const env = { KUBEBUILDER_ASSETS: scratch, XDG_CACHE_HOME: join(scratch, "cache") }
-    const assets = await ensureAssets({ env, go: null })
+    const assets = await ensureAssets({ env, go: null, controllerManager: false })
     expect(assets.source).toBe("KUBEBUILDER_ASSETS")
     expect(assets.kubeApiserver).toBe(join(scratch, "kube-apiserver"))
+    expect(assets.kubeControllerManager).toBeUndefined()
     expect(await readdir(scratch)).not.toContain("cache") // nothing built
+  })
+
+  it("take kube-controller-manager from KUBEBUILDER_ASSETS when it holds one", async () => {
+    await fakeBinaries(scratch, ["kube-apiserver", "etcd", "kubectl", CONTROLLER_MANAGER])
+    const env = { KUBEBUILDER_ASSETS: scratch, XDG_CACHE_HOME: join(scratch, "cache") }
+    const assets = await ensureAssets({ env, go: null })
+    expect(assets.kubeControllerManager).toBe(join(scratch, CONTROLLER_MANAGER))
+  })
+
+  it("take kube-controller-manager from the cache when KUBEBUILDER_ASSETS (envtest's set) lacks it", async () => {
+    const assetsDir = join(scratch, "envtest")
+    await fakeBinaries(assetsDir, ["kube-apiserver", "etcd", "kubectl"])
+    const env = { KUBEBUILDER_ASSETS: assetsDir, XDG_CACHE_HOME: join(scratch, "cache") }
+    await fakeBinaries(cacheDir(env), [CONTROLLER_MANAGER])
+    const assets = await ensureAssets({ env, go: null })
+    expect(assets.source).toBe("KUBEBUILDER_ASSETS")
+    expect(assets.kubeApiserver).toBe(join(assetsDir, "kube-apiserver"))
+    expect(assets.kubeControllerManager).toBe(join(cacheDir(env), CONTROLLER_MANAGER))
+  })
+
+  it("say how to go on when neither KUBEBUILDER_ASSETS nor the cache has kube-controller-manager and Go is missing", async () => {
+    await fakeBinaries(scratch, ["kube-apiserver", "etcd", "kubectl"])
+    const env = { KUBEBUILDER_ASSETS: scratch, XDG_CACHE_HOME: join(scratch, "cache") }
+    const error = await ensureAssets({ env, go: null }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(AssetsError)
+    expect((error as Error).message).toMatch(/^kube-controller-manager missing: KUBEBUILDER_ASSETS=/)
+    expect((error as Error).message).toContain("--no-controller-manager")
   })
 
   it("name what KUBEBUILDER_ASSETS lacks instead of building behind the user's back", async () => {
@@ -115,15 +144,17 @@ describe("binaries", () => {
     const error = await ensureAssets({ env, go: null }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(AssetsError)
     expect((error as Error).message).toMatch(
-      /^kube-apiserver, etcd, kubectl missing: KUBEBUILDER_ASSETS is not set/,
+      /^kube-apiserver, etcd, kubectl, kube-controller-manager missing: KUBEBUILDER_ASSETS is not set/,
     )
     expect((error as Error).message).toContain("no Go toolchain was found")
   })
 
   it("come from the cache without Go once they are there", async () => {
     const env = { XDG_CACHE_HOME: scratch }
-    await fakeBinaries(cacheDir(env), ["kube-apiserver", "etcd", "kubectl"])
-    expect((await ensureAssets({ env, go: null })).dir).toBe(cacheDir(env))
+    await fakeBinaries(cacheDir(env), ["kube-apiserver", "etcd", "kubectl", CONTROLLER_MANAGER])
+    const assets = await ensureAssets({ env, go: null })
+    expect(assets.dir).toBe(cacheDir(env))
+    expect(assets.kubeControllerManager).toBe(join(cacheDir(env), CONTROLLER_MANAGER))
   })
 
   it("are built by a wrapper module that pins every staging module", () => {

@@ -48,6 +48,7 @@ describe("testenv up / down", () => {
     expect(up.stderr).toBe("")
     expect(up.code).toBe(0)
     expect(up.stdout).toMatch(/control plane up in \d+\.\d s: 2 cluster\(s\), Kubernetes v1\.34\.4/)
+    expect(up.stdout).toContain("with kube-controller-manager")
 
     // The command has exited; the control plane lives on.
     for (const i of [0, 1]) {
@@ -64,7 +65,7 @@ describe("testenv up / down", () => {
 
     const state = JSON.parse(readFileSync(join(dir, "testenv.json"), "utf8")) as { pid: number }
     const pids = JSON.parse(readFileSync(join(dir, "run", "pids.json"), "utf8")) as Array<number>
-    expect(pids).toHaveLength(3) // etcd and two kube-apiservers
+    expect(pids).toHaveLength(5) // etcd, two kube-apiservers and their kube-controller-managers
     expect([state.pid, ...pids].every(isAlive)).toBe(true)
 
     const down = await run(["down", "--dir", dir])

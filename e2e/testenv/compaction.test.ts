@@ -65,7 +65,7 @@ describe("a control plane started from code", () => {
   it("stops every process and removes its directory", async () => {
     const dir = controlPlane.dir
     const pids = JSON.parse(readFileSync(join(dir, "pids.json"), "utf8")) as Array<number>
-    expect(pids).toHaveLength(2) // etcd and one kube-apiserver
+    expect(pids).toHaveLength(3) // etcd, one kube-apiserver and its kube-controller-manager
     await controlPlane.stop()
     expect(existsSync(dir)).toBe(false)
     expect(pids.filter(isAlive)).toEqual([])
