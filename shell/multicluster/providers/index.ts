@@ -11,10 +11,17 @@ import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { Provider } from "../types.ts"
 import { closest, ProviderUsageError } from "./errors.ts"
+import { KubeconfigFileName, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
 import { KubeconfigSecretsName, makeKubeconfigSecretsProvider } from "./kubeconfigSecrets.ts"
 
 export { ProviderUsageError } from "./errors.ts"
 export { HealthDefaults, type HealthOptions } from "./health.ts"
+export {
+  KubeconfigFileDefaults,
+  KubeconfigFileName,
+  type KubeconfigFileOptions,
+  makeKubeconfigFileProvider,
+} from "./kubeconfigFile.ts"
 export {
   KubeconfigSecretsDefaults,
   KubeconfigSecretsName,
@@ -23,7 +30,7 @@ export {
 } from "./kubeconfigSecrets.ts"
 
 /** The providers `makeProvider` knows, as `--provider` takes them. */
-export const providerNames: ReadonlyArray<string> = [KubeconfigSecretsName]
+export const providerNames: ReadonlyArray<string> = [KubeconfigSecretsName, KubeconfigFileName]
 
 /** The provider flags of the command line. */
 export interface ProviderFlags {
@@ -49,6 +56,8 @@ export const makeProvider = (
     switch (name) {
       case KubeconfigSecretsName:
         return makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, ...cache })
+      case KubeconfigFileName:
+        return makeKubeconfigFileProvider({ path: flags.providerKubeconfig, ...cache })
       default: {
         const near = closest(name, providerNames)
         return Effect.fail(

@@ -121,3 +121,31 @@ export const until = (what: string, check: () => boolean, steps = 500): Effect.E
     }
     if (!check()) return yield* Effect.fail(`not reached within ${steps} ms of virtual time: ${what}`)
   })
+
+/** On the real clock: polls `check` every 10 ms until it holds; fails after `timeoutMs`. */
+export const eventually = (
+  what: string,
+  check: () => boolean,
+  timeoutMs = 10_000,
+): Effect.Effect<void, string> =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + timeoutMs
+    while (!check()) {
+      if (Date.now() > deadline) return yield* Effect.fail(`not reached within ${timeoutMs} ms: ${what}`)
+      yield* Effect.sleep("10 millis")
+    }
+  })
+
+/** A kubeconfig (YAML) with one context per entry, each its own cluster and user. */
+export const multiContextYaml = (
+  contexts: ReadonlyArray<{ readonly name: string; readonly server: string; readonly token: string }>,
+): string =>
+  [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters: [${contexts.map((c) => `{name: ${c.name}-cluster, cluster: {server: "${c.server}"}}`).join(", ")}]`,
+    `users: [${contexts.map((c) => `{name: ${c.name}-user, user: {token: ${c.token}}}`).join(", ")}]`,
+    `contexts: [${contexts.map((c) => `{name: ${c.name}, context: {cluster: ${c.name}-cluster, user: ${c.name}-user}}`).join(", ")}]`,
+    `current-context: ${contexts[0]?.name ?? ""}`,
+    "",
+  ].join("\n")

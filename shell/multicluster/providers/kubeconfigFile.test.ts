@@ -1,0 +1,106 @@
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { type Duration, Effect } from "effect"
+import { ClusterName } from "../../workqueue/request.ts"
+import { KubeconfigFileDefaults, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
+import { eventually, multiContextYaml, recordingAware, workloads } from "./testing.ts"
+
+/** Writes like editors that save a new file and rename it over the old one. */
+const renameOnWrite = (path: string, text: string) =>
+  Effect.promise(async () => {
+    await writeFile(`${path}.tmp`, text)
+    await rename(`${path}.tmp`, path)
+  })
+
+const tempDir = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "krtt-kubeconfig-file-"))),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true })),
+)
+
+const started = (pollInterval: Duration.Input) =>
+  Effect.gen(function* () {
+    const dir = yield* tempDir
+    const path = join(dir, "config")
+    yield* Effect.promise(() =>
+      writeFile(
+        path,
+        multiContextYaml([
+          { name: "east", server: "https://east.example", token: "e1" },
+          { name: "west", server: "https://west.example", token: "w1" },
+        ]),
+      ),
+    )
+    const w = workloads()
+    const provider = yield* makeKubeconfigFileProvider({ path, clientFactory: w.factory, pollInterval })
+    const aware = recordingAware()
+    yield* provider.run(aware)
+    return { path, w, provider, aware }
+  })
+
+describe("kubeconfig-file provider", () => {
+  it("polls every 5 s besides fs.watch (a derived default)", () => {
+    assert.strictEqual(KubeconfigFileDefaults.pollInterval, "5 seconds")
+  })
+
+  it.live("engages every context under its name; live edits add, remove and re-credential contexts", () =>
+    Effect.gen(function* () {
+      // A poll of an hour: only fs.watch can notice the edits within the test.
+      const { path, w, provider, aware } = yield* started("1 hour")
+      yield* eventually("east and west engaged", () => aware.open().size === 2)
+      assert.deepStrictEqual([...aware.open().keys()].sort(), ["east", "west"])
+      const east = yield* provider.get(ClusterName("east"))
+      yield* renameOnWrite(
+        path,
+        multiContextYaml([
+          { name: "east", server: "https://east.example", token: "e2" },
+          { name: "north", server: "https://north.example", token: "n1" },
+        ]),
+      )
+      yield* eventually(
+        "west gone, north engaged, east re-engaged",
+        () =>
+          !aware.open().has("west") &&
+          aware.open().has("north") &&
+          aware.open().get("east")?.cluster.generation !== east.generation,
+      )
+      assert.isTrue(w.built.some((b) => b.server === "https://east.example" && b.token === "e2"))
+      assert.deepStrictEqual(
+        aware.engagements.filter((e) => e.cluster.name === "east").map((e) => e.closed),
+        [1, 0],
+      )
+      assert.deepStrictEqual(
+        (yield* provider.clusters).map((c) => c.name),
+        ["east", "north"],
+      )
+    }).pipe(Effect.scoped),
+  )
+
+  it.live("a file that does not parse keeps the last good contexts; the poll picks up the fix", () =>
+    Effect.gen(function* () {
+      const { path, aware } = yield* started("20 millis")
+      yield* eventually("engaged", () => aware.open().size === 2)
+      yield* Effect.promise(() => writeFile(path, "contexts: [ {{ broken SECRET-TOKEN"))
+      yield* Effect.sleep("100 millis")
+      assert.strictEqual(aware.open().size, 2)
+      assert.strictEqual(aware.engagements.length, 2)
+      yield* Effect.promise(() =>
+        writeFile(path, multiContextYaml([{ name: "east", server: "https://east.example", token: "e1" }])),
+      )
+      yield* eventually("west removed", () => aware.open().size === 1 && aware.open().has("east"))
+      assert.strictEqual(aware.engagements.length, 2)
+    }).pipe(Effect.scoped),
+  )
+
+  it.effect("without --provider-kubeconfig it names the flag", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(makeKubeconfigFileProvider({}))
+      assert.strictEqual(e.flag, "--provider-kubeconfig")
+      const unknown = yield* Effect.flip(
+        makeKubeconfigFileProvider({ path: "/x", pollIntervall: "1s" } as never),
+      )
+      assert.include(unknown.message, '"pollInterval"')
+    }),
+  )
+})
