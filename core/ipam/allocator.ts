@@ -1,0 +1,213 @@
+/**
+ * The CIDR allocator as a pure data structure: parent prefixes, allocations sliced from them
+ * (an allocation may itself be the parent of later ones, as an injection's `id` allows), acquire
+ * the lowest free block of a size, acquire a specific block (restoring state), release.
+ *
+ * Every operation returns a new state and leaves its argument untouched; nothing throws for a
+ * full parent: `acquire` answers `Exhausted`.
+ *
+ * Guarantees: the allocations with the same parent are pairwise disjoint and inside it; an
+ * allocation never overlaps an allocation whose parent is gone from the config (kept as
+ * "parentless" until released); the same inputs give the same CIDRs (lowest address first).
+ *
+ * @module
+ */
+import { type Cidr, compareCidr, formatCidr, lastOf, overlaps, sizeOf } from "./cidr.ts"
+
+/** One allocated CIDR. */
+export interface Allocation {
+  readonly cidr: Cidr
+  /** Canonical text of the prefix it was sliced from; `undefined` when that parent is unknown. */
+  readonly parent: string | undefined
+}
+
+/** The allocator's state. Keys are canonical CIDR texts. */
+export interface IpamState {
+  /** The parent prefixes of the config. */
+  readonly parents: ReadonlyMap<string, Cidr>
+  /** Every allocated CIDR. */
+  readonly allocated: ReadonlyMap<string, Allocation>
+  /** Direct children of a parent or allocation, sorted by address; key `""` holds the parentless. */
+  readonly children: ReadonlyMap<string, ReadonlyArray<Cidr>>
+}
+
+/** An allocator without parents or allocations. */
+export const emptyIpam: IpamState = { parents: new Map(), allocated: new Map(), children: new Map() }
+
+/** The outcome of `acquire`. */
+export type AcquireResult =
+  | { readonly _tag: "Acquired"; readonly state: IpamState; readonly cidr: string }
+  /** The parent has no free block of that size. */
+  | { readonly _tag: "Exhausted"; readonly parent: string; readonly prefix: number }
+  /** The parent is neither a registered parent nor an allocation. */
+  | { readonly _tag: "UnknownParent"; readonly parent: string }
+  /** The requested block is not smaller than the parent, or of another family. */
+  | { readonly _tag: "DoesNotFit"; readonly parent: string; readonly prefix: number }
+
+/** The outcome of `acquireSpecific`. */
+export type AcquireSpecificResult =
+  | { readonly _tag: "Acquired"; readonly state: IpamState; readonly cidr: string }
+  /** The block overlaps an allocation of the same parent (or a parentless one): `with` names it. */
+  | { readonly _tag: "Conflict"; readonly cidr: string; readonly with: string }
+
+const insertSorted = (list: ReadonlyArray<Cidr>, c: Cidr): ReadonlyArray<Cidr> => {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return [...list.slice(0, lo), c, ...list.slice(lo)]
+}
+
+const prefixOf = (state: IpamState, key: string): Cidr | undefined =>
+  state.parents.get(key) ?? state.allocated.get(key)?.cidr
+
+/**
+ * Allocations that a new child of `parent` must not overlap, sorted by address: its own children
+ * and, for a registered parent, the parentless allocations that overlap it. (The children of an
+ * allocation only meet each other: anything else overlapping it would already be a clash.)
+ */
+const blockedIn = (state: IpamState, parentKey: string, parent: Cidr): ReadonlyArray<Cidr> => {
+  const own = state.children.get(parentKey) ?? []
+  if (!state.parents.has(parentKey)) return own
+  const loose = (state.children.get("") ?? []).filter((c) => overlaps(c, parent))
+  return loose.length === 0 ? own : [...own, ...loose].sort(compareCidr)
+}
+
+/** Registers parent prefixes (keeps those already there). */
+export const withParents = (state: IpamState, parents: ReadonlyArray<Cidr>): IpamState => {
+  const next = new Map(state.parents)
+  for (const p of parents) next.set(formatCidr(p), p)
+  return { ...state, parents: next }
+}
+
+/**
+ * Replaces the registered parents. Allocations sliced from a parent that is gone become
+ * parentless: they stay allocated and block their addresses for every parent that overlaps
+ * them (upstream: "already assigned CIDRs are not revoked if their parent network is removed").
+ */
+export const reconfigure = (state: IpamState, parents: ReadonlyArray<Cidr>): IpamState => {
+  const nextParents = new Map(parents.map((p) => [formatCidr(p), p] as const))
+  let s: IpamState = { ...state, parents: nextParents }
+  for (const key of state.parents.keys()) {
+    if (nextParents.has(key)) continue
+    const orphans = state.children.get(key) ?? []
+    if (orphans.length === 0) continue
+    const children = new Map(s.children)
+    const allocated = new Map(s.allocated)
+    children.delete(key)
+    let loose = children.get("") ?? []
+    for (const o of orphans) {
+      loose = insertSorted(loose, o)
+      allocated.set(formatCidr(o), { cidr: o, parent: undefined })
+    }
+    children.set("", loose)
+    s = { ...s, children, allocated }
+  }
+  return s
+}
+
+const add = (state: IpamState, parentKey: string | undefined, c: Cidr): IpamState => {
+  const key = formatCidr(c)
+  const allocated = new Map(state.allocated)
+  allocated.set(key, { cidr: c, parent: parentKey })
+  const children = new Map(state.children)
+  children.set(parentKey ?? "", insertSorted(children.get(parentKey ?? "") ?? [], c))
+  return { ...state, allocated, children }
+}
+
+/**
+ * Acquires the lowest free block of `/prefix` inside `parent` (a registered parent or an
+ * allocation, by canonical text).
+ */
+export const acquire = (state: IpamState, parent: string, prefix: number): AcquireResult => {
+  const p = prefixOf(state, parent)
+  if (p === undefined) return { _tag: "UnknownParent", parent }
+  const bits = p.family === 4 ? 32 : 128
+  if (prefix <= p.prefix || prefix > bits) return { _tag: "DoesNotFit", parent, prefix }
+  const size = 1n << BigInt(bits - prefix)
+  const align = (v: bigint) => ((v + size - 1n) / size) * size
+  let candidate = p.base
+  for (const b of blockedIn(state, parent, p)) {
+    if (candidate + size - 1n < b.base) break
+    const after = lastOf(b) + 1n
+    if (after > candidate) candidate = align(after)
+  }
+  if (candidate + size - 1n > lastOf(p)) return { _tag: "Exhausted", parent, prefix }
+  const cidr: Cidr = { family: p.family, base: candidate, prefix }
+  return { _tag: "Acquired", state: add(state, parent, cidr), cidr: formatCidr(cidr) }
+}
+
+/**
+ * Records a block that is already in use (restoring state from the cluster): under `parent`
+ * when given, parentless otherwise. Acquiring a block already recorded under the same parent
+ * is a no-op.
+ */
+export const acquireSpecific = (
+  state: IpamState,
+  parent: string | undefined,
+  cidr: Cidr,
+): AcquireSpecificResult => {
+  const key = formatCidr(cidr)
+  const existing = state.allocated.get(key)
+  if (existing !== undefined && existing.parent === parent) return { _tag: "Acquired", state, cidr: key }
+  const p = parent === undefined ? undefined : prefixOf(state, parent)
+  const siblings =
+    parent === undefined || p === undefined
+      ? [...state.children.values()].flat().filter((c) => overlaps(c, cidr))
+      : blockedIn(state, parent, p)
+  const clash = siblings.find((c) => overlaps(c, cidr))
+  if (clash !== undefined) return { _tag: "Conflict", cidr: key, with: formatCidr(clash) }
+  return { _tag: "Acquired", state: add(state, p === undefined ? undefined : parent, cidr), cidr: key }
+}
+
+/** Releases an allocation and everything sliced from it. Releasing what is not allocated is a no-op. */
+export const release = (state: IpamState, cidr: string): IpamState => {
+  const a = state.allocated.get(cidr)
+  if (a === undefined) return state
+  const allocated = new Map(state.allocated)
+  const children = new Map(state.children)
+  const drop = (key: string) => {
+    allocated.delete(key)
+    for (const c of children.get(key) ?? []) drop(formatCidr(c))
+    children.delete(key)
+  }
+  drop(cidr)
+  const siblings = (children.get(a.parent ?? "") ?? []).filter((c) => formatCidr(c) !== cidr)
+  if (siblings.length === 0) children.delete(a.parent ?? "")
+  else children.set(a.parent ?? "", siblings)
+  return { ...state, allocated, children }
+}
+
+/** Releases several allocations. */
+export const releaseAll = (state: IpamState, cidrs: ReadonlyArray<string>): IpamState =>
+  cidrs.reduce(release, state)
+
+/** Every allocated CIDR, sorted. */
+export const allocations = (state: IpamState): ReadonlyArray<string> =>
+  [...state.allocated.values()]
+    .map((a) => a.cidr)
+    .sort(compareCidr)
+    .map(formatCidr)
+
+/** Addresses allocated directly from a registered parent, and the addresses still free in it. */
+export interface ParentUsage {
+  readonly parent: string
+  readonly allocated: bigint
+  readonly free: bigint
+}
+
+/** Usage of every registered parent, for metrics (allocated and free space per parent). */
+export const usage = (state: IpamState): ReadonlyArray<ParentUsage> =>
+  [...state.parents.entries()]
+    .sort(([, a], [, b]) => compareCidr(a, b))
+    .map(([key, p]) => {
+      const used = blockedIn(state, key, p).reduce((n, c) => {
+        const from = c.base > p.base ? c.base : p.base
+        const to = lastOf(c) < lastOf(p) ? lastOf(c) : lastOf(p)
+        return to >= from ? n + (to - from + 1n) : n
+      }, 0n)
+      return { parent: key, allocated: used, free: sizeOf(p) - used }
+    })

@@ -1,0 +1,85 @@
+/**
+ * Injection paths and durations as upstream writes them: a JSONPatch path (`/spec/network/cidr`)
+ * or a JSONPath-like one (`.spec.network.cidr`, `.spec.list[0]`, `.metadata.labels["a/b"]`),
+ * both normalized to the JSONPatch form that ClusterConfig patches and the applied-rules
+ * annotation carry; and Go durations (`24h`, `1h30m`) for `internalStateRefreshCycleDuration`.
+ *
+ * @module
+ */
+
+/** A path in JSONPatch form, or why the text is not a path. */
+export type PathResult =
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly message: string }
+
+const escapeSegment = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1")
+
+/** Normalizes an injection path to JSONPatch form (RFC 6901). */
+export const normalizePath = (text: string): PathResult => {
+  if (text.startsWith("/")) {
+    const segments = text.slice(1).split("/")
+    if (segments.some((s) => s === "")) return { ok: false, message: `"${text}" has an empty segment` }
+    if (segments.some((s) => /~[^01]|~$/.test(s)))
+      return { ok: false, message: `"${text}" has a '~' that is not '~0' or '~1'` }
+    return { ok: true, path: text }
+  }
+  if (!text.startsWith(".")) {
+    return {
+      ok: false,
+      message: `"${text}" is neither a JSONPatch path (/a/b) nor a JSONPath-like one (.a.b)`,
+    }
+  }
+  const segments: Array<string> = []
+  let i = 0
+  while (i < text.length) {
+    const c = text[i]
+    if (c === ".") {
+      let j = i + 1
+      while (j < text.length && text[j] !== "." && text[j] !== "[") j++
+      const name = text.slice(i + 1, j)
+      if (name === "") return { ok: false, message: `"${text}" has an empty segment at position ${i}` }
+      segments.push(name)
+      i = j
+    } else if (c === "[") {
+      const close = text.indexOf("]", i)
+      if (close === -1) return { ok: false, message: `"${text}" has an unclosed '['` }
+      const inner = text.slice(i + 1, close)
+      const quoted = /^"(.*)"$|^'(.*)'$/.exec(inner)
+      if (quoted !== null) segments.push(quoted[1] ?? quoted[2] ?? "")
+      else if (/^(0|[1-9][0-9]*)$/.test(inner)) segments.push(inner)
+      else return { ok: false, message: `"${text}" has "[${inner}]", neither an index nor a quoted key` }
+      i = close + 1
+    } else {
+      return { ok: false, message: `"${text}" has an unexpected '${c}' at position ${i}` }
+    }
+  }
+  if (segments.length === 0) return { ok: false, message: `"${text}" names no field` }
+  return { ok: true, path: `/${segments.map(escapeSegment).join("/")}` }
+}
+
+const UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+}
+
+/** Parses a Go duration (`metav1.Duration`: `24h`, `1h30m`, `90s`, `0`) to milliseconds. */
+export const parseGoDuration = (text: string): number | undefined => {
+  if (text === "0") return 0
+  const re = /([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)/y
+  let total = 0
+  let at = 0
+  while (at < text.length) {
+    re.lastIndex = at
+    const m = re.exec(text)
+    if (m === null) return undefined
+    total += Number(m[1]) * (UNITS[m[2] as string] as number)
+    at = re.lastIndex
+  }
+  return at === 0 ? undefined : total
+}
