@@ -47,7 +47,36 @@ const transitionTime = (old: Condition | undefined, status: ConditionStatus, clo
 const messageOf = (d: Decided): string | undefined =>
   d.message === undefined || d.message === "" ? undefined : d.message
 
-/** A v1beta2 condition: the transition time moves only when the status changes. */
+/**
+ * The limits of upstream's Cluster CRD (`cluster.x-k8s.io` v1.13): a v1beta2 condition's
+ * `message` is required (it may be empty) and at most 32768 characters, its `reason` matches
+ * {@link ReasonPattern} in at most 1024; a v1beta1 condition's `message` and `reason` are at
+ * least one character when present, at most 10240 and 256.
+ */
+export const ConditionLimits = {
+  v1beta2MessageMax: 32_768,
+  v1beta2ReasonMax: 1_024,
+  v1beta1MessageMax: 10_240,
+  v1beta1ReasonMax: 256,
+} as const
+
+/** The pattern of a v1beta2 condition's `reason` in upstream's CRD (`metav1.Condition`). */
+export const ReasonPattern = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/
+
+/**
+ * A reason the CRD accepts: `reason` itself when valid, else `fallback` (a provider's mirrored
+ * reason may be anything its own CRD allows).
+ */
+export const validReason = (reason: string | undefined, fallback: string, max: number): string =>
+  reason !== undefined && reason.length <= max && ReasonPattern.test(reason) ? reason : fallback
+
+const truncate = (message: string, max: number): string =>
+  message.length <= max ? message : `${message.slice(0, max - 3)}...`
+
+/**
+ * A v1beta2 condition: the transition time moves only when the status changes. `message` is
+ * always present (empty when there is nothing to say), as upstream's CRD requires.
+ */
 export const v1beta2Condition = (
   type: string,
   d: Decided,
@@ -57,12 +86,8 @@ export const v1beta2Condition = (
 ): Condition => {
   const lastTransitionTime = transitionTime(findCondition(previous, type), d.status, clock)
   const { status, reason } = d
-  const message = messageOf(d)
-  if (message === undefined)
-    return generation === undefined
-      ? { type, status, reason, lastTransitionTime }
-      : { type, status, reason, observedGeneration: generation, lastTransitionTime }
-  return generation === undefined
+  const message = truncate(d.message ?? "", ConditionLimits.v1beta2MessageMax)
+  return generation === undefined || generation < 1
     ? { type, status, reason, message, lastTransitionTime }
     : { type, status, reason, message, observedGeneration: generation, lastTransitionTime }
 }
@@ -76,7 +101,8 @@ export const v1beta1Condition = (
 ): Condition => {
   const lastTransitionTime = transitionTime(findCondition(previous, type), d.status, clock)
   const { status, reason } = d
-  const message = messageOf(d)
+  const m = messageOf(d)
+  const message = m === undefined ? undefined : truncate(m, ConditionLimits.v1beta1MessageMax)
   if (status === "False") {
     const severity = d.severity ?? "Info"
     return message === undefined

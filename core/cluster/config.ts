@@ -27,6 +27,17 @@ export interface ClusterControllerConfig {
   readonly remoteConnectionGracePeriod: number
   /** How many object names a condition message lists before "and N more". Default 3. */
   readonly maxNamesInMessage: number
+  /**
+   * While the ClusterCache has had no successful probe and fewer failed ones than this,
+   * `RemoteConnectionProbe` keeps its value (a manager that just started must not flip it).
+   * Default 5 (upstream: the ClusterCache's health probe failure threshold).
+   */
+  readonly remoteConnectionFailureThreshold: number
+  /**
+   * Requeue when the kubeconfig Secret cannot be created because the `<cluster>-ca` Secret does
+   * not exist yet. Default 30 s (upstream's reconcileKubeconfig).
+   */
+  readonly missingCaRequeueAfter: number
 }
 
 /** The defaults: seed 001's numbers and upstream's. */
@@ -35,6 +46,8 @@ export const ClusterControllerDefaults: ClusterControllerConfig = {
   deleteRequeueAfter: 5_000,
   remoteConnectionGracePeriod: 50_000,
   maxNamesInMessage: 3,
+  remoteConnectionFailureThreshold: 5,
+  missingCaRequeueAfter: 30_000,
 }
 
 /** The defaults with the given values overridden. */

@@ -51,6 +51,7 @@ export const reconcileInfrastructure = (s: Scope): void => {
     case "Found": {
       const infra = fetched.object
       ensureOwned(s, "infrastructure", ref, infra.metadata)
+      copyFailure(s, ref, infra)
       if (!isProvisioned(infra)) {
         t.infrastructure = "Waiting"
         return
@@ -84,6 +85,7 @@ export const reconcileControlPlane = (s: Scope): void => {
     case "Found": {
       const cp = fetched.object
       ensureOwned(s, "controlPlane", ref, cp.metadata)
+      copyFailure(s, ref, cp)
       if (!isInitialized(cp)) {
         t.controlPlane = "Waiting"
         return
@@ -131,6 +133,26 @@ const ensureOwned = (s: Scope, role: ExternalRole, ref: ContractReference, meta:
     labels: { [ClusterNameLabel]: name },
   }
   s.actions.push(action)
+}
+
+/**
+ * Copies a provider's `status.failureReason` and `status.failureMessage` (v1beta1 contract) to
+ * the Cluster's `status.deprecated.v1beta1`, as upstream's getExternal does: the reason as it
+ * is, the message prefixed with the object it comes from. Never cleared here (upstream neither).
+ */
+const copyFailure = (
+  s: Scope,
+  ref: ContractReference,
+  o: {
+    readonly apiVersion?: string
+    readonly status?: { readonly failureReason?: string; readonly failureMessage?: string }
+  },
+): void => {
+  const reason = o.status?.failureReason
+  const message = o.status?.failureMessage
+  if (reason !== undefined && reason !== "") s.failure.reason = reason
+  if (message !== undefined && message !== "")
+    s.failure.message = `Failure detected from referenced resource ${o.apiVersion ?? ref.apiGroup}, Kind=${ref.kind} with name "${ref.name}": ${message}`
 }
 
 /** Copies a provider's endpoint into `spec.controlPlaneEndpoint` when the Cluster has none. */

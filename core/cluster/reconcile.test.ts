@@ -189,15 +189,161 @@ describe("reconcile", () => {
     expect(condition(second.status, "Deleting")?.lastTransitionTime).toBe("2026-01-01T00:00:00Z")
   })
 
-  it("reports Failed only while the deprecated failure fields are set", () => {
-    const failed = reconcile(
+  it("never derives Failed from a leftover failureReason (upstream's setPhase)", () => {
+    const r = reconcile(
       input({
+        spec: { infrastructureRef: infraRef },
         status: { ...NOT_PAUSED, deprecated: { v1beta1: { failureReason: "InvalidConfiguration" } } },
       }),
       ClusterControllerDefaults,
     )
-    expect(failed.status?.phase).toBe("Failed")
-    expect(reconcile(input(), ClusterControllerDefaults).status?.phase).toBe("Provisioning")
+    expect(r.status?.phase).toBe("Provisioning")
+    expect(r.status?.deprecated?.v1beta1?.failureReason).toBe("InvalidConfiguration")
+  })
+
+  it("is Provisioned once the infrastructure is provisioned and the endpoint valid, before the control plane is initialized", () => {
+    const infra = {
+      metadata: { name: "c1", labels: { "cluster.x-k8s.io/cluster-name": "c1" } },
+      spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
+      status: { initialization: { provisioned: true } },
+    }
+    const r = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef },
+        observed: {
+          infrastructure: { _tag: "Found", object: infra },
+          controlPlane: { _tag: "Found", object: { metadata: { name: "c1-cp" } } },
+        },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(r.status?.phase).toBe("Provisioned")
+    expect(r.status?.initialization?.controlPlaneInitialized).toBe(false)
+    expect(r.actions.filter((a) => a._tag === "Event").map((a) => a._tag === "Event" && a.reason)).toEqual([
+      "InfrastructureReady",
+      "Provisioned",
+    ])
+  })
+
+  it("copies a v1beta1 provider's failureReason and failureMessage onto the Cluster", () => {
+    const infra = {
+      apiVersion: "infrastructure.cluster.x-k8s.io/v1beta1",
+      metadata: { name: "c1" },
+      status: { ready: false, failureReason: "CreateError", failureMessage: "quota exceeded" },
+    }
+    const r = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef },
+        observed: { infrastructure: { _tag: "Found", object: infra } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(r.status?.deprecated?.v1beta1).toMatchObject({
+      failureReason: "CreateError",
+      failureMessage:
+        'Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=DockerCluster with name "c1": quota exceeded',
+    })
+    expect(r.status?.phase).toBe("Provisioning")
+  })
+
+  it("writes statuses upstream's CRD accepts: v1beta2 messages present, no empty failureDomains, no unknown counters", () => {
+    const r = reconcile(
+      input({
+        spec: { controlPlaneRef: cpRef },
+        status: { ...NOT_PAUSED, failureDomains: [] },
+      }),
+      ClusterControllerDefaults,
+    )
+    for (const c of r.status?.conditions ?? []) expect(typeof c.message, c.type).toBe("string")
+    for (const c of r.status?.deprecated?.v1beta1?.conditions ?? []) expect(c.message).not.toBe("")
+    expect(r.status).not.toHaveProperty("failureDomains")
+    expect(r.status).not.toHaveProperty("controlPlane")
+    expect(r.status).not.toHaveProperty("workers")
+  })
+
+  it("keeps RemoteConnectionProbe until the ClusterCache has probed enough after a restart", () => {
+    const rcp = {
+      type: "RemoteConnectionProbe",
+      status: "True" as const,
+      reason: "ProbeSucceeded",
+      message: "",
+      lastTransitionTime: "2025-12-31T00:00:00Z",
+    }
+    const status = { conditions: [...(NOT_PAUSED.conditions ?? []), rcp] }
+    const at = (remoteConnection: ClusterInput["observed"]["remoteConnection"]) =>
+      condition(
+        reconcile(input({ status, observed: { remoteConnection } }), ClusterControllerDefaults).status,
+        "RemoteConnectionProbe",
+      )
+    expect(at({})).toMatchObject({ status: "True", lastTransitionTime: rcp.lastTransitionTime })
+    expect(at({ consecutiveFailures: 4 })?.status).toBe("True")
+    expect(ClusterControllerDefaults.remoteConnectionFailureThreshold).toBe(5)
+    expect(at({ consecutiveFailures: 5 })).toMatchObject({ status: "False", reason: "ProbeFailed" })
+    expect(
+      condition(reconcile(input(), ClusterControllerDefaults).status, "RemoteConnectionProbe"),
+    ).toMatchObject({ status: "False", message: "Remote connection not established yet" })
+  })
+
+  it("deletes a topology Cluster whose refs were never generated instead of waiting for them", () => {
+    const r = transitions["cluster.deletion"](
+      input({
+        spec: { topology: { classRef: { name: "cc" } } },
+        meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
+        observed: { clusterClass: { _tag: "Found", object: { metadata: { name: "cc" } } } },
+      }),
+    )
+    expect(r.actions.map((a) => a._tag)).toContain("RemoveFinalizer")
+  })
+
+  it("patches the status and requeues after 30 s when the cluster CA Secret is missing", () => {
+    const action: ClusterAction = {
+      _tag: "CreateKubeconfigSecret",
+      cluster: { namespace: "default", name: "c1" },
+      secret: { namespace: "default", name: "c1-kubeconfig" },
+      caSecret: { namespace: "default", name: "c1-ca" },
+      endpoint: { host: "10.0.0.1", port: 6443 },
+      type: "cluster.x-k8s.io/secret",
+      key: "value",
+      labels: {},
+      ownerReference: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1" },
+    }
+    const r = transitions["cluster.normal"](
+      input({
+        spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
+        observed: { kubeconfigSecret: { _tag: "NotFound" } },
+        trigger: { _tag: "ActionFailed", action, error: "not found", notFound: true },
+      }),
+    )
+    expect(r.row).toBe("cluster.normal#18")
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "Requeue"])
+    expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
+    expect(r.status?.phase).toBe("Provisioned")
+    expect(ClusterControllerDefaults.missingCaRequeueAfter).toBe(30_000)
+  })
+
+  it("patches the status before the error when another action failed", () => {
+    const action: ClusterAction = {
+      _tag: "SetControlPlaneEndpoint",
+      cluster: { namespace: "default", name: "c1" },
+      endpoint: { host: "10.0.0.1", port: 6443 },
+      from: "infrastructure",
+    }
+    const r = reconcile(
+      input({ trigger: { _tag: "ActionFailed", action, error: "conflict" } }),
+      ClusterControllerDefaults,
+    )
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "ReturnError"])
+    const again = reconcile(
+      input({
+        trigger: {
+          _tag: "ActionFailed",
+          action: { _tag: "PatchStatus", cluster: action.cluster, status: {} },
+          error: "x",
+        },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(again.actions.map((a) => a._tag)).toEqual(["ReturnError"])
   })
 
   it("answers a failed child delete with Deleting=InternalError and the error (Error Handling, row 8)", () => {

@@ -10,8 +10,9 @@
  * 3. EnsurePausedCondition: a paused Cluster (`spec.paused` or the `cluster.x-k8s.io/paused`
  *    annotation) gets `Paused=True` and is left alone; an unpaused one whose `Paused` condition is
  *    not yet False gets it and the reconcile ends;
- * 4. with `spec.topology`, the ClusterClass must be readable, and the reconcile waits (returns
- *    nil) until the topology controller has set both refs;
+ * 4. with `spec.topology`, the ClusterClass must be readable, and a Cluster that is not being
+ *    deleted waits (returns nil) until the topology controller has set both refs (deletion is
+ *    checked first, as upstream does);
  * 5. the always-reconcile phases: reconcileInfrastructure, reconcileControlPlane, getDescendants;
  * 6. then reconcileDelete when deleting, else reconcileKubeconfig and
  *    reconcileV1Beta1ControlPlaneInitialized;
@@ -20,8 +21,11 @@
  *    requeue asked for.
  *
  * An `ActionFailed` trigger reports that an action of the previous step failed: a failed
- * finalizer patch or any other failed call ends in an error (backoff); a failed delete while the
- * Cluster is deleting also sets `Deleting` to `InternalError`.
+ * finalizer patch ends in an error (backoff); any other failed call still gets the status
+ * patched (upstream's deferred patch) and ends in an error, except a kubeconfig Secret that
+ * cannot be created for want of the `<cluster>-ca` Secret, which requeues after 30 s (upstream's
+ * reconcileKubeconfig); a failed delete while the Cluster is deleting also sets `Deleting` to
+ * `InternalError`; a failed status patch ends in the error alone.
  *
  * Assumptions: one reconcile per Cluster at a time (the work queue's promise); the observations
  * are those of this reconcile.
@@ -121,8 +125,9 @@ export const reconcile = (input: ClusterInput, config: ClusterControllerConfig):
           : `failed to get ClusterClass ${name}: ${cc.error}`
       return { actions: [{ _tag: "ReturnError", error }], status: cluster.status, trace }
     }
-    // The topology controller sets both refs; until then there is nothing to reconcile.
-    if (spec.infrastructureRef === undefined || spec.controlPlaneRef === undefined)
+    // The topology controller sets both refs; until then there is nothing to reconcile. Upstream
+    // checks deletion first: a deleting Cluster whose refs were never generated is deleted.
+    if (!deleting && (spec.infrastructureRef === undefined || spec.controlPlaneRef === undefined))
       return { actions: NONE, status: cluster.status, trace: newTrace("WaitingForTopology") }
   }
 
@@ -168,6 +173,7 @@ const newScope = (
     deletingReason: undefined,
     deletingMessage: undefined,
     removeFinalizer: false,
+    failure: {},
     trace,
   }
 }
@@ -247,6 +253,23 @@ const finish = (s: Scope): Reconciled => {
   const { actions, trace } = s
   trace.phaseAfter = status.phase
   actions.push(patchStatus(s.key, status))
+  // Upstream's events when a flag is set from the provider object.
+  if (trace.infrastructure === "Ready" && trace.infrastructureMarked)
+    actions.push({
+      _tag: "Event",
+      cluster: s.key,
+      type: "Normal",
+      reason: "InfrastructureReady",
+      message: `Cluster ${s.key.name} InfrastructureProvisioned is now True`,
+    })
+  if (trace.controlPlane === "Ready" && trace.controlPlaneMarked)
+    actions.push({
+      _tag: "Event",
+      cluster: s.key,
+      type: "Normal",
+      reason: "ControlPlaneInitialized",
+      message: `Cluster ${s.key.name} ControlPlaneInitialized is now True`,
+    })
   if (status.phase !== undefined && status.phase !== trace.phaseBefore) {
     actions.push({
       _tag: "Event",
@@ -291,9 +314,16 @@ const statusOf = (s: Scope): ClusterStatus =>
     deletingReason: s.deletingReason,
     deletingMessage: s.deletingMessage,
     succeeded: s.errors.length === 0,
+    endpoint: s.endpoint,
+    failure: s.failure,
   })
 
-/** The answer to an `ActionFailed` trigger (Error Handling, rows 1, 6 and 8). */
+/**
+ * The answer to an `ActionFailed` trigger (Error Handling, rows 1, 6 and 8; derived rows of
+ * issue 10): the error, and the status of this reconcile patched as upstream's deferred
+ * updateStatus does, except when the failed action was the finalizer patch (upstream returns
+ * before its deferred patch) or the status patch itself.
+ */
 const actionFailed = (
   input: ClusterInput,
   config: ClusterControllerConfig,
@@ -307,38 +337,54 @@ const actionFailed = (
         ? action.role === "descendant"
           ? "DeleteDescendant"
           : "DeleteExternal"
-        : "Other"
+        : action._tag === "CreateKubeconfigSecret" &&
+            input.trigger._tag === "ActionFailed" &&
+            input.trigger.notFound === true
+          ? "MissingCA"
+          : "Other"
   const trace = newTrace("ActionFailed")
   trace.failed = failed
-  trace.error = true
+  trace.error = failed !== "MissingCA"
   const fetched = input.observed.cluster
   const cluster = fetched._tag === "Found" ? fetched.object : undefined
-  trace.deleting = cluster !== undefined && isDeleting(cluster.metadata)
+  const deleting = cluster !== undefined && isDeleting(cluster.metadata)
+  trace.deleting = deleting
   const message =
     action._tag === "DeleteObject"
-      ? `failed to delete ${action.ref.kind} ${action.ref.namespace}/${action.ref.name}: ${error}`
+      ? `failed to delete ${action.ref.kind} ${action.ref.name}: ${error}`
       : `${action._tag} failed: ${error}`
   const returnError: ClusterAction = { _tag: "ReturnError", error: message }
-  if (
-    cluster === undefined ||
-    !isDeleting(cluster.metadata) ||
-    failed === "AddFinalizer" ||
-    failed === "Other"
-  )
+  if (cluster === undefined || failed === "AddFinalizer" || action._tag === "PatchStatus")
     return { actions: [returnError], status: cluster?.status, trace }
 
-  // A delete failed while deleting: Deleting=InternalError, and the error.
+  // The phases' decisions again, for the status only: their actions were already carried out
+  // up to the one that failed.
   const key: ClusterKey = { namespace: cluster.metadata.namespace, name: cluster.metadata.name }
-  const s = newScope(input, config, cluster, key, true)
+  const s = newScope(input, config, cluster, key, deleting)
   alwaysReconcile(s)
-  s.deletingReason = DeletingReason.InternalError
-  s.deletingMessage =
-    action._tag === "DeleteObject"
-      ? `Failed to delete ${action.ref.kind} ${action.ref.name}: ${error}`
-      : message
-  s.errors.push(message)
+  if (deleting) {
+    reconcileDelete(s)
+    if (failed === "DeleteDescendant" || failed === "DeleteExternal") {
+      s.deletingReason = DeletingReason.InternalError
+      s.deletingMessage =
+        action._tag === "DeleteObject"
+          ? `Failed to delete ${action.ref.kind} ${action.ref.name}: ${error}`
+          : message
+    }
+  } else {
+    reconcileKubeconfig(s)
+    reconcileControlPlaneInitialized(s)
+  }
+  const ending: ClusterAction =
+    failed === "MissingCA" && s.errors.length === 0
+      ? { _tag: "Requeue", after: config.missingCaRequeueAfter }
+      : failed === "MissingCA"
+        ? { _tag: "ReturnError", error: s.errors.join("; ") }
+        : returnError
+  if (failed !== "MissingCA") s.errors.push(message)
+  if (ending._tag === "ReturnError") trace.error = true
   const status = statusOf(s)
-  return { actions: [patchStatus(key, status), returnError], status, trace }
+  return { actions: [patchStatus(key, status), ending], status, trace }
 }
 
 const patchStatus = (cluster: ClusterKey, status: ClusterStatus): ClusterAction => ({

@@ -62,7 +62,13 @@ export type DeletePath =
   | "CompletedNoInfrastructure"
 
 /** The kind of action an `ActionFailed` trigger reports. */
-export type FailedKind = "AddFinalizer" | "DeleteDescendant" | "DeleteExternal" | "Other"
+export type FailedKind =
+  | "AddFinalizer"
+  | "DeleteDescendant"
+  | "DeleteExternal"
+  /** `CreateKubeconfigSecret` without the `<cluster>-ca` Secret: requeue after 30 s (upstream). */
+  | "MissingCA"
+  | "Other"
 
 /** The decisions of one reconcile, enough for every table to name its row. */
 export interface Trace {
@@ -130,6 +136,8 @@ export interface Scope {
   deletingReason: string | undefined
   deletingMessage: string | undefined
   removeFinalizer: boolean
+  /** The providers' failureReason / failureMessage copied in this reconcile (upstream's getExternal). */
+  readonly failure: { reason?: string; message?: string }
   readonly trace: Trace
 }
 

@@ -14,11 +14,15 @@
  * without a `controlPlaneRef` there is nothing to mirror and it is not set (the v1beta1 `Ready`
  * then summarizes `InfrastructureReady` alone).
  *
- * Phase (seed 001, Normal Reconciliation rows 5 and 13): `Deleting` while deleting; `Failed`
- * only while the deprecated `status.deprecated.v1beta1.failureReason` or `failureMessage` is set
- * (this controller never sets them); `Provisioned` once the infrastructure is provisioned and the
- * control plane initialized; `Provisioning` once either ref is set or the infrastructure is
- * provisioned; `Pending` before.
+ * Phase (seed 001, Normal Reconciliation rows 5 and 13, read as upstream v1.13's setPhase, issue
+ * 10): `Deleting` while deleting; `Provisioned` once the infrastructure is provisioned and
+ * `spec.controlPlaneEndpoint` is valid; `Provisioning` once either ref is set or the
+ * infrastructure is provisioned; else the previous phase, `Pending` at first. `Failed` is never
+ * derived (a provider's failureReason is copied to `status.deprecated.v1beta1`, not the phase).
+ *
+ * Every status this module returns validates against upstream's Cluster CRD: v1beta2 conditions
+ * always carry a `message`, reasons match its pattern, `failureDomains` is left out when empty,
+ * replica counters are left unset when nothing is known of them.
  *
  * @module
  */
@@ -26,24 +30,28 @@ import {
   aggregate,
   anyInProgress,
   type Clock,
+  ConditionLimits,
   type Decided,
   findCondition,
   type InProgressSource,
   listNames,
   v1beta1Condition,
   v1beta2Condition,
+  validReason,
 } from "./conditions.ts"
 import type { ClusterControllerConfig } from "./config.ts"
 import {
   describeRef,
   isInitialized,
   isProvisioned,
+  isValidEndpoint,
   PausedAnnotation,
   V1Beta1ConditionTypes,
   V1Beta2ConditionTypes,
 } from "./contract.ts"
 import { type Classified, ownedByCluster } from "./descendants.ts"
 import type {
+  APIEndpoint,
   AvailabilityGate,
   ClusterObserved,
   ClusterPhase,
@@ -79,23 +87,30 @@ export interface StatusScope {
   readonly deletingMessage: string | undefined
   /** Whether the reconcile ends without an error (then `observedGeneration` is updated). */
   readonly succeeded: boolean
+  /** `spec.controlPlaneEndpoint` after the copies of this reconcile. */
+  readonly endpoint: APIEndpoint | undefined
+  /** The providers' `status.failureReason`/`failureMessage` copied in this reconcile. */
+  readonly failure: { readonly reason?: string; readonly message?: string }
 }
 
 const FAILED_TO_LIST = "Failed to list the Cluster's descendants"
 
-/** The phase after a reconcile (see the module doc). */
+/**
+ * The phase after a reconcile, as upstream's `setPhase` (see the module doc): the previous
+ * phase (`Pending` when unset), `Provisioning` once a ref is set, `Provisioned` once the
+ * infrastructure is provisioned and `spec.controlPlaneEndpoint` is valid, `Deleting` while
+ * deleting. `Failed` is never set: a leftover phase stays until one of the rules applies.
+ */
 export const phaseOf = (s: StatusScope): ClusterPhase => {
   if (s.deleting) return "Deleting"
-  const v1 = s.cluster.status?.deprecated?.v1beta1
-  if (v1?.failureReason !== undefined || v1?.failureMessage !== undefined) return "Failed"
-  if (s.infrastructureProvisioned && s.controlPlaneInitialized) return "Provisioned"
+  if (s.infrastructureProvisioned && isValidEndpoint(s.endpoint)) return "Provisioned"
   if (
     s.infrastructureProvisioned ||
     s.spec.infrastructureRef !== undefined ||
     s.spec.controlPlaneRef !== undefined
   )
     return "Provisioning"
-  return "Pending"
+  return s.cluster.status?.phase ?? "Pending"
 }
 
 /** The Cluster's status after a reconcile. */
@@ -122,20 +137,32 @@ export const updateStatus = (s: StatusScope): ClusterStatus => {
   const v1Conditions = v1beta1Conditions(s, oldV1?.conditions)
   keepForeign(oldV1?.conditions, V1Beta1ConditionTypes, v1Conditions)
 
-  const failureDomains = s.failureDomains ?? old?.failureDomains
-  const observedGeneration = s.succeeded ? generation : old?.observedGeneration
+  // Upstream's CRD: `failureDomains` has at least one item, `observedGeneration` is at least 1.
+  const domains = s.failureDomains ?? old?.failureDomains
+  const failureDomains = domains === undefined || domains.length === 0 ? undefined : domains
+  const observed = s.succeeded ? generation : old?.observedGeneration
+  const observedGeneration = observed !== undefined && observed >= 1 ? observed : undefined
+  const controlPlane = controlPlaneReplicas(s)
+  const workers = workerReplicas(s)
   return {
     conditions,
     initialization: {
       infrastructureProvisioned: s.infrastructureProvisioned,
       controlPlaneInitialized: s.controlPlaneInitialized,
     },
-    controlPlane: controlPlaneReplicas(s),
-    workers: workerReplicas(s),
+    ...(controlPlane === undefined ? {} : { controlPlane }),
+    ...(workers === undefined ? {} : { workers }),
     ...(failureDomains === undefined ? {} : { failureDomains }),
     phase: phaseOf(s),
     ...(observedGeneration === undefined ? {} : { observedGeneration }),
-    deprecated: { v1beta1: { ...oldV1, conditions: v1Conditions } },
+    deprecated: {
+      v1beta1: {
+        ...oldV1,
+        ...(s.failure.reason === undefined ? {} : { failureReason: s.failure.reason }),
+        ...(s.failure.message === undefined ? {} : { failureMessage: s.failure.message }),
+        conditions: v1Conditions,
+      },
+    },
   }
 }
 
@@ -151,59 +178,84 @@ const keepForeign = (
 // ---------------------------------------------------------------------------------------------
 // Replica counters
 
-const controlPlaneReplicas = (s: StatusScope): ReplicaCounters => {
-  if (s.spec.controlPlaneRef !== undefined) {
+/**
+ * `status.controlPlane`, as upstream's setControlPlaneReplicas: with a controlPlaneRef (or a
+ * topology) the counters the control-plane object publishes, none while it is not there; without
+ * one, counts of the control-plane Machines, a counter left unset while nothing counts towards
+ * it; the previous counters when the Machines could not be listed. `undefined`: nothing to say.
+ */
+const controlPlaneReplicas = (s: StatusScope): ReplicaCounters | undefined => {
+  if (s.spec.controlPlaneRef !== undefined || s.spec.topology !== undefined) {
     const cp = s.observed.controlPlane
-    if (cp._tag !== "Found") return {}
+    if (s.spec.controlPlaneRef === undefined || cp._tag !== "Found") return undefined
     const st = cp.object.status
+    const desired = cp.object.spec?.replicas
+    const available =
+      st?.availableReplicas ??
+      (st?.unavailableReplicas !== undefined && desired !== undefined
+        ? Math.max(0, desired - st.unavailableReplicas)
+        : undefined)
     return counters(
-      cp.object.spec?.replicas,
+      desired,
       st?.replicas,
       st?.readyReplicas,
-      st?.availableReplicas,
-      st?.upToDateReplicas,
+      available,
+      st?.upToDateReplicas ?? st?.updatedReplicas,
     )
   }
-  if (s.descendants === undefined) return s.cluster.status?.controlPlane ?? {}
-  const n = s.descendants.controlPlaneMachines.length
+  if (s.descendants === undefined) return s.cluster.status?.controlPlane
+  let n = 0
   let ready = 0
   let available = 0
   let upToDate = 0
   for (const m of s.descendants.controlPlaneMachines) {
+    n++
     if (findCondition(m.status?.conditions, "Ready")?.status === "True") ready++
     if (findCondition(m.status?.conditions, "Available")?.status === "True") available++
     if (findCondition(m.status?.conditions, "UpToDate")?.status === "True") upToDate++
   }
   // Stand-alone Machines: each one that exists stands for one desired replica.
-  return counters(n, n, ready, available, upToDate)
+  return counters(nz(n), nz(n), nz(ready), nz(available), nz(upToDate))
 }
 
-const workerReplicas = (s: StatusScope): ReplicaCounters => {
+/** A count, or unset when nothing counted towards it (upstream's nil pointers). */
+const nz = (n: number): number | undefined => (n === 0 ? undefined : n)
+
+/** Adds a published counter to a sum that stays unset until something is added. */
+const plus = (sum: number | undefined, n: number | undefined): number | undefined =>
+  n === undefined ? sum : (sum ?? 0) + n
+
+/**
+ * `status.workers`, as upstream's setWorkersReplicas: the sums of what MachineDeployments,
+ * MachinePools, the Cluster's own MachineSets and Machines publish, each unset until something
+ * adds to it; the previous counters when the descendants could not be listed.
+ */
+const workerReplicas = (s: StatusScope): ReplicaCounters | undefined => {
   const d = s.descendants
-  if (d === undefined) return s.cluster.status?.workers ?? {}
+  if (d === undefined) return s.cluster.status?.workers
   const { name, uid } = s.cluster.metadata
-  let desired = 0
-  let replicas = 0
-  let ready = 0
-  let available = 0
-  let upToDate = 0
+  let desired: number | undefined
+  let replicas: number | undefined
+  let ready: number | undefined
+  let available: number | undefined
+  let upToDate: number | undefined
   const addGroup = (g: Classified["machineDeployments"][number]) => {
-    desired += g.spec?.replicas ?? 0
-    replicas += g.status?.replicas ?? 0
-    ready += g.status?.readyReplicas ?? 0
-    available += g.status?.availableReplicas ?? 0
-    upToDate += g.status?.upToDateReplicas ?? 0
+    desired = plus(desired, g.spec?.replicas)
+    replicas = plus(replicas, g.status?.replicas)
+    ready = plus(ready, g.status?.readyReplicas)
+    available = plus(available, g.status?.availableReplicas)
+    upToDate = plus(upToDate, g.status?.upToDateReplicas)
   }
-  for (const g of d.machineDeployments) addGroup(g)
   for (const g of d.machinePools) addGroup(g)
+  for (const g of d.machineDeployments) addGroup(g)
   for (const g of d.machineSets) if (ownedByCluster(g.metadata, name, uid)) addGroup(g)
   for (const m of d.workerMachines) {
     if (!ownedByCluster(m.metadata, name, uid)) continue
-    desired++
-    replicas++
-    if (findCondition(m.status?.conditions, "Ready")?.status === "True") ready++
-    if (findCondition(m.status?.conditions, "Available")?.status === "True") available++
-    if (findCondition(m.status?.conditions, "UpToDate")?.status === "True") upToDate++
+    desired = plus(desired, 1)
+    replicas = plus(replicas, 1)
+    if (findCondition(m.status?.conditions, "Ready")?.status === "True") ready = plus(ready, 1)
+    if (findCondition(m.status?.conditions, "Available")?.status === "True") available = plus(available, 1)
+    if (findCondition(m.status?.conditions, "UpToDate")?.status === "True") upToDate = plus(upToDate, 1)
   }
   return counters(desired, replicas, ready, available, upToDate)
 }
@@ -214,13 +266,20 @@ const counters = (
   readyReplicas: number | undefined,
   availableReplicas: number | undefined,
   upToDateReplicas: number | undefined,
-): ReplicaCounters => ({
-  ...(desiredReplicas === undefined ? {} : { desiredReplicas }),
-  ...(replicas === undefined ? {} : { replicas }),
-  ...(readyReplicas === undefined ? {} : { readyReplicas }),
-  ...(availableReplicas === undefined ? {} : { availableReplicas }),
-  ...(upToDateReplicas === undefined ? {} : { upToDateReplicas }),
-})
+): ReplicaCounters | undefined =>
+  desiredReplicas === undefined &&
+  replicas === undefined &&
+  readyReplicas === undefined &&
+  availableReplicas === undefined &&
+  upToDateReplicas === undefined
+    ? undefined
+    : {
+        ...(desiredReplicas === undefined ? {} : { desiredReplicas }),
+        ...(replicas === undefined ? {} : { replicas }),
+        ...(readyReplicas === undefined ? {} : { readyReplicas }),
+        ...(availableReplicas === undefined ? {} : { availableReplicas }),
+        ...(upToDateReplicas === undefined ? {} : { upToDateReplicas }),
+      }
 
 // ---------------------------------------------------------------------------------------------
 // v1beta2 conditions, in the order of V1Beta2ConditionTypes
@@ -416,8 +475,25 @@ const workersAvailableCondition = (s: StatusScope): Decided => {
   )
 }
 
+/**
+ * RemoteConnectionProbe, as upstream's setRemoteConnectionProbeCondition: while the ClusterCache
+ * has not yet had a successful probe nor `remoteConnectionFailureThreshold` (5) failed ones (a
+ * manager that just started, a Cluster just created) the condition is kept as it is, or set False
+ * "not established yet" when there is none; True within the grace period (50 s) of the last
+ * successful probe; False after it.
+ */
 const remoteConnectionProbeCondition = (s: StatusScope): Decided => {
-  const last = s.observed.remoteConnection.lastProbeSuccessTime
+  const { lastProbeSuccessTime: last, consecutiveFailures = 0 } = s.observed.remoteConnection
+  if (last === undefined && consecutiveFailures < s.config.remoteConnectionFailureThreshold) {
+    const kept = findCondition(s.cluster.status?.conditions, "RemoteConnectionProbe")
+    if (kept !== undefined)
+      return {
+        status: kept.status,
+        reason: validReason(kept.reason, kept.status === "True" ? "ProbeSucceeded" : "ProbeFailed", 1_024),
+        message: kept.message,
+      }
+    return { status: "False", reason: "ProbeFailed", message: "Remote connection not established yet" }
+  }
   if (last !== undefined && s.now - last <= s.config.remoteConnectionGracePeriod)
     return { status: "True", reason: "ProbeSucceeded" }
   return {
@@ -425,7 +501,7 @@ const remoteConnectionProbeCondition = (s: StatusScope): Decided => {
     reason: "ProbeFailed",
     message:
       last === undefined
-        ? "Remote connection probe failed: the workload cluster's API server has not been reached yet"
+        ? "Remote connection probe failed"
         : `Remote connection probe failed, probe last succeeded at ${new Date(last).toISOString().slice(0, 19)}Z`,
   }
 }
@@ -528,8 +604,11 @@ const availabilityGates = (s: StatusScope): ReadonlyArray<AvailabilityGate> => {
 /** A provider's condition mirrored: its status, reason and message. */
 const mirror = (c: Condition, trueReason: string, falseReason: string): Decided => ({
   status: c.status,
-  reason:
-    c.reason !== undefined && c.reason !== "" ? c.reason : c.status === "True" ? trueReason : falseReason,
+  reason: validReason(
+    c.reason,
+    c.status === "True" ? trueReason : falseReason,
+    ConditionLimits.v1beta2ReasonMax,
+  ),
   message: c.message,
 })
 
@@ -643,7 +722,7 @@ const v1Mirror = (
         return {
           status: c.status,
           reason:
-            c.reason !== undefined && c.reason !== ""
+            c.reason !== undefined && c.reason !== "" && c.reason.length <= ConditionLimits.v1beta1ReasonMax
               ? c.reason
               : c.status === "True"
                 ? "Ready"

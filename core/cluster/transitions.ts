@@ -31,8 +31,9 @@ export type ClusterTableId =
 export type ClusterResult = TransitionResult<ClusterAction, ClusterStatus | undefined>
 export type ClusterTransition = (input: ClusterInput, config?: ClusterControllerConfig) => ClusterResult
 
-/** Normal Reconciliation: rows 1-13, derived 14-17. */
+/** Normal Reconciliation: rows 1-13, derived 14-18. */
 export const normalRow = (t: Trace): number => {
+  if (t.exit === "ActionFailed" && t.failed === "MissingCA") return 18
   switch (t.exit) {
     case "NotFound":
       return 1
@@ -94,13 +95,15 @@ export const deletionRow = (t: Trace): number => {
   }
 }
 
-/** Error Handling: rows 1-8, derived 9-10. */
+/** Error Handling: rows 1-8, derived 9-11. */
 export const errorsRow = (t: Trace): number => {
   switch (t.exit) {
     case "ActionFailed":
       switch (t.failed) {
         case "AddFinalizer":
           return 1
+        case "MissingCA":
+          return 11
         case "DeleteDescendant":
           return 8
         case "DeleteExternal":

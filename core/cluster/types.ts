@@ -148,6 +148,8 @@ export type FailureDomainMap = Readonly<
 
 /** The object `spec.infrastructureRef` names (an InfraCluster), as far as the contract goes. */
 export interface InfrastructureCluster {
+  readonly apiVersion?: string
+  readonly kind?: string
   readonly metadata: ObjectMeta
   readonly spec?: { readonly controlPlaneEndpoint?: APIEndpoint }
   readonly status?: {
@@ -156,6 +158,9 @@ export interface InfrastructureCluster {
     /** v1beta1 contract. */
     readonly ready?: boolean
     readonly failureDomains?: ReadonlyArray<FailureDomain> | FailureDomainMap
+    /** v1beta1 contract: copied to the Cluster's `status.deprecated.v1beta1`. */
+    readonly failureReason?: string
+    readonly failureMessage?: string
     /** The `Ready` condition is mirrored to the Cluster's `InfrastructureReady`. */
     readonly conditions?: ReadonlyArray<Condition>
   }
@@ -163,6 +168,8 @@ export interface InfrastructureCluster {
 
 /** The object `spec.controlPlaneRef` names, as far as the contract goes. */
 export interface ControlPlane {
+  readonly apiVersion?: string
+  readonly kind?: string
   readonly metadata: ObjectMeta
   readonly spec?: { readonly controlPlaneEndpoint?: APIEndpoint; readonly replicas?: number }
   readonly status?: {
@@ -176,6 +183,13 @@ export interface ControlPlane {
     readonly readyReplicas?: number
     readonly availableReplicas?: number
     readonly upToDateReplicas?: number
+    /** v1beta1 contract: `availableReplicas` is `spec.replicas - unavailableReplicas`. */
+    readonly unavailableReplicas?: number
+    /** v1beta1 contract's name of `upToDateReplicas`. */
+    readonly updatedReplicas?: number
+    /** v1beta1 contract: copied to the Cluster's `status.deprecated.v1beta1`. */
+    readonly failureReason?: string
+    readonly failureMessage?: string
     /** `Available`, `RollingOut`, `ScalingUp`, `ScalingDown`, and the v1beta1 `Ready`. */
     readonly conditions?: ReadonlyArray<Condition>
   }
@@ -243,6 +257,8 @@ export interface FeatureGates {
 export interface RemoteConnection {
   /** When a health probe last succeeded, ms since the epoch; absent: never. */
   readonly lastProbeSuccessTime?: number
+  /** Health probes failed in a row since the last success (the ClusterCache's count); absent: 0. */
+  readonly consecutiveFailures?: number
 }
 
 /** Everything one reconcile of one Cluster reads. */
@@ -269,7 +285,16 @@ export interface ClusterObserved {
  */
 export type ClusterTrigger =
   | { readonly _tag: "Reconcile" }
-  | { readonly _tag: "ActionFailed"; readonly action: ClusterAction; readonly error: string }
+  | {
+      readonly _tag: "ActionFailed"
+      readonly action: ClusterAction
+      readonly error: string
+      /**
+       * The API server answered NotFound for an object the action needed (for
+       * `CreateKubeconfigSecret`: the `<cluster>-ca` Secret). Absent: false.
+       */
+      readonly notFound?: boolean
+    }
 
 /** The input of every Cluster controller table. */
 export type ClusterInput = TransitionInput<ClusterObserved, ClusterSpec, ClusterTrigger>

@@ -38,6 +38,8 @@ export type Failed =
   | "DeleteControlPlane"
   | "DeleteInfrastructure"
   | "Other"
+  /** CreateKubeconfigSecret refused for want of the `<cluster>-ca` Secret (NotFound). */
+  | "MissingCA"
 
 /** The knobs an input is built from. */
 export interface Knobs {
@@ -91,7 +93,13 @@ const often = (p: number) =>
   fc.oneof({ weight: p, arbitrary: fc.constant(true) }, { weight: 10 - p, arbitrary: fc.constant(false) })
 
 const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
-  failed: weighted<Failed>([20, "none"], [1, "AddFinalizer"], [1, "DeleteDescendant"], [1, "Other"]),
+  failed: weighted<Failed>(
+    [20, "none"],
+    [1, "AddFinalizer"],
+    [1, "DeleteDescendant"],
+    [1, "Other"],
+    [1, "MissingCA"],
+  ),
   cluster: weighted<Fetch>([18, "Found"], [1, "NotFound"], [1, "GetFailed"]),
   finalizer: often(9),
   deleting: often(3),
@@ -590,7 +598,11 @@ export const build = (
       : {
           _tag: "ActionFailed",
           action: failedActionOf(k.failed, key, infraRef, cpRef, failedAction),
-          error: "etcdserver: request timed out",
+          error:
+            k.failed === "MissingCA"
+              ? `secrets "${n.cluster}-ca" not found`
+              : "etcdserver: request timed out",
+          ...(k.failed === "MissingCA" ? { notFound: true } : {}),
         }
 
   return {
@@ -688,6 +700,18 @@ const failedActionOf = (
         _tag: "DeleteObject",
         role: "infrastructure",
         ref: { ...infraRef, namespace: cluster.namespace },
+      }
+    case "MissingCA":
+      return {
+        _tag: "CreateKubeconfigSecret",
+        cluster,
+        secret: { namespace: cluster.namespace, name: `${cluster.name}-kubeconfig` },
+        caSecret: { namespace: cluster.namespace, name: `${cluster.name}-ca` },
+        endpoint: endpoint("192.168.0.10"),
+        type: "cluster.x-k8s.io/secret",
+        key: "value",
+        labels: { "cluster.x-k8s.io/cluster-name": cluster.name },
+        ownerReference: { apiVersion: CLUSTER_API, kind: "Cluster", name: cluster.name },
       }
     case "Other": {
       const others: ReadonlyArray<ClusterAction> = [
@@ -832,7 +856,7 @@ const normal = scenarios(
   // 5
   { ...clean, infraRef: false, infraFlag: false, cpRef: true, cp: "Found", cpInitialized: "no" },
   { ...clean, infraRef: false, infraFlag: false, cpRef: false, cpNode: "none", kubeconfig: "Found" },
-  // 8
+  // 8 (no endpoint anywhere: with one the phase becomes Provisioned and row 13 decides)
   {
     ...clean,
     infraRef: true,
@@ -842,7 +866,11 @@ const normal = scenarios(
     cpRef: true,
     cp: "Found",
     cpInitialized: "no",
+    clusterEndpoint: false,
+    infraEndpoint: false,
   },
+  // 18
+  { ...clean, cpRef: false, clusterEndpoint: true, kubeconfig: "NotFound", failed: "MissingCA" },
   // 10
   {
     ...clean,
@@ -975,6 +1003,8 @@ const errors = scenarios(
   // 10
   { ...steady },
   { ...cleared },
+  // 11
+  { ...clean, cpRef: false, clusterEndpoint: true, kubeconfig: "NotFound", failed: "MissingCA" },
 )
 
 const flowchart = (role: "infra" | "cp") => {

@@ -162,6 +162,8 @@ export const makeClusterController = (
       descendants,
       lastProbeSuccessTime: (key: { readonly namespace: string; readonly name: string }) =>
         Effect.map(cache.getHealthCheckingState(key), (s) => s.lastProbeSuccessTime),
+      healthCheckingState: (key: { readonly namespace: string; readonly name: string }) =>
+        cache.getHealthCheckingState(key),
     }
 
     function reconcileOne(key: { readonly namespace: string; readonly name: string }) {
@@ -184,11 +186,17 @@ export const makeClusterController = (
             _tag: "ActionFailed" as const,
             action: outcome.failure.action,
             error: outcome.failure.error,
+            ...(outcome.failure.notFound === true ? { notFound: true } : {}),
           }
           decided = coreReconcile({ observed, desired, trigger, now: yield* Clock.currentTimeMillis }, config)
           row = rowOf()
           const after = yield* interpret(ictx, decided.actions)
-          outcome = after._tag === "Done" ? { _tag: "Error", error: outcome.failure.error } : after
+          // A missing cluster CA requeues (derived row cluster.normal#18); any other failure ends
+          // in its error once the status is patched.
+          outcome =
+            after._tag === "Done" && after.requeueAfter === undefined
+              ? { _tag: "Error", error: outcome.failure.error }
+              : after
         }
         yield* Effect.logDebug("cluster reconciled").pipe(
           Effect.annotateLogs({ row, phase: decided.status?.phase ?? "" }),

@@ -35,6 +35,22 @@ describe("statusPatch", () => {
     })
     assert.deepStrictEqual(statusPatch(next, next), {})
   })
+
+  it("unsets the counters and fields the controller no longer knows, and keeps other writers' fields", () => {
+    const current = {
+      phase: "Provisioned",
+      controlPlane: { replicas: 3, readyReplicas: 2 },
+      workers: { replicas: 1 },
+      failureDomains: [{ name: "a" }],
+      versions: { kubernetes: "v1.34.0" },
+    } as ClusterStatus
+    const next: ClusterStatus = { phase: "Provisioned", controlPlane: { replicas: 3 } }
+    assert.deepStrictEqual(statusPatch(current, next), {
+      controlPlane: { readyReplicas: null },
+      workers: null,
+      failureDomains: null,
+    })
+  })
 })
 
 describe("interpret", () => {
@@ -59,6 +75,40 @@ describe("interpret", () => {
       assert.deepStrictEqual(after.metadata.finalizers, ["other"])
       assert.strictEqual((after as { status?: ClusterStatus }).status?.phase, "Deleting")
     }),
+  )
+
+  it.effect(
+    "a status patch that conflicts is recomputed against a fresh read: a condition written meanwhile survives",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeApiServer.make()
+        fake.register(ClusterResource)
+        const client = yield* makeMemoryClient(fake)
+        const cluster = yield* client.create(ClusterResource, {
+          apiVersion: "cluster.x-k8s.io/v1beta2",
+          kind: "Cluster",
+          metadata: { ...c },
+        })
+        // Another controller writes its condition after our read.
+        yield* client.patchStatus(ClusterResource, c, {
+          type: "merge",
+          body: { status: { conditions: [cond("TopologyReconciled", "True", "Reconciled")] } },
+        })
+        const ctx = { client, resolve: () => Effect.succeed({ error: "unused" }), cluster, component: "test" }
+        const outcome = yield* interpret(ctx, [
+          {
+            _tag: "PatchStatus",
+            cluster: c,
+            status: { conditions: [cond("InfrastructureReady", "True", "Ready")] },
+          },
+        ])
+        assert.deepStrictEqual(outcome, { _tag: "Done" })
+        const after = (yield* client.get(ClusterResource, c)) as { status?: ClusterStatus }
+        assert.deepStrictEqual(
+          after.status?.conditions?.map((x) => x.type),
+          ["InfrastructureReady", "TopologyReconciled"],
+        )
+      }),
   )
 
   it.effect("a write with a stale resourceVersion stops the actions and names the failed one", () =>

@@ -31,12 +31,17 @@ export interface InterpretContext {
 export interface ActionFailure {
   readonly action: ClusterAction
   readonly error: string
+  /** The server answered NotFound for an object the action needed (the cluster CA Secret). */
+  readonly notFound?: boolean
 }
 
 export type Outcome =
   | { readonly _tag: "Done"; readonly requeueAfter?: number | undefined }
   | { readonly _tag: "Error"; readonly error: string }
   | { readonly _tag: "Failed"; readonly failure: ActionFailure }
+
+/** How often a status patch that conflicts is recomputed against a fresh read. */
+export const STATUS_CONFLICT_RETRIES = 3
 
 const V2 = new Set<string>(V1Beta2ConditionTypes)
 const V1 = new Set<string>(V1Beta1ConditionTypes)
@@ -52,43 +57,82 @@ const mergeConditions = (
   return [...ours, ...foreign]
 }
 
-/** The merge patch of `status` that brings `current` to `next` for the fields we own. */
+/** The top-level `status` fields the controller owns; any other field (another writer's) is kept. */
+const OWNED_FIELDS = [
+  "conditions",
+  "initialization",
+  "controlPlane",
+  "workers",
+  "failureDomains",
+  "phase",
+  "observedGeneration",
+] as const
+/** The fields of `status.deprecated.v1beta1` the controller owns. */
+const OWNED_V1BETA1 = ["conditions", "failureReason", "failureMessage"] as const
+
+/**
+ * The JSON merge patch of one field: `null` removes it, an object is patched key by key (a key
+ * that is gone becomes `null`), anything else is replaced; `undefined` when nothing changes.
+ */
+const fieldPatch = (current: unknown, next: unknown): unknown => {
+  if (isDeepStrictEqual(current, next)) return undefined
+  if (next === undefined) return current === undefined ? undefined : null
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+  if (!isObject(current) || !isObject(next)) return next
+  const out: Record<string, unknown> = {}
+  for (const k of new Set([...Object.keys(current), ...Object.keys(next)])) {
+    const p = fieldPatch(current[k], next[k])
+    if (p !== undefined) out[k] = p
+  }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+/**
+ * The merge patch of `status` that brings `current` to `next` for the fields the controller
+ * owns: its fields (a field it no longer sets is removed, so that counters that became unknown
+ * are unset), its sixteen v1beta2 and four v1beta1 condition types; other writers' conditions
+ * and fields are kept as `current` has them.
+ */
 export const statusPatch = (
   current: ClusterStatus | undefined,
   next: ClusterStatus,
 ): Record<string, unknown> => {
-  const patch: Record<string, unknown> = {}
   const cur = (current ?? {}) as Record<string, unknown>
-  const merged: Record<string, unknown> = {
+  const nxt: Record<string, unknown> = {
     ...next,
-    ...(next.conditions === undefined
-      ? {}
-      : { conditions: mergeConditions(next.conditions, current?.conditions, V2) }),
-    ...(next.deprecated?.v1beta1 === undefined
-      ? {}
-      : {
-          deprecated: {
-            ...next.deprecated,
-            v1beta1: {
-              ...next.deprecated.v1beta1,
-              ...(next.deprecated.v1beta1.conditions === undefined
-                ? {}
-                : {
-                    conditions: mergeConditions(
-                      next.deprecated.v1beta1.conditions,
-                      current?.deprecated?.v1beta1?.conditions,
-                      V1,
-                    ),
-                  }),
-            },
-          },
-        }),
+    conditions: mergeConditions(next.conditions, current?.conditions, V2),
   }
-  for (const [k, v] of Object.entries(merged)) if (!isDeepStrictEqual(cur[k], v)) patch[k] = v
+  const patch: Record<string, unknown> = {}
+  for (const k of OWNED_FIELDS) {
+    const p = fieldPatch(cur[k], nxt[k])
+    if (p !== undefined) patch[k] = p
+  }
+  const curV1 = (current?.deprecated?.v1beta1 ?? {}) as Record<string, unknown>
+  const nextV1 = next.deprecated?.v1beta1
+  if (nextV1 !== undefined) {
+    const merged: Record<string, unknown> = {
+      ...nextV1,
+      conditions: mergeConditions(nextV1.conditions, current?.deprecated?.v1beta1?.conditions, V1),
+    }
+    const v1: Record<string, unknown> = {}
+    for (const k of OWNED_V1BETA1) {
+      const p = fieldPatch(curV1[k], merged[k])
+      if (p !== undefined) v1[k] = p
+    }
+    if (Object.keys(v1).length > 0) patch.deprecated = { v1beta1: v1 }
+  }
   return patch
 }
 
-const describe = (e: KubeError) => `${e._tag}: ${e.message}`
+/** Why an action failed: the server's answer, and whether it was NotFound for a needed object. */
+export interface RunError {
+  readonly message: string
+  readonly notFound?: boolean
+}
+
+const describe = (e: KubeError): RunError => ({ message: `${e._tag}: ${e.message}` })
+const failWith = (message: string) => Effect.fail<RunError>({ message })
 
 /**
  * Runs one action; fails with the reason the server gave. `cluster` holds the Cluster's latest
@@ -99,7 +143,7 @@ const run = (
   ctx: InterpretContext,
   action: ClusterAction,
   cluster: { resourceVersion: string | undefined },
-): Effect.Effect<void, string> => {
+): Effect.Effect<void, RunError> => {
   const { client } = ctx
   const meta = ctx.cluster?.metadata
   const rv = cluster.resourceVersion
@@ -129,7 +173,7 @@ const run = (
     case "PatchExternal":
       return Effect.gen(function* () {
         const resource = yield* ctx.resolve(action.ref)
-        if ("error" in resource) return yield* Effect.fail(resource.error)
+        if ("error" in resource) return yield* failWith(resource.error)
         const key = { namespace: action.ref.namespace, name: action.ref.name }
         const obj = yield* client.get(resource, key).pipe(Effect.mapError(describe))
         const owner = action.ownerReference
@@ -162,11 +206,18 @@ const run = (
       return Effect.gen(function* () {
         const ca = yield* client
           .get<KubeObject & { data?: Record<string, string> }>(Resources.secrets, action.caSecret)
-          .pipe(Effect.mapError(describe))
+          .pipe(
+            Effect.mapError(
+              (e): RunError => ({
+                message: `${e._tag}: ${e.message}`,
+                ...(e._tag === "NotFound" ? { notFound: true } : {}),
+              }),
+            ),
+          )
         const cert = ca.data?.["tls.crt"]
         const key = ca.data?.["tls.key"]
         if (cert === undefined || key === undefined) {
-          return yield* Effect.fail(`secret ${action.caSecret.name} has no tls.crt and tls.key`)
+          return yield* failWith(`secret ${action.caSecret.name} has no tls.crt and tls.key`)
         }
         const now = yield* Clock.currentTimeMillis
         const kubeconfig = yield* Effect.try({
@@ -180,7 +231,9 @@ const run = (
               },
               now,
             ),
-          catch: () => `the cluster CA in secret ${action.caSecret.name} cannot sign a client certificate`,
+          catch: (): RunError => ({
+            message: `the cluster CA in secret ${action.caSecret.name} cannot sign a client certificate`,
+          }),
         })
         yield* client
           .create(Resources.secrets, {
@@ -204,7 +257,7 @@ const run = (
     case "DeleteObject":
       return Effect.gen(function* () {
         const resource = yield* ctx.resolve(action.ref)
-        if ("error" in resource) return yield* Effect.fail(resource.error)
+        if ("error" in resource) return yield* failWith(resource.error)
         yield* client
           .delete(
             resource,
@@ -217,14 +270,34 @@ const run = (
             Effect.mapError(describe),
           )
       })
-    case "PatchStatus": {
-      const current = (ctx.cluster as { status?: ClusterStatus } | undefined)?.status
-      const patch = statusPatch(current, action.status)
-      if (Object.keys(patch).length === 0) return Effect.void
-      return client
-        .patchStatus(ClusterResource, action.cluster, mergePatch({ status: patch }))
-        .pipe(Effect.map(advance), Effect.mapError(describe))
-    }
+    case "PatchStatus":
+      return Effect.gen(function* () {
+        // Optimistic concurrency: the patch carries the resourceVersion the status was computed
+        // from; on a Conflict the Cluster is read again and the patch recomputed against it, so
+        // that conditions another writer added meanwhile are kept (upstream's owned conditions).
+        let current = (ctx.cluster as { status?: ClusterStatus } | undefined)?.status
+        let version = cluster.resourceVersion
+        for (let attempt = 0; ; attempt++) {
+          const patch = statusPatch(current, action.status)
+          if (Object.keys(patch).length === 0) return
+          const body =
+            version === undefined
+              ? { status: patch }
+              : { metadata: { resourceVersion: version }, status: patch }
+          const written = yield* Effect.result(
+            client.patchStatus(ClusterResource, action.cluster, mergePatch(body)),
+          )
+          if (written._tag === "Success") {
+            advance(written.success)
+            return
+          }
+          if (written.failure._tag !== "Conflict" || attempt >= STATUS_CONFLICT_RETRIES)
+            return yield* Effect.fail(describe(written.failure))
+          const fresh = yield* client.get(ClusterResource, action.cluster).pipe(Effect.mapError(describe))
+          current = (fresh as { status?: ClusterStatus }).status
+          version = fresh.metadata.resourceVersion
+        }
+      })
     case "Event":
       return Effect.gen(function* () {
         const now = new Date(yield* Clock.currentTimeMillis).toISOString()
@@ -268,7 +341,15 @@ export const interpret = (
       if (action._tag === "Requeue") return { _tag: "Done", requeueAfter: action.after }
       if (action._tag === "ReturnError") return { _tag: "Error", error: action.error }
       const result = yield* Effect.result(run(ctx, action, cluster))
-      if (result._tag === "Failure") return { _tag: "Failed", failure: { action, error: result.failure } }
+      if (result._tag === "Failure")
+        return {
+          _tag: "Failed",
+          failure: {
+            action,
+            error: result.failure.message,
+            ...(result.failure.notFound === true ? { notFound: true } : {}),
+          },
+        }
     }
     return { _tag: "Done" }
   })

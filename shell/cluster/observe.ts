@@ -59,6 +59,14 @@ export interface ObserveContext {
     readonly namespace: string
     readonly name: string
   }) => Effect.Effect<number | undefined>
+  /** The ClusterCache's health checking state; when absent only the last success is known. */
+  readonly healthCheckingState?: (cluster: {
+    readonly namespace: string
+    readonly name: string
+  }) => Effect.Effect<{
+    readonly lastProbeSuccessTime?: number | undefined
+    readonly consecutiveFailures: number
+  }>
 }
 
 const fetchedOf = <A>(e: Effect.Effect<KubeObject, KubeError>): Effect.Effect<Fetched<A>> =>
@@ -144,7 +152,11 @@ export const observe = (
             ctx.client.get(Resources.secrets, { namespace: key.namespace, name: `${key.name}-kubeconfig` }),
           )
     const kubeconfigSecret: Lookup = secret._tag === "Found" ? { _tag: "Found" } : secret
-    const lastProbeSuccessTime = yield* ctx.lastProbeSuccessTime(key)
+    const health =
+      ctx.healthCheckingState === undefined
+        ? { lastProbeSuccessTime: yield* ctx.lastProbeSuccessTime(key), consecutiveFailures: 0 }
+        : yield* ctx.healthCheckingState(key)
+    const { lastProbeSuccessTime, consecutiveFailures } = health
 
     return {
       object,
@@ -157,7 +169,10 @@ export const observe = (
         descendants,
         kubeconfigSecret,
         featureGates: ctx.featureGates,
-        remoteConnection: lastProbeSuccessTime === undefined ? {} : { lastProbeSuccessTime },
+        remoteConnection: {
+          ...(lastProbeSuccessTime === undefined ? {} : { lastProbeSuccessTime }),
+          ...(consecutiveFailures === 0 ? {} : { consecutiveFailures }),
+        },
       },
     }
   })

@@ -254,7 +254,7 @@ export const deletionTable: TableSpec<I, R, C> = {
       applies: (i) => !deleting(i) && !internalError(i),
       holds: (_, r) => noDeletes(r),
       reason:
-        "The Cluster is not being deleted, or Reconcile ended before reconcileDelete (not found, paused, waiting for the topology, ClusterClass error), or the trigger reports a failed action other than a delete.",
+        "The Cluster is not being deleted, or Reconcile ended before reconcileDelete (not found, paused, ClusterClass error), or the trigger reports a failed action other than a delete.",
     }),
     derived(
       10,

@@ -29,6 +29,8 @@ import {
   kubeconfigLooked,
   listFailed,
   malformedOwner,
+  missingCa,
+  missingCaHolds,
   patched,
   phasesRun,
   type R,
@@ -148,7 +150,10 @@ export const errorsTable: TableSpec<I, R, C> = {
     ),
     doc(6, ["Any", "-", "Generic API error", "Requeue with error", "Error logged, requeue"], {
       applies: (i) =>
-        (i.trigger._tag === "ActionFailed" && !failed(i, "AddFinalizer") && !failed(i, "DeleteObject")) ||
+        (i.trigger._tag === "ActionFailed" &&
+          !failed(i, "AddFinalizer") &&
+          !failed(i, "DeleteObject") &&
+          !missingCa(i)) ||
         stage(i) === "getFailed" ||
         (phasesRun(i) && listFailed(i)) ||
         (kubeconfigLooked(i) && i.observed.kubeconfigSecret._tag === "GetFailed"),
@@ -208,12 +213,29 @@ export const errorsTable: TableSpec<I, R, C> = {
       holds: (_, r) => !has(r, "ReturnError"),
       reason: "Gap: most reconciles meet no error; the Normal and Deletion tables decide them.",
     }),
+    derived(
+      11,
+      [
+        "Any",
+        "Endpoint valid, no ControlPlaneRef",
+        "Kubeconfig Secret creation failed: `<cluster>-ca` not found",
+        "Patch status, requeue after 30s",
+        "Requeue after 30s",
+      ],
+      {
+        applies: (i) => missingCa(i),
+        holds: missingCaHolds,
+        reason:
+          "Seed 001 is silent; upstream v1.13's reconcileKubeconfig answers a missing cluster CA Secret with a requeue after 30 s and no error, and the deferred updateStatus still patches the status (issue 10). An error of another phase in the same reconcile turns it into that error.",
+      },
+    ),
   ],
-  priority: [1, 8, 9, 2, 3, 4, 5, 6, 7, 10],
+  priority: [1, 8, 9, 11, 2, 3, 4, 5, 6, 7, 10],
   resolutions: [
     "A failed action (rows 1, 8, derived 9, and 6 for the others) is reported by the trigger and decides before anything observed.",
     "Then the Overview's order: ClusterClass (2); the always-reconcile phases: an object gone after it was provisioned or initialized (3, 4) before other fetch errors (5); the descendants listing and the kubeconfig lookup (6); reconcileDelete's filter (7).",
     "Row 5's 'Requeue after 30s (if not found)' becomes 'Return error' when another phase of the same reconcile returns an error: controller-runtime ignores RequeueAfter then.",
     "Row 10 is the catch-all 'no error' row, ranked last.",
+    "Every failed action but the finalizer patch and the status patch itself is answered with the status patched before the error (upstream's deferred patch, issue 10); derived row 11 is the one that requeues instead of failing.",
   ],
 }

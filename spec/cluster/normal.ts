@@ -29,6 +29,8 @@ import {
   infraFlagBefore,
   infraFound,
   initialized,
+  missingCa,
+  missingCaHolds,
   ownership,
   patched,
   phaseAfter,
@@ -116,7 +118,7 @@ export const normalTable: TableSpec<I, R, C> = {
         applies: (i) => stage(i) === "topologyWait",
         holds: (i, r) => r.actions.length === 0 && r.status === clusterOf(i)?.status,
         reason:
-          "Applies whether or not the Cluster is being deleted: the Overview flowchart checks the topology before 'Deleting?'.",
+          "Only for a Cluster that is not being deleted: the Overview flowchart draws the topology check before 'Deleting?', but upstream v1.13 checks deletion first, so a deleting Cluster whose refs were never generated is deleted rather than kept with its finalizer forever (issue 10).",
       },
     ),
     doc(
@@ -363,13 +365,14 @@ export const normalTable: TableSpec<I, R, C> = {
       {
         applies: (i) =>
           normal(i) && clusterOf(i)?.status?.phase !== "Provisioned" && phaseAfter(i) === "Provisioned",
-        holds: (_, r) =>
+        holds: (i, r) =>
           statusPatched(r) &&
           r.status?.phase === "Provisioned" &&
           r.status.initialization?.infrastructureProvisioned === true &&
-          r.status.initialization.controlPlaneInitialized === true &&
+          validEndpoint(endpointAfter(i)) &&
           has(r, "Event", (a) => a._tag === "Event" && a.reason === "Provisioned"),
-        reason: "Decides the reconcile in which the phase becomes Provisioned, whatever it was before.",
+        reason:
+          "Decides the reconcile in which the phase becomes Provisioned, whatever it was before. 'Infra provisioned + CP initialized' is read as upstream v1.13's setPhase (issue 10): the infrastructure provisioned and a valid spec.controlPlaneEndpoint, the endpoint being what a provisioned infrastructure or an initialized control plane publishes; a Cluster whose endpoint is set by hand is Provisioned before its control plane is initialized, as upstream's.",
       },
     ),
     derived(
@@ -398,7 +401,7 @@ export const normalTable: TableSpec<I, R, C> = {
         applies: (i) => {
           const s = stage(i)
           return (
-            s === "actionFailed" ||
+            (s === "actionFailed" && !missingCa(i)) ||
             s === "getFailed" ||
             s === "clusterClass" ||
             (s === "normal" && phaseError(i))
@@ -435,14 +438,31 @@ export const normalTable: TableSpec<I, R, C> = {
       reason:
         "Gap: no documented row for a reconcile that only refreshes the status (everything already provisioned and initialized, or a control plane not yet initialized without a documented row).",
     }),
+    derived(
+      18,
+      [
+        "No ControlPlaneRef, kubeconfig Secret missing",
+        "Endpoint valid",
+        "Creating the kubeconfig Secret failed: no `<cluster>-ca` Secret",
+        "Patch status, requeue after 30s",
+        "Status refreshed, Kubeconfig not yet created",
+      ],
+      {
+        applies: (i) => stage(i) === "actionFailed" && missingCa(i),
+        holds: (i, r) => missingCaHolds(i, r) && !has(r, "CreateKubeconfigSecret"),
+        reason:
+          "Seed 001 is silent on a kubeconfig that cannot be signed yet; upstream v1.13's reconcileKubeconfig requeues after 30 s without an error when the cluster CA Secret does not exist, and its deferred patch still writes the status (issue 10). An error of another phase in the same reconcile wins, as with row 15.",
+      },
+    ),
   ],
-  priority: [1, 2, 3, 14, 4, 15, 16, 7, 9, 13, 5, 8, 10, 11, 12, 6, 17],
+  priority: [1, 2, 3, 14, 4, 18, 15, 16, 7, 9, 13, 5, 8, 10, 11, 12, 6, 17],
   resolutions: [
     "Stages first, in the Overview's order: not found (1), finalizer (2), paused (3, derived 14), topology wait (4); an error of any phase (derived 15) before any other row; a deleting Cluster (derived 16) belongs to cluster.deletion.",
     "The requeue rows (7, 9) come before the others: a missing ref holds the reconcile back.",
     "Row 13 (phase becomes Provisioned) outranks the rows that set the flags in the same reconcile (5, 8, 10, 12): the phase is the outcome a user sees.",
     "Then the flowchart order: infrastructure (5, 8), control plane (10), kubeconfig (11), v1beta1 initialization (12), and last the 'infra found, waiting' row 6 and the derived steady state 17.",
     "Row 11 does not require 'CP initialized' (issue 3; see the row's reason).",
-    "Phase: Provisioned needs the infrastructure provisioned and the control plane initialized (row 13), not a valid endpoint; Provisioning once a ref is set or the infrastructure is provisioned (row 5); Failed only while the deprecated status.deprecated.v1beta1.failureReason/failureMessage is set, which this controller never writes.",
+    "Phase (issue 10, upstream v1.13's setPhase where the seed is silent): Provisioned once the infrastructure is provisioned and spec.controlPlaneEndpoint is valid (row 13); Provisioning once a ref is set or the infrastructure is provisioned (row 5, kept from the seed where upstream would leave a Cluster without refs Pending); else the phase stays (Pending at first). Failed is never derived: a provider's failureReason/failureMessage is copied to status.deprecated.v1beta1 as upstream does, not to the phase.",
+    "A failed action other than the finalizer patch and the status patch still gets the status patched (upstream's deferred patch); a kubeconfig Secret that cannot be signed for want of the cluster CA requeues after 30 s (derived row 18).",
   ],
 }

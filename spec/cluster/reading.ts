@@ -79,7 +79,12 @@ export const stage = (i: I): Stage => {
   if (conditionOf(f.object.status?.conditions, "Paused")?.status !== "False") return "pausedCondition"
   if (i.desired.topology !== undefined) {
     if (i.observed.clusterClass._tag !== "Found") return "clusterClass"
-    if (i.desired.infrastructureRef === undefined || i.desired.controlPlaneRef === undefined)
+    // Upstream v1.13 checks deletion before the topology wait (issue 10): a deleting Cluster
+    // whose refs were never generated goes on to reconcileDelete.
+    if (
+      !deletingMeta(meta) &&
+      (i.desired.infrastructureRef === undefined || i.desired.controlPlaneRef === undefined)
+    )
       return "topologyWait"
   }
   return deletingMeta(meta) ? "delete" : "normal"
@@ -160,16 +165,40 @@ export const activeCpMachineWithNode = (i: I): boolean => {
   )
 }
 
-/** The phase updateStatus sets (Status Fields; Normal Reconciliation rows 5 and 13). */
+/**
+ * The phase updateStatus sets (Status Fields; Normal Reconciliation rows 5 and 13), read as
+ * upstream v1.13's setPhase where the seed is silent (issue 10): Provisioned needs the
+ * infrastructure provisioned and a valid `spec.controlPlaneEndpoint` (what row 13's "CP
+ * initialized" publishes); Failed is never derived; with nothing to say the phase stays.
+ */
 export const phaseAfter = (i: I): ClusterStatus["phase"] => {
   if (clusterDeleting(i)) return "Deleting"
-  const v1 = clusterOf(i)?.status?.deprecated?.v1beta1
-  if (v1?.failureReason !== undefined || v1?.failureMessage !== undefined) return "Failed"
-  if (infraAfter(i) && cpAfter(i)) return "Provisioned"
+  if (infraAfter(i) && endpointAfter(i) !== undefined) return "Provisioned"
   if (infraAfter(i) || i.desired.infrastructureRef !== undefined || i.desired.controlPlaneRef !== undefined)
     return "Provisioning"
-  return "Pending"
+  return clusterOf(i)?.status?.phase ?? "Pending"
 }
+
+/**
+ * The trigger reports that the kubeconfig Secret could not be created because the
+ * `<cluster>-ca` Secret does not exist (upstream's reconcileKubeconfig requeues after 30 s).
+ */
+/**
+ * What a failed kubeconfig creation ends in (derived rows normal#18, errors#11): the status
+ * patched, then a requeue after 30 s, or the error of another phase of the same reconcile;
+ * without a Cluster to patch, the error alone.
+ */
+export const missingCaHolds = (i: I, r: R): boolean => {
+  if (clusterOf(i) === undefined) return returnsError(r) && patched(r) === undefined
+  if (patched(r) === undefined) return false
+  const phasesFailed = phaseError({ ...i, trigger: { _tag: "Reconcile" } })
+  return phasesFailed ? returnsError(r) : requeuesAfter(r, 30_000) || returnsError(r)
+}
+
+export const missingCa = (i: I): boolean =>
+  i.trigger._tag === "ActionFailed" &&
+  i.trigger.action._tag === "CreateKubeconfigSecret" &&
+  i.trigger.notFound === true
 
 // ---------------------------------------------------------------------------------------------
 // Errors of the phases (Error Handling)
