@@ -78,6 +78,10 @@ export const engagesLocal = (o: EngagementOptions): boolean => o.engageWithLocal
 export const engagesProviderClusters = (o: EngagementOptions): boolean =>
   o.hasProvider && (o.engageWithProviderClusters ?? true)
 
+/** The watches whose sources start on the pair's cluster: all on the hub, `Watches` elsewhere. */
+export const sourcesFor = (o: EngagementOptions): ReadonlyArray<string> =>
+  (o.cluster === HUB ? o.watches : o.watches.filter((w) => w.kind === "Watches")).map((w) => w.name)
+
 /**
  * Whether the controller engages the pair's cluster, and with which watches: every watch on the
  * hub, only `Watches` on provider clusters (`For`/`Owns` are hub-only).
@@ -85,13 +89,13 @@ export const engagesProviderClusters = (o: EngagementOptions): boolean =>
 export const verdict = (o: EngagementOptions): Verdict => {
   if (o.cluster === HUB) {
     return engagesLocal(o)
-      ? { engage: true, watches: o.watches.map((w) => w.name) }
+      ? { engage: true, watches: sourcesFor(o) }
       : { engage: false, why: "local-disabled" }
   }
   if (!o.hasProvider) return { engage: false, why: "no-provider" }
   if (!engagesProviderClusters(o)) return { engage: false, why: "provider-disabled" }
   if (o.clusterFilter === "reject") return { engage: false, why: "filtered" }
-  const watches = o.watches.filter((w) => w.kind === "Watches").map((w) => w.name)
+  const watches = sourcesFor(o)
   return watches.length === 0 ? { engage: false, why: "hub-only-watches" } : { engage: true, watches }
 }
 
@@ -238,11 +242,8 @@ export const engagementTransition = (
     }
     case "IndexesApplied": {
       if (s._tag !== "ApplyingIndexes" || s.generation !== t.generation) return stay(e)
-      const v = verdict(o)
       return {
-        actions: [
-          { _tag: "StartSources", cluster, generation: s.generation, watches: v.engage ? v.watches : [] },
-        ],
+        actions: [{ _tag: "StartSources", cluster, generation: s.generation, watches: sourcesFor(o) }],
         status: { state: { ...s, _tag: "Engaging" }, dropped: e.dropped },
         row: ENGAGEMENT_ROWS.indexesApplied,
       }
