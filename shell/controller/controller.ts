@@ -26,7 +26,7 @@ import type { BackoffOptions } from "../workqueue/backoff.ts"
 import { formatRequest, type Request } from "../workqueue/request.ts"
 import { runWorkers } from "../workqueue/workers.ts"
 import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
-import { forController } from "./metrics.ts"
+import { forController, forControllerCluster } from "./metrics.ts"
 import { type ReconcileResult, type ResultLabel, requeueAfterMillis } from "./result.ts"
 import type { Source } from "./source.ts"
 
@@ -42,6 +42,11 @@ export interface ControllerOptions<E, R> extends Partial<BackoffOptions> {
   readonly queue?: WorkQueue | undefined
   /** How long a stop waits for in-flight reconciles. Default 30 s (controller-runtime's). */
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
+  /**
+   * Also record the reconcile metrics per cluster (labels `controller` and `cluster`), for a
+   * multi-cluster controller. Default false: only the `controller` series.
+   */
+  readonly perClusterMetrics?: boolean | undefined
 }
 
 /** controller-runtime's defaults. */
@@ -79,6 +84,17 @@ export const make = <E, R>(
     const metrics = forController(name)
     let active = 0
     let serial = 0
+    /** The per-cluster series of a request's cluster, when asked for (`perClusterMetrics`). */
+    const clusterSeries = new Map<string, ReturnType<typeof forControllerCluster>>()
+    const perCluster = (request: Request) => {
+      if (options.perClusterMetrics !== true) return undefined
+      let m = clusterSeries.get(request.cluster)
+      if (m === undefined) {
+        m = forControllerCluster(name, request.cluster)
+        clusterSeries.set(request.cluster, m)
+      }
+      return m
+    }
 
     /** Books the outcome: requeue decision, metrics, log. */
     const settle = (request: Request, exit: Exit.Exit<ReconcileResult, E>): Effect.Effect<void> => {
@@ -98,17 +114,34 @@ export const make = <E, R>(
             ...(after > 0 ? { requeueAfterMs: after } : {}),
           }),
         )
-        return Effect.all([requeue, Metric.update(metrics.total(label), 1), log], { discard: true }).pipe(
-          result.row === undefined ? (e) => e : Effect.annotateLogs({ row: result.row }),
-        )
+        const byCluster = perCluster(request)
+        return Effect.all(
+          [
+            requeue,
+            Metric.update(metrics.total(label), 1),
+            byCluster === undefined ? Effect.void : Metric.update(byCluster.total(label), 1),
+            log,
+          ],
+          { discard: true },
+        ).pipe(result.row === undefined ? (e) => e : Effect.annotateLogs({ row: result.row }))
       }
       if (Cause.hasInterruptsOnly(exit.cause)) return Effect.void
       const failure = exit.cause.reasons.find(Cause.isFailReason)
       const error = failure?.error as { readonly _tag?: unknown; readonly row?: unknown } | undefined
       const terminal = error?._tag === "TerminalError"
       const row = typeof error?.row === "string" ? error.row : undefined
+      const byCluster = perCluster(request)
       return Effect.all(
         [
+          byCluster === undefined
+            ? Effect.void
+            : Effect.andThen(
+                Effect.andThen(
+                  Metric.update(byCluster.total("error"), 1),
+                  Metric.update(byCluster.errors, 1),
+                ),
+                terminal ? Metric.update(byCluster.terminal, 1) : Effect.void,
+              ),
           terminal ? queue.forget(request) : queue.addRateLimited(request),
           Metric.update(metrics.total("error"), 1),
           Metric.update(metrics.errors, 1),
@@ -130,7 +163,10 @@ export const make = <E, R>(
           () =>
             Effect.gen(function* () {
               yield* Metric.update(metrics.active, --active)
-              yield* Metric.update(metrics.time, ((yield* Clock.currentTimeMillis) - started) / 1000)
+              const seconds = ((yield* Clock.currentTimeMillis) - started) / 1000
+              yield* Metric.update(metrics.time, seconds)
+              const byCluster = perCluster(request)
+              if (byCluster !== undefined) yield* Metric.update(byCluster.time, seconds)
             }),
         )
         yield* settle(request, exit)

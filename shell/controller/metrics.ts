@@ -58,3 +58,15 @@ export const forController = (controller: string) => {
     max: label(maxConcurrentReconciles),
   }
 }
+
+/** The metrics of one controller for one cluster's requests: labels `controller` and `cluster` (multi-cluster controllers). */
+export const forControllerCluster = (controller: string, cluster: string) => {
+  const label = Metric.withAttributes({ controller, cluster })
+  return {
+    total: (result: ResultLabel) =>
+      reconcileTotal.pipe(Metric.withAttributes({ controller, cluster, result })),
+    errors: label(reconcileErrors),
+    terminal: label(terminalErrors),
+    time: label(reconcileTime),
+  }
+}

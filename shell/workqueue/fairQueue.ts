@@ -74,6 +74,11 @@ export class FairQueue {
     return this.ring.length
   }
 
+  /** Ready items of one cluster (the per-cluster `workqueue_depth`). */
+  clusterLength(cluster: string): number {
+    return this.perCluster.get(cluster)?.length ?? 0
+  }
+
   /** Marks an item as needing processing. */
   add(req: Request): AddOutcome {
     const key = requestKey(req)

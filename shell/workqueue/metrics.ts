@@ -46,3 +46,15 @@ export const forQueue = (name: string) => {
     retries: label(retries),
   }
 }
+
+/** The metrics of one queue for one cluster's requests: labels `name` and `cluster` (multi-cluster controllers). */
+export const forQueueCluster = (name: string, cluster: string) => {
+  const label = Metric.withAttributes({ name, cluster })
+  return {
+    depth: label(depth),
+    adds: label(adds),
+    queueDuration: label(queueDuration),
+    workDuration: label(workDuration),
+    retries: label(retries),
+  }
+}

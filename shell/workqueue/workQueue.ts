@@ -23,7 +23,7 @@
 import { Clock, Data, Duration, Effect, FiberMap, Metric, Queue, type Scope } from "effect"
 import { type BackoffOptions, ItemBackoff } from "./backoff.ts"
 import { FairQueue } from "./fairQueue.ts"
-import { forQueue } from "./metrics.ts"
+import { forQueue, forQueueCluster } from "./metrics.ts"
 import { type Request, requestKey } from "./request.ts"
 
 /** `take` on a queue that is shut down. */
@@ -33,6 +33,11 @@ export class WorkQueueShutDown extends Data.TaggedError("WorkQueueShutDown")<{ r
 export interface WorkQueueOptions extends Partial<BackoffOptions> {
   /** The metrics label `name`; by convention the controller's name. */
   readonly name: string
+  /**
+   * Also record the `workqueue_*` metrics per cluster (labels `name` and `cluster`), for a
+   * multi-cluster controller. Default false: only the `name` series.
+   */
+  readonly perClusterMetrics?: boolean | undefined
 }
 
 /** The queue's operations; all are safe to call from any fiber. */
@@ -77,6 +82,24 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     let down = false
 
     const setDepth = Effect.suspend(() => Metric.update(metrics.depth, state.length))
+    /** The per-cluster series, when asked for (`perClusterMetrics`). */
+    const clusterMetrics = new Map<string, ReturnType<typeof forQueueCluster>>()
+    const perCluster = (
+      request: Request,
+      f: (m: ReturnType<typeof forQueueCluster>) => Effect.Effect<void>,
+    ) => {
+      if (options.perClusterMetrics !== true) return Effect.void
+      let m = clusterMetrics.get(request.cluster)
+      if (m === undefined) {
+        m = forQueueCluster(name, request.cluster)
+        clusterMetrics.set(request.cluster, m)
+      }
+      const series = m
+      return Effect.andThen(
+        f(series),
+        Effect.suspend(() => Metric.update(series.depth, state.clusterLength(request.cluster))),
+      )
+    }
 
     const add = (request: Request): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -85,7 +108,10 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         if (outcome === "deduplicated") return Effect.void
         if (!addedAt.has(requestKey(request))) addedAt.set(requestKey(request), now)
         if (outcome === "queued") Queue.offerUnsafe(signal, undefined)
-        return Effect.andThen(Metric.update(metrics.adds, 1), setDepth)
+        return Effect.andThen(
+          Effect.andThen(Metric.update(metrics.adds, 1), setDepth),
+          perCluster(request, (m) => Metric.update(m.adds, 1)),
+        )
       })
 
     const addAfter = (request: Request, delay: Duration.Input): Effect.Effect<void> =>
@@ -122,6 +148,9 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
           addedAt.delete(key)
           startedAt.set(key, now)
           if (since !== undefined) yield* Metric.update(metrics.queueDuration, (now - since) / 1000)
+          if (since !== undefined)
+            yield* perCluster(request, (m) => Metric.update(m.queueDuration, (now - since) / 1000))
+          else yield* perCluster(request, () => Effect.void)
           yield* setDepth
           return request
         }
@@ -137,7 +166,10 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         if (again && !down) Queue.offerUnsafe(signal, undefined)
         const observe =
           started === undefined ? Effect.void : Metric.update(metrics.workDuration, (now - started) / 1000)
-        return Effect.andThen(observe, setDepth)
+        const observeCluster = perCluster(request, (m) =>
+          started === undefined ? Effect.void : Metric.update(m.workDuration, (now - started) / 1000),
+        )
+        return Effect.andThen(Effect.andThen(observe, setDepth), observeCluster)
       })
 
     const shutdown = Effect.suspend(() => {
@@ -157,7 +189,13 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
       addRateLimited: (request) =>
         Effect.suspend(() => {
           const delay = backoff.when(requestKey(request))
-          return Effect.andThen(Metric.update(metrics.retries, 1), addAfter(request, delay))
+          return Effect.andThen(
+            Effect.andThen(
+              Metric.update(metrics.retries, 1),
+              perCluster(request, (m) => Metric.update(m.retries, 1)),
+            ),
+            addAfter(request, delay),
+          )
         }),
       forget: (request) => Effect.sync(() => backoff.forget(requestKey(request))),
       numRequeues: (request) => Effect.sync(() => backoff.retries(requestKey(request))),

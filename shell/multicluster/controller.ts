@@ -1,0 +1,451 @@
+/**
+ * The multi-cluster controller: one reconciler, ONE shared work queue fair across clusters, and
+ * per engaged cluster one source per watch (seed 003, Proposal: "cluster-aware controllers
+ * implement the cluster.Aware interface and are responsible for starting watches on clusters
+ * when they are engaged").
+ *
+ * # Expected flow
+ * The manager engages the controller with the hub and with every provider cluster. For each
+ * (controller, cluster) pair the controller feeds the engagement table
+ * (`multicluster.engagement`, `core/multicluster/`) its triggers and performs the actions it
+ * returns: start the cluster's cache, wait (at most 2 min) for the watches' informers to sync,
+ * apply the manager's indexes, open the pair's engage scope and start one source per watch in
+ * it, each with its own copy of the event handler (`DeepCopyFor`); when the cluster leaves, close
+ * the engage scope. Every request the workers take is fed to the table too: reconciled, requeued
+ * while the engagement is under way, or dropped (one log line per departure) when its cluster is
+ * gone or not engaged.
+ *
+ * # Guarantees
+ * - The table decides; this module only performs. State changes are synchronous (no lock at
+ *   all), and I/O (waiting for a cache to sync) runs on a fiber of the pair's own lifetime scope,
+ *   so a slow or hanging cluster delays only its own pair.
+ * - `For`/`Owns` watches are sources on the hub only; `Watches` on every engaged cluster.
+ * - Requests are `{cluster, namespace, name}` and print as `cluster://<cluster>/<namespace>/<name>`.
+ *
+ * @module
+ */
+import { Clock, Duration, Effect, Exit, Scope } from "effect"
+import {
+  absent,
+  type Engagement,
+  type EngagementAction,
+  type EngagementConfig,
+  type EngagementConfigOverrides,
+  type EngagementOptions,
+  type EngagementTrigger,
+  engagementConfig,
+  engagementTransition,
+  type WatchKind,
+} from "../../core/multicluster/index.ts"
+import { type Controller, make as makeController } from "../controller/controller.ts"
+import type { Predicate } from "../controller/predicate.ts"
+import { done, type ReconcileResult, requeueAfter } from "../controller/result.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import type { BackoffOptions } from "../workqueue/backoff.ts"
+import { formatRequest, type Request } from "../workqueue/request.ts"
+import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
+import { type ClusterEventHandler, handlerFor } from "./handler.ts"
+import type { Cluster, ClusterName, EngageFailed } from "./types.ts"
+
+/** One watch of the controller. */
+export interface WatchDeclaration<T extends KubeObject = KubeObject> {
+  /** `For`/`Owns` watch the hub only; `Watches` every engaged cluster. */
+  readonly kind: WatchKind
+  readonly resource: ResourceRef
+  /** Only this namespace (all when absent). */
+  readonly namespace?: string | undefined
+  readonly handler: ClusterEventHandler<T>
+  readonly predicates?: ReadonlyArray<Predicate<T>> | undefined
+}
+
+/** Which clusters a controller engages with (seed 003, "EngageWithDefaultCluster"). */
+export interface EngageOptions {
+  /** Engage with the hub `""`. Default: true without a provider, false with one. */
+  readonly engageWithLocalCluster?: boolean | undefined
+  /** Engage with the provider's clusters. Default true. */
+  readonly engageWithProviderClusters?: boolean | undefined
+  /** Only provider clusters this accepts (evaluated when a cluster is added or replaced). */
+  readonly clusterFilter?: ((cluster: Cluster) => boolean) | undefined
+}
+
+/** Options of a multi-cluster controller. */
+export interface MultiClusterControllerOptions<E> extends EngageOptions, Partial<BackoffOptions> {
+  readonly name: string
+  readonly reconcile: (request: Request) => Effect.Effect<ReconcileResult, E>
+  readonly watches: ReadonlyArray<WatchDeclaration<never>>
+  /** Workers. Default 1. */
+  readonly maxConcurrentReconciles?: number | undefined
+  readonly gracefulShutdownTimeout?: Duration.Input | undefined
+  /** The engagement table's numbers (cache sync timeout 2 min, engage retry 1 s … 5 min, …). */
+  readonly engagement?: EngagementConfigOverrides | undefined
+}
+
+/** What the controller needs from its manager. */
+export interface ControllerHost {
+  readonly hasProvider: boolean
+  /** Adds the manager's field indexes to a cluster's cache (`ApplyIndexes`). */
+  readonly applyIndexes: (cluster: Cluster) => Effect.Effect<void>
+  /** Whether the provider reports the cluster unhealthy (its scope closing means unhealthy, not removed). */
+  readonly unhealthyReason: (cluster: ClusterName) => Effect.Effect<string | undefined>
+}
+
+/** The state of one pair, for `krtt clusters`, tests and logs. */
+export interface PairView {
+  readonly cluster: ClusterName
+  readonly state: Engagement["state"]["_tag"]
+  readonly generation: string | undefined
+  readonly dropped: number
+}
+
+/** A running multi-cluster controller. */
+export interface MultiClusterController {
+  readonly name: string
+  readonly queue: WorkQueue
+  /** Engages a cluster: its scope closing disengages it (seed 003's `Aware.Engage`). */
+  readonly engage: (cluster: Cluster, scope: Scope.Scope) => Effect.Effect<void, EngageFailed>
+  readonly disengage: (cluster: Cluster) => Effect.Effect<void>
+  /** Starts the workers until the scope closes (then stops gracefully). */
+  readonly start: Effect.Effect<void, never, Scope.Scope>
+  /** The pairs this controller knows. */
+  readonly pairs: Effect.Effect<ReadonlyArray<PairView>>
+  /** Whether the pair (this controller, cluster) is engaged now. */
+  readonly isEngaged: (cluster: ClusterName) => Effect.Effect<boolean>
+  readonly inner: Controller<never>
+}
+
+interface Pair {
+  engagement: Engagement
+  /** The cluster of the current generation. */
+  cluster: Cluster | undefined
+  /** The provider's scope of the current generation: fibers of this pair's actions run in it. */
+  lifetime: Scope.Scope | undefined
+  /** Engage scopes by generation (normally at most one). */
+  readonly engageScopes: Map<string, Scope.Closeable>
+}
+
+const watchName = (w: WatchDeclaration<never>, i: number) =>
+  `${w.kind}(${w.resource.group === "" ? "" : `${w.resource.group}/`}${w.resource.version}/${w.resource.kind}${
+    w.namespace === undefined ? "" : ` in ${w.namespace}`
+  })#${i}`
+
+/** Makes a multi-cluster controller; its queue lives until the scope closes. */
+export const make = <E>(
+  host: ControllerHost,
+  options: MultiClusterControllerOptions<E>,
+): Effect.Effect<MultiClusterController, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { name } = options
+    const config: EngagementConfig = engagementConfig(options.engagement)
+    const queue = yield* makeQueue({ ...options, name, perClusterMetrics: true })
+    const watches = options.watches.map((w, i) => ({ ...w, name: watchName(w, i) }))
+    const watchSpecs = watches.map((w) => ({ name: w.name, kind: w.kind }))
+    const pairs = new Map<ClusterName, Pair>()
+    const controllerScope = yield* Effect.scope
+
+    const optionsFor = (cluster: Cluster | undefined, clusterName: ClusterName): EngagementOptions => ({
+      cluster: clusterName,
+      hasProvider: host.hasProvider,
+      engageWithLocalCluster: options.engageWithLocalCluster,
+      engageWithProviderClusters: options.engageWithProviderClusters,
+      clusterFilter:
+        options.clusterFilter === undefined || cluster === undefined || clusterName === ""
+          ? undefined
+          : options.clusterFilter(cluster)
+            ? "accept"
+            : "reject",
+      watches: watchSpecs,
+    })
+
+    const pairOf = (cluster: ClusterName): Pair => {
+      let pair = pairs.get(cluster)
+      if (pair === undefined) {
+        pair = { engagement: absent, cluster: undefined, lifetime: undefined, engageScopes: new Map() }
+        pairs.set(cluster, pair)
+      }
+      return pair
+    }
+
+    const log = (level: "info" | "warn", message: string, cluster: ClusterName, extra: object = {}) =>
+      (level === "info" ? Effect.logInfo(message) : Effect.logWarning(message)).pipe(
+        Effect.annotateLogs({ controller: name, cluster, ...extra }),
+      )
+
+    /** Feeds one trigger to the table for a pair and performs the actions (returns the request-path ones). */
+    const feed = (
+      clusterName: ClusterName,
+      trigger: EngagementTrigger,
+    ): Effect.Effect<ReadonlyArray<EngagementAction>> =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const pair = pairOf(clusterName)
+        const result = engagementTransition(
+          {
+            observed: pair.engagement,
+            desired: optionsFor(pair.cluster, clusterName),
+            trigger,
+            now,
+          },
+          config,
+        )
+        pair.engagement = result.status
+        if (trigger._tag !== "RequestArrived")
+          yield* Effect.logDebug("engagement").pipe(
+            Effect.annotateLogs({
+              controller: name,
+              cluster: clusterName,
+              trigger: trigger._tag,
+              state: result.status.state._tag,
+              row: result.row,
+            }),
+          )
+        const requestPath: Array<EngagementAction> = []
+        for (const action of result.actions) {
+          if (
+            action._tag === "Reconcile" ||
+            action._tag === "RequeueRequest" ||
+            action._tag === "DropRequest"
+          )
+            requestPath.push(action)
+          else yield* perform(clusterName, pair, action, result.row)
+        }
+        return requestPath
+      })
+
+    /** Runs an action's I/O on a fiber of the pair's lifetime scope and feeds its outcome back. */
+    const background = (pair: Pair, work: Effect.Effect<void>) =>
+      pair.lifetime === undefined
+        ? Effect.void
+        : Effect.asVoid(Effect.forkIn(work, pair.lifetime, { startImmediately: false }))
+
+    const informersOf = (cluster: Cluster, names: ReadonlyArray<string> | undefined) =>
+      watches
+        .filter((w) =>
+          names === undefined ? cluster.name === "" || w.kind === "Watches" : names.includes(w.name),
+        )
+        .map((w) => ({ w, informer: cluster.cache.getInformer(w.resource, { namespace: w.namespace }) }))
+
+    const perform = (
+      clusterName: ClusterName,
+      pair: Pair,
+      action: EngagementAction,
+      row: string,
+    ): Effect.Effect<void> => {
+      const cluster = pair.cluster
+      switch (action._tag) {
+        case "StartCache":
+          // The provider runs each cluster's cache from its first engagement: one per cluster,
+          // shared by every controller; here it only has to exist.
+          return cluster === undefined
+            ? Effect.void
+            : Effect.asVoid(
+                Effect.forkIn(
+                  feed(clusterName, { _tag: "CacheStarted", generation: action.generation }),
+                  controllerScope,
+                ),
+              )
+        case "WaitForCacheSync": {
+          if (cluster === undefined) return Effect.void
+          const wait = Effect.forEach(
+            informersOf(cluster, undefined),
+            ({ informer }) => Effect.flatMap(informer, (i) => i.waitForSync),
+            { concurrency: "unbounded", discard: true },
+          )
+          return background(
+            pair,
+            Effect.gen(function* () {
+              const exit = yield* Effect.exit(Effect.timeoutOption(wait, Duration.millis(action.timeout)))
+              const generation = action.generation
+              const trigger: EngagementTrigger = Exit.isSuccess(exit)
+                ? exit.value._tag === "Some"
+                  ? { _tag: "CacheSynced", generation }
+                  : {
+                      _tag: "CacheSyncFailed",
+                      generation,
+                      timedOut: true,
+                      error: `the informers did not sync within ${action.timeout} ms`,
+                    }
+                : {
+                    _tag: "CacheSyncFailed",
+                    generation,
+                    timedOut: false,
+                    error: exit.cause.reasons
+                      .map((r) => (r._tag === "Fail" ? String((r.error as Error).message) : r._tag))
+                      .join("; "),
+                  }
+              yield* feed(clusterName, trigger)
+            }),
+          )
+        }
+        case "ApplyIndexes":
+          return cluster === undefined
+            ? Effect.void
+            : background(
+                pair,
+                Effect.andThen(
+                  host.applyIndexes(cluster),
+                  feed(clusterName, { _tag: "IndexesApplied", generation: action.generation }),
+                ),
+              )
+        case "StartSources": {
+          if (cluster === undefined || pair.lifetime === undefined) return Effect.void
+          const lifetime = pair.lifetime
+          return background(
+            pair,
+            Effect.gen(function* () {
+              const old = pair.engageScopes.get(action.generation)
+              if (old !== undefined) yield* Scope.close(old, Exit.void)
+              const scope = yield* Scope.fork(lifetime)
+              pair.engageScopes.set(action.generation, scope)
+              const started = yield* Effect.exit(
+                Effect.forEach(
+                  watches.filter((w) => action.watches.includes(w.name)),
+                  (w) =>
+                    Effect.gen(function* () {
+                      const informer = yield* cluster.cache.getInformer(w.resource, {
+                        namespace: w.namespace,
+                      })
+                      const handler = handlerFor(w.handler as ClusterEventHandler<KubeObject>, cluster)
+                      const predicates = (w.predicates ?? []) as ReadonlyArray<Predicate<KubeObject>>
+                      yield* informer
+                        .subscribe((event) =>
+                          predicates.every((p) => p(event))
+                            ? Effect.forEach(handler.requests(event, cluster), queue.add, { discard: true })
+                            : Effect.void,
+                        )
+                        .pipe(Scope.provide(scope))
+                    }),
+                  { discard: true },
+                ),
+              )
+              yield* feed(
+                clusterName,
+                Exit.isSuccess(started)
+                  ? { _tag: "SourcesStarted", generation: action.generation }
+                  : {
+                      _tag: "EngageFailed",
+                      generation: action.generation,
+                      step: "sources",
+                      error: String(started.cause),
+                    },
+              )
+            }),
+          )
+        }
+        case "CancelEngageScope": {
+          const scope = pair.engageScopes.get(action.generation)
+          if (scope === undefined) return Effect.void
+          pair.engageScopes.delete(action.generation)
+          return Scope.close(scope, Exit.void)
+        }
+        case "RetryAfter":
+          return Effect.asVoid(
+            Effect.forkIn(
+              Effect.andThen(
+                Effect.sleep(Duration.millis(action.after)),
+                feed(clusterName, { _tag: "RetryDue" }),
+              ),
+              pair.lifetime ?? controllerScope,
+            ),
+          )
+        case "Log":
+          return log(action.level, action.message, clusterName, { row })
+        case "Reconcile":
+        case "RequeueRequest":
+        case "DropRequest":
+          return Effect.void
+      }
+    }
+
+    const inner = yield* makeController<never, never>({
+      ...options,
+      name,
+      queue,
+      perClusterMetrics: true,
+      reconcile: (request) =>
+        Effect.gen(function* () {
+          const actions = yield* feed(request.cluster, {
+            _tag: "RequestArrived",
+            namespace: request.namespace,
+            name: request.name,
+          })
+          for (const action of actions) {
+            if (action._tag === "Reconcile") return yield* options.reconcile(request)
+            if (action._tag === "RequeueRequest") return requeueAfter(Duration.millis(action.after))
+            if (action._tag === "DropRequest") {
+              if (action.log)
+                yield* Effect.logInfo("dropping requests of a cluster that is not engaged").pipe(
+                  Effect.annotateLogs({
+                    controller: name,
+                    request: formatRequest(request),
+                    reason: action.reason,
+                    detail: action.detail,
+                  }),
+                )
+              return done()
+            }
+          }
+          return done()
+        }) as Effect.Effect<ReconcileResult, never>,
+    })
+
+    const engage = (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+      Effect.gen(function* () {
+        const pair = pairOf(cluster.name)
+        const replacing =
+          pair.cluster !== undefined &&
+          pair.engagement.state._tag !== "Absent" &&
+          pair.cluster.generation !== cluster.generation
+        pair.cluster = cluster
+        pair.lifetime = scope
+        yield* Scope.addFinalizer(
+          scope,
+          Effect.suspend(() => {
+            // Only the generation this scope belongs to leaves; a newer one stays.
+            if (pair.cluster !== cluster) return Effect.void
+            return Effect.flatMap(host.unhealthyReason(cluster.name), (reason) =>
+              Effect.andThen(
+                feed(
+                  cluster.name,
+                  reason === undefined ? { _tag: "ClusterRemoved" } : { _tag: "ClusterUnhealthy", reason },
+                ),
+                Effect.sync(() => {
+                  if (pair.cluster === cluster) pair.lifetime = undefined
+                }),
+              ),
+            )
+          }),
+        )
+        const wasUnhealthy = pair.engagement.state._tag === "Unhealthy"
+        yield* feed(
+          cluster.name,
+          replacing
+            ? { _tag: "CredentialsChanged", generation: cluster.generation }
+            : wasUnhealthy
+              ? { _tag: "ClusterHealthy" }
+              : { _tag: "ClusterAdded", generation: cluster.generation },
+        )
+      })
+
+    return {
+      name,
+      queue,
+      engage,
+      disengage: (cluster) =>
+        Effect.gen(function* () {
+          const pair = pairs.get(cluster.name)
+          if (pair === undefined || pair.cluster !== cluster) return
+          yield* feed(cluster.name, { _tag: "ClusterRemoved" })
+        }),
+      start: inner.start,
+      pairs: Effect.sync(() =>
+        [...pairs.entries()].map(([cluster, p]) => ({
+          cluster,
+          state: p.engagement.state._tag,
+          generation: "generation" in p.engagement.state ? p.engagement.state.generation : undefined,
+          dropped: p.engagement.dropped,
+        })),
+      ),
+      isEngaged: (cluster) => Effect.sync(() => pairs.get(cluster)?.engagement.state._tag === "Engaged"),
+      inner,
+    }
+  })

@@ -1,0 +1,38 @@
+/**
+ * Package multicluster: the multi-cluster runtime of seed 003 ("Multi-Cluster Support"): a
+ * manager that providers engage clusters with, controllers that start their sources per engaged
+ * cluster and share one cluster-fair work queue, event handlers copied per cluster, sharding of
+ * provider clusters across replicas, and an in-memory provider for tests and examples. The
+ * providers themselves are in `providers/`.
+ *
+ * @module
+ */
+export {
+  type Builder,
+  BuilderError,
+  type BuilderOptions,
+  controllerManagedBy,
+  type WatchOptions,
+} from "./builder.ts"
+export { type ClusterOptions, makeCluster } from "./cluster.ts"
+export {
+  type ControllerHost,
+  type EngageOptions,
+  type MultiClusterController,
+  type MultiClusterControllerOptions,
+  make as makeController,
+  type PairView,
+  type WatchDeclaration,
+} from "./controller.ts"
+export {
+  type ClusterEventHandler,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  eventRequests,
+  handlerFor,
+  type OwnerHandlerOptions,
+} from "./handler.ts"
+export { type ManagerOptions, type MultiClusterManager, make as makeManager } from "./manager.ts"
+export { type MemoryProvider, makeMemoryProvider } from "./memoryProvider.ts"
+export * from "./types.ts"

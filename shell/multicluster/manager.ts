@@ -1,0 +1,215 @@
+/**
+ * The multi-cluster manager: the hub cluster, an optional provider, and the multi-cluster
+ * controllers, engaged with every cluster the provider brings (seed 003, Proposal: "ctrl.Manager
+ * will implement cluster.Aware ... The internal ctrl.Manager implementation in turn will call
+ * Engage and Disengage on all its runnables that are cluster-aware").
+ *
+ * # Expected flow
+ * `make({hub, provider})`, add controllers (`controllerManagedBy(manager)...complete(...)`), then
+ * `start`: the controllers' workers start, the hub `""` is engaged with every controller (the
+ * engagement table decides whether a controller takes it: `engageWithLocalCluster`), and the
+ * provider runs with the manager as its `Aware` (or with a shard's gate in front of it, see
+ * `sharding.ts`). `engage(cluster, scope)` records the cluster (so `getCluster` finds it) and
+ * engages every controller; `scope` closing disengages it from all of them.
+ *
+ * # Guarantees
+ * - `getCluster("")` is the hub; `getCluster(name)` answers only clusters engaged with this
+ *   manager now, else a typed `ClusterNotFound` (a replica of a sharded manager does not hand
+ *   out clients of clusters another replica owns, unlike upstream's GetCluster, issue #172).
+ * - `engage` does not wait for caches or sources: every controller's engagement of the cluster
+ *   proceeds on the cluster's own fibers, so one cluster's slowness delays no other's.
+ * - A controller added after clusters were engaged is engaged with them at once.
+ *
+ * @module
+ */
+import { Effect, Exit, Scope } from "effect"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import type { IndexFunc } from "../reflector/store.ts"
+import type { MultiClusterController } from "./controller.ts"
+import {
+  type Aware,
+  type Cluster,
+  type ClusterName,
+  ClusterNotFound,
+  type ClusterState,
+  type EngageFailed,
+  HubCluster,
+  type Provider,
+} from "./types.ts"
+
+/** A manager's parts. */
+export interface ManagerOptions {
+  /** The hub (default) cluster, `""`; build it with `makeCluster`. */
+  readonly hub: Cluster
+  /** The provider of the other clusters; none for a single-cluster manager. */
+  readonly provider?: Provider | undefined
+  /**
+   * Put in front of the manager when the provider runs (e.g. the shard gate of `sharding.ts`):
+   * gets the manager's `Aware` and returns the one the provider calls.
+   */
+  readonly gate?: ((aware: Aware) => Effect.Effect<Aware, never, Scope.Scope>) | undefined
+}
+
+/** A multi-cluster manager. */
+export interface MultiClusterManager extends Aware {
+  readonly hub: Cluster
+  readonly provider: Provider | undefined
+  /** The hub for `""`; an engaged provider cluster; else ClusterNotFound. */
+  readonly getCluster: (name: ClusterName | string) => Effect.Effect<Cluster, ClusterNotFound>
+  /** The provider clusters engaged with this manager now. */
+  readonly clusters: Effect.Effect<ReadonlyArray<Cluster>>
+  /** Adds a field index to the hub's cache and to every current and future provider cluster. */
+  readonly indexField: <T extends KubeObject = KubeObject>(
+    resource: ResourceRef,
+    name: string,
+    extract: IndexFunc<T>,
+  ) => Effect.Effect<void>
+  /** Registers a controller (engaged with the clusters engaged so far). */
+  readonly add: (controller: MultiClusterController) => Effect.Effect<void>
+  readonly controllers: Effect.Effect<ReadonlyArray<MultiClusterController>>
+  /** Starts the controllers, engages the hub, runs the provider; all stop when the scope closes. */
+  readonly start: Effect.Effect<void, never, Scope.Scope>
+  /** What `ControllerHost` needs (see `controller.ts`). */
+  readonly hasProvider: boolean
+  readonly applyIndexes: (cluster: Cluster) => Effect.Effect<void>
+  readonly unhealthyReason: (cluster: ClusterName) => Effect.Effect<string | undefined>
+}
+
+interface Engaged {
+  readonly cluster: Cluster
+  readonly scope: Scope.Scope
+}
+
+interface IndexSpec {
+  readonly resource: ResourceRef
+  readonly name: string
+  readonly extract: IndexFunc<KubeObject>
+}
+
+/** Makes a manager; call `start` to run it. */
+export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { hub, provider } = options
+    const engaged = new Map<ClusterName, Engaged>()
+    const controllers: Array<MultiClusterController> = []
+    const indexes: Array<IndexSpec> = []
+    let started: Scope.Scope | undefined
+
+    const engageController = (controller: MultiClusterController, e: Engaged) =>
+      controller.engage(e.cluster, e.scope).pipe(
+        Effect.catch((err) =>
+          Effect.logWarning("engaging a controller failed").pipe(
+            Effect.annotateLogs({
+              controller: controller.name,
+              cluster: e.cluster.name,
+              error: err.message,
+            }),
+          ),
+        ),
+      )
+
+    const engage = (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+      Effect.gen(function* () {
+        const record: Engaged = { cluster, scope }
+        if (cluster.name !== HubCluster) engaged.set(cluster.name, record)
+        yield* Scope.addFinalizer(
+          scope,
+          Effect.sync(() => {
+            if (engaged.get(cluster.name) === record) engaged.delete(cluster.name)
+          }),
+        )
+        yield* Effect.logInfo("engaging cluster").pipe(
+          Effect.annotateLogs({ cluster: cluster.name, controllers: controllers.length }),
+        )
+        yield* Effect.forEach(controllers, (c) => engageController(c, record), { discard: true })
+      })
+
+    const disengage = (cluster: Cluster): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const record = engaged.get(cluster.name)
+        if (record === undefined || record.cluster !== cluster) return
+        engaged.delete(cluster.name)
+        yield* Effect.forEach(controllers, (c) => c.disengage(cluster), { discard: true })
+      })
+
+    const applyIndexes = (cluster: Cluster): Effect.Effect<void> =>
+      Effect.forEach(indexes, (i) => cluster.cache.indexField(i.resource, i.name, i.extract), {
+        discard: true,
+      })
+
+    const manager: MultiClusterManager = {
+      hub,
+      provider,
+      hasProvider: provider !== undefined,
+      engage,
+      disengage,
+      getCluster: (name) =>
+        Effect.suspend(() => {
+          if (name === HubCluster) return Effect.succeed(hub)
+          const record = engaged.get(name as ClusterName)
+          return record === undefined
+            ? Effect.fail(
+                new ClusterNotFound({
+                  cluster: name as ClusterName,
+                  message: `cluster "${name}" is not engaged with this manager`,
+                }),
+              )
+            : Effect.succeed(record.cluster)
+        }),
+      clusters: Effect.sync(() => [...engaged.values()].map((e) => e.cluster)),
+      indexField: (resource, name, extract) =>
+        Effect.gen(function* () {
+          const spec: IndexSpec = { resource, name, extract: extract as unknown as IndexFunc<KubeObject> }
+          indexes.push(spec)
+          yield* hub.cache.indexField(resource, name, spec.extract)
+          if (provider !== undefined) yield* provider.indexField(resource, name, spec.extract)
+          yield* Effect.forEach(
+            [...engaged.values()],
+            (e) => e.cluster.cache.indexField(resource, name, spec.extract),
+            {
+              discard: true,
+            },
+          )
+        }),
+      add: (controller) =>
+        Effect.gen(function* () {
+          controllers.push(controller)
+          if (started === undefined) return
+          yield* controller.start.pipe(Scope.provide(started))
+          yield* engageController(controller, { cluster: hub, scope: started })
+          yield* Effect.forEach([...engaged.values()], (e) => engageController(controller, e), {
+            discard: true,
+          })
+        }),
+      controllers: Effect.sync(() => [...controllers]),
+      applyIndexes,
+      unhealthyReason: (name) =>
+        provider === undefined
+          ? Effect.succeed(undefined)
+          : Effect.map(provider.clusters, (all: ReadonlyArray<ClusterState>) => {
+              const state = all.find((c) => c.name === name)
+              return state !== undefined && !state.healthy ? state.reason || "unhealthy" : undefined
+            }),
+      start: Effect.gen(function* () {
+        const scope = yield* Scope.fork(yield* Effect.scope)
+        yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+        started = scope
+        yield* Effect.forEach(controllers, (c) => c.start.pipe(Scope.provide(scope)), { discard: true })
+        const hubRecord: Engaged = { cluster: hub, scope }
+        yield* Effect.forEach(controllers, (c) => engageController(c, hubRecord), { discard: true })
+        if (provider !== undefined) {
+          const aware =
+            options.gate === undefined ? manager : yield* options.gate(manager).pipe(Scope.provide(scope))
+          // run may block until the scope closes or return after forking: either way it must not hold start.
+          yield* Effect.forkIn(provider.run(aware).pipe(Scope.provide(scope)), scope)
+        }
+        yield* Effect.logInfo("multi-cluster manager started").pipe(
+          Effect.annotateLogs({
+            provider: provider?.name ?? "none",
+            controllers: controllers.map((c) => c.name).join(","),
+          }),
+        )
+      }),
+    }
+    return manager
+  })

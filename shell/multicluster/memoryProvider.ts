@@ -1,0 +1,151 @@
+/**
+ * An in-memory `Provider` over `FakeApiServer`s, driven by calls instead of discovery: the test
+ * double of the providers (controller-runtime ships its doubles as packages too, `client/fake`).
+ * Tests and the runnable examples use it to add, replace, remove clusters and to turn them
+ * unhealthy and healthy again, on virtual time.
+ *
+ * @module
+ */
+import { Effect, Exit, Scope } from "effect"
+import type { CacheFactory } from "../cache/types.ts"
+import type { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import type { IndexFunc } from "../reflector/store.ts"
+import { ClusterName } from "../workqueue/request.ts"
+import { makeCluster } from "./cluster.ts"
+import { type Aware, type Cluster, ClusterNotFound, type ClusterState, type Provider } from "./types.ts"
+
+/** A provider whose clusters are added and removed by calls. */
+export interface MemoryProvider extends Provider {
+  /** Adds (or replaces, with a new generation) a cluster served by `fake`; engages it once running. */
+  readonly add: (
+    name: string,
+    fake: FakeApiServer,
+    options?: { readonly generation?: string | undefined },
+  ) => Effect.Effect<Cluster>
+  /** Removes a cluster: its engage scope closes, its cache stops. */
+  readonly remove: (name: string) => Effect.Effect<void>
+  /** Marks a cluster unhealthy (disengaged, kept) or healthy again (engaged again). */
+  readonly setHealthy: (name: string, healthy: boolean, reason?: string) => Effect.Effect<void>
+}
+
+interface Entry {
+  readonly cluster: Cluster
+  /** The cluster's own scope: its cache lives in it. */
+  readonly scope: Scope.Closeable
+  /** The scope given to `engage`, while engaged. */
+  engaged: Scope.Closeable | undefined
+  healthy: boolean
+  reason: string
+}
+
+/** Makes a memory provider named `name` (default `memory`); its clusters live until the scope closes. */
+export const makeMemoryProvider = (
+  options: { readonly name?: string | undefined; readonly cacheFactory?: CacheFactory | undefined } = {},
+): Effect.Effect<MemoryProvider, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const root = yield* Effect.scope
+    const entries = new Map<string, Entry>()
+    const indexes: Array<{ resource: ResourceRef; name: string; extract: IndexFunc<KubeObject> }> = []
+    let aware: Aware | undefined
+
+    const engage = (entry: Entry) =>
+      Effect.gen(function* () {
+        if (aware === undefined || !entry.healthy || entry.engaged !== undefined) return
+        const scope = yield* Scope.fork(entry.scope)
+        entry.engaged = scope
+        yield* aware.engage(entry.cluster, scope).pipe(
+          Effect.catch((e) =>
+            Effect.andThen(
+              Effect.logWarning("engage failed").pipe(
+                Effect.annotateLogs({ cluster: entry.cluster.name, error: e.message }),
+              ),
+              Effect.suspend(() => {
+                entry.engaged = undefined
+                return Scope.close(scope, Exit.void)
+              }),
+            ),
+          ),
+        )
+      })
+
+    const disengage = (entry: Entry) =>
+      Effect.suspend(() => {
+        const scope = entry.engaged
+        entry.engaged = undefined
+        return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+      })
+
+    const remove = (name: string) =>
+      Effect.suspend(() => {
+        const entry = entries.get(name)
+        if (entry === undefined) return Effect.void
+        entries.delete(name)
+        return Effect.andThen(disengage(entry), Scope.close(entry.scope, Exit.void))
+      })
+
+    const provider: MemoryProvider = {
+      name: options.name ?? "memory",
+      get: (name) =>
+        Effect.suspend(() => {
+          const entry = entries.get(name)
+          return entry === undefined
+            ? Effect.fail(new ClusterNotFound({ cluster: name, message: `cluster "${name}" not found` }))
+            : Effect.succeed(entry.cluster)
+        }),
+      indexField: (resource, name, extract) =>
+        Effect.gen(function* () {
+          const fn = extract as unknown as IndexFunc<KubeObject>
+          indexes.push({ resource, name, extract: fn })
+          for (const e of entries.values()) yield* e.cluster.cache.indexField(resource, name, fn)
+        }),
+      run: (a) =>
+        Effect.gen(function* () {
+          aware = a
+          yield* Effect.addFinalizer(() =>
+            Effect.sync(() => {
+              aware = undefined
+            }),
+          )
+          yield* Effect.forEach([...entries.values()], engage, { discard: true })
+        }),
+      clusters: Effect.sync(() =>
+        [...entries.values()].map(
+          (e): ClusterState => ({
+            name: e.cluster.name,
+            engaged: e.engaged !== undefined,
+            healthy: e.healthy,
+            reason: e.reason,
+          }),
+        ),
+      ),
+      add: (name, fake, o = {}) =>
+        Effect.gen(function* () {
+          yield* remove(name)
+          const scope = yield* Scope.fork(root)
+          const client = yield* makeMemoryClient(fake)
+          const cluster = yield* makeCluster({
+            name: ClusterName(name),
+            client,
+            cacheFactory: options.cacheFactory,
+            generation: o.generation ?? "1",
+          }).pipe(Scope.provide(scope))
+          for (const i of indexes) yield* cluster.cache.indexField(i.resource, i.name, i.extract)
+          const entry: Entry = { cluster, scope, engaged: undefined, healthy: true, reason: "" }
+          entries.set(name, entry)
+          yield* engage(entry)
+          return cluster
+        }),
+      remove,
+      setHealthy: (name, healthy, reason = "probe failed") =>
+        Effect.gen(function* () {
+          const entry = entries.get(name)
+          if (entry === undefined) return
+          entry.healthy = healthy
+          entry.reason = healthy ? "" : reason
+          yield* healthy ? engage(entry) : disengage(entry)
+        }),
+    }
+    return provider
+  })
