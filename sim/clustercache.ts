@@ -360,7 +360,17 @@ export abstract class ClusterCacheSimulation extends Engine {
         run.rowList(),
         "a connected accessor's reconcile ended without a requeue: it will not be probed again",
       )
-    const after = run.requeueAfter
+    let after = run.requeueAfter
+    if (after === 0) {
+      // Loops fail, never hang: a 0 ms requeue would reconcile again at this very instant, forever.
+      this.violation(
+        this.slot(i),
+        "no-reconcile-storm",
+        run.rowList(),
+        "requeued after 0 ms: the reconcile would run again at the same instant forever",
+      )
+      after = 1_000
+    }
     if (after >= 0)
       this.cacheAt(
         i,

@@ -30,7 +30,8 @@ export const Checks = {
     "The finalizer is removed only when descendants, control plane and infrastructure are all gone (Deletion Reconciliation row 8)",
   "provisioned-and-connected":
     "A Cluster whose providers are done and whose API server is healthy is Provisioned and connected within the bound",
-  "no-reconcile-storm": "A Cluster is not reconciled over and over at one instant (the tables converge)",
+  "no-reconcile-storm":
+    "A Cluster is not reconciled over and over at one instant, and no reconcile requeues after 0 ms (the tables converge; a loop fails the run instead of hanging it)",
 } as const
 
 export type CheckName = keyof typeof Checks

@@ -151,6 +151,11 @@ export class Simulation extends ClusterCacheSimulation {
     } else {
       s.clFailures = 0
       if (requeue > 0) this.clusterAt(s, now + requeue)
+      else if (requeue === 0) {
+        // Loops fail, never hang: a requeue of 0 ms asks for the same instant again.
+        this.violation(s, "no-reconcile-storm", step.rows, "requeued after 0 ms")
+        this.clusterAt(s, now + 1_000)
+      }
     }
     this.syncHot(s)
     this.touchReady(s, now)

@@ -1,0 +1,259 @@
+/**
+ * Every named invariant of the simulator proves itself (issue 11, item 5): for each check, a
+ * deliberately broken core that the check catches, with a violation naming the Cluster and the
+ * rows. `simulation.test.ts` has the first three (retry-interval, failure-threshold,
+ * infrastructure-after-control-plane); this file has the others.
+ */
+import { describe, expect, it } from "vitest"
+import type { ClusterAction } from "../core/cluster/index.ts"
+import {
+  type ReconcilerAction,
+  type ReconcilerResult,
+  reconcilerTransition,
+} from "../core/clustercache/index.ts"
+import { type SimConfigOverrides, simConfig } from "./config.ts"
+import { clusterController, type SimCores } from "./cores.ts"
+import { type CheckName, CheckNames } from "./invariants.ts"
+import type { Incident } from "./scenario.ts"
+import { Simulation } from "./simulation.ts"
+
+const MIN = 60_000
+const HOUR = 60 * MIN
+
+const quiet = (o: SimConfigOverrides = {}) =>
+  simConfig({
+    clusters: 12,
+    hours: 2,
+    seed: 7,
+    faults: { outage: 0, slow: 0, rotation: 0 },
+    churn: { deletionRate: 0 },
+    providers: { stuckFraction: 0 },
+    ...o,
+  })
+
+/** Runs a quiet fleet with broken cores; the violations of every check. */
+const violations = (
+  cores: Partial<SimCores>,
+  scenario: ReadonlyArray<Incident> = [],
+  overrides: SimConfigOverrides = {},
+) => {
+  const r = new Simulation({ config: quiet({ scenario, ...overrides }), cores }).runToEnd()
+  return {
+    counts: r.violations.counts,
+    of: (check: CheckName) => r.violations.examples.filter((v) => v.check === check),
+  }
+}
+
+/** Rewrites every requeue the Reconciler asks for (directly or through row 12's phases). */
+const requeues =
+  (map: (after: number, row: string) => number): SimCores["reconciler"] =>
+  (input, config) => {
+    const r = reconcilerTransition(input, config)
+    const actions = r.actions.map((a): ReconcilerAction => {
+      if (a._tag === "Requeue") return { _tag: "Requeue", after: map(a.after, r.row) }
+      if (a._tag === "Continue" && a.trigger._tag === "PhasesComplete") {
+        return {
+          _tag: "Continue",
+          trigger: { ...a.trigger, requeueAfter: a.trigger.requeueAfter.map((x) => map(x, r.row)) },
+        }
+      }
+      return a
+    })
+    return { ...r, actions }
+  }
+
+const deleteAt = (at: number, clusters: [number, number]): Incident => ({
+  at,
+  clusters: [clusters],
+  incident: "delete-cluster",
+})
+
+describe("The invariants catch a broken core (the other eight checks)", () => {
+  it("a correct fleet violates nothing (the baseline for every test below)", () => {
+    const { counts } = violations({}, [
+      deleteAt(HOUR, [0, 3]),
+      { at: HOUR, clusters: [[4, 7]], incident: "rotate-credentials", fixAfter: 5 * MIN },
+    ])
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(0)
+  })
+
+  it("probe-interval: a Reconciler that probes every 5 s instead of 10 s", () => {
+    const eager: SimCores["reconciler"] = (input, config) => {
+      const accessor = input.observed.accessor
+      // Every reconcile finds the probe due, and the probe requeues after half the interval.
+      const due =
+        accessor === undefined
+          ? input
+          : { ...input, observed: { accessor: { ...accessor, lastProbeTime: undefined } } }
+      return requeues((after) => (after === config.healthProbe.interval ? after / 2 : after))(due, config)
+    }
+    const { counts, of } = violations({ reconciler: eager })
+    expect(counts["probe-interval"]).toBeGreaterThan(0)
+    expect(of("probe-interval")[0]?.message).toMatch(/sooner than the 10000 ms interval/)
+  })
+
+  it("probe-interval: a Reconciler that probes every 20 s", () => {
+    const lazy = requeues((after, row) =>
+      row === "clustercache.reconciler#12" && after === 10_000 ? 20_000 : after,
+    )
+    const { counts, of } = violations({ reconciler: lazy })
+    expect(counts["probe-interval"]).toBeGreaterThan(0)
+    expect(of("probe-interval")[0]?.message).toMatch(/later than interval \+ timeout/)
+  })
+
+  it("unauthorized-disconnect: a Reconciler that requeues a 401 after 10 s instead of 1 ms", () => {
+    const slow: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      if (r.row !== "clustercache.reconciler#11") return r
+      return requeues((after) => (after === config.unauthorizedRequeueAfter ? 10_000 : after))(input, config)
+    }
+    const rotation: Incident = {
+      at: HOUR,
+      clusters: [[0, 3]],
+      incident: "rotate-credentials",
+      fixAfter: 5 * MIN,
+    }
+    const { counts, of } = violations({ reconciler: slow }, [rotation])
+    expect(counts["unauthorized-disconnect"]).toBeGreaterThan(0)
+    expect(of("unauthorized-disconnect")[0]?.message).toMatch(/instead of 1 ms after a 401/)
+    expect(of("unauthorized-disconnect")[0]?.rows).toContain("clustercache.reconciler#11")
+  })
+
+  it("connect-disconnect-events: a Reconciler that sends no event on connect", () => {
+    const silent: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      return { ...r, actions: r.actions.filter((a) => a._tag !== "SendEvent") }
+    }
+    const { counts, of } = violations({ reconciler: silent })
+    expect(counts["connect-disconnect-events"]).toBeGreaterThan(0)
+    expect(of("connect-disconnect-events")[0]?.message).toMatch(
+      /^0 connect and 0 disconnect events for 1 connect/,
+    )
+  })
+
+  it("no-accessor-for-deleted-cluster: a Reconciler that keeps the accessor of a deleted Cluster", () => {
+    const clinging: SimCores["reconciler"] = (input, config): ReconcilerResult => {
+      const r = reconcilerTransition(input, config)
+      if (input.desired.cluster._tag !== "NotFound" || input.observed.accessor === undefined) return r
+      return {
+        ...r,
+        actions: r.actions.filter((a) => a._tag !== "DeleteAccessor"),
+        status: { ...r.status, accessor: input.observed.accessor },
+      }
+    }
+    const { counts, of } = violations({ reconciler: clinging }, [deleteAt(HOUR, [0, 3])])
+    expect(counts["no-accessor-for-deleted-cluster"]).toBeGreaterThan(0)
+    expect(of("no-accessor-for-deleted-cluster")[0]?.message).toMatch(/accessor was kept/)
+  })
+
+  it("delete-after-descendants: a Cluster controller that deletes the control plane with the workers", () => {
+    const hasty: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      if (!step.actions.some((a) => a._tag === "DeleteObject" && a.role === "descendant")) return step
+      const ref = input.desired.controlPlaneRef
+      if (ref === undefined) return step
+      const cp: ClusterAction = {
+        _tag: "DeleteObject",
+        role: "controlPlane",
+        ref: { ...ref, namespace: input.desired.namespace ?? "default" } as never,
+      }
+      return { ...step, actions: [...step.actions, cp] }
+    }
+    const { counts, of } = violations({ cluster: hasty }, [deleteAt(HOUR, [0, 3])])
+    expect(counts["delete-after-descendants"]).toBeGreaterThan(0)
+    expect(of("delete-after-descendants")[0]?.message).toMatch(
+      /control plane was deleted while descendants remain/,
+    )
+    expect(of("delete-after-descendants")[0]?.rows.some((r) => r.startsWith("cluster."))).toBe(true)
+  })
+
+  it("finalizer-last: a Cluster controller that removes the finalizer as soon as deletion starts", () => {
+    let finalizer: string | undefined
+    const early: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      for (const a of step.actions) if (a._tag === "AddFinalizer") finalizer = a.finalizer
+      const deleting = step.actions.find((a) => a._tag === "DeleteObject")
+      if (deleting === undefined || finalizer === undefined) return step
+      const add = step.actions.find((a) => a._tag === "PatchStatus")
+      const cluster =
+        add !== undefined && "cluster" in add ? add.cluster : { namespace: "default", name: "x" }
+      return { ...step, actions: [...step.actions, { _tag: "RemoveFinalizer", cluster, finalizer }] }
+    }
+    const { counts, of } = violations({ cluster: early }, [deleteAt(HOUR, [0, 3])])
+    expect(counts["finalizer-last"]).toBeGreaterThan(0)
+    expect(of("finalizer-last")[0]?.message).toMatch(
+      /^finalizer removed while (descendants|the control plane)/,
+    )
+  })
+
+  it("provisioned-and-connected: a Cluster controller that never reports Provisioned", () => {
+    const stuck: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      const hold = <S extends { readonly phase?: unknown }>(s: S): S =>
+        s.phase === "Provisioned" ? { ...s, phase: "Provisioning" } : s
+      return {
+        ...step,
+        status: step.status === undefined ? undefined : hold(step.status),
+        actions: step.actions.map((a) => (a._tag === "PatchStatus" ? { ...a, status: hold(a.status) } : a)),
+      }
+    }
+    const { counts, of } = violations({ cluster: stuck })
+    expect(counts["provisioned-and-connected"]).toBeGreaterThan(0)
+    expect(of("provisioned-and-connected")[0]?.message).toMatch(/the phase is Provisioning/)
+  })
+
+  it("no-reconcile-storm: a Cluster controller whose status never settles is stopped at the bound, not looped", () => {
+    let n = 0
+    const flapping: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      return {
+        ...step,
+        actions: step.actions.map((a) =>
+          a._tag === "PatchStatus" ? { ...a, status: { ...a.status, observedGeneration: ++n } } : a,
+        ),
+      }
+    }
+    // A short run: every instant of a flapping Cluster costs the bound's 20 reconciles.
+    const { counts, of } = violations({ cluster: flapping }, [], { clusters: 2, hours: 1 })
+    expect(counts["no-reconcile-storm"]).toBeGreaterThan(0)
+    expect(of("no-reconcile-storm")[0]?.message).toMatch(/reconciled more than 20 times at one instant/)
+  })
+
+  it("no-reconcile-storm: a Cluster controller that requeues after 0 ms", () => {
+    const zero: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      return { ...step, actions: [...step.actions, { _tag: "Requeue", after: 0 }] }
+    }
+    const { counts, of } = violations({ cluster: zero })
+    expect(counts["no-reconcile-storm"]).toBeGreaterThan(0)
+    expect(of("no-reconcile-storm")[0]?.message).toBe("requeued after 0 ms")
+  })
+
+  it("no-reconcile-storm: a Reconciler whose probe-not-due requeue is 0 ms fails the run instead of hanging it", () => {
+    const zero = requeues((after, row) => (row === "clustercache.reconciler#15" ? 0 : after))
+    // Row 15 (probe not due) happens when a Cluster event reconciles between probes.
+    const { counts, of } = violations({ reconciler: zero })
+    expect(counts["no-reconcile-storm"]).toBeGreaterThan(0)
+    expect(of("no-reconcile-storm")[0]?.message).toMatch(/requeued after 0 ms/)
+    expect(of("no-reconcile-storm")[0]?.rows).toContain("clustercache.reconciler#15")
+  })
+
+  it("every named check has a broken-core test in this file or in simulation.test.ts", () => {
+    const here: ReadonlyArray<CheckName> = [
+      "probe-interval",
+      "unauthorized-disconnect",
+      "connect-disconnect-events",
+      "no-accessor-for-deleted-cluster",
+      "delete-after-descendants",
+      "finalizer-last",
+      "provisioned-and-connected",
+      "no-reconcile-storm",
+    ]
+    const there: ReadonlyArray<CheckName> = [
+      "retry-interval",
+      "failure-threshold",
+      "infrastructure-after-control-plane",
+    ]
+    expect(new Set([...here, ...there])).toEqual(new Set(CheckNames.filter((c) => !c.startsWith("ipam"))))
+  })
+})
