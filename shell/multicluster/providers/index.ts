@@ -13,6 +13,7 @@ import type { Provider } from "../types.ts"
 import { closest, ProviderUsageError } from "./errors.ts"
 import { KubeconfigFileName, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
 import { KubeconfigSecretsName, makeKubeconfigSecretsProvider } from "./kubeconfigSecrets.ts"
+import { makeNamespacesProvider, NamespacesName } from "./namespaces.ts"
 
 export { ProviderUsageError } from "./errors.ts"
 export { HealthDefaults, type HealthOptions } from "./health.ts"
@@ -28,9 +29,21 @@ export {
   type KubeconfigSecretsOptions,
   makeKubeconfigSecretsProvider,
 } from "./kubeconfigSecrets.ts"
+export {
+  confineCache,
+  confineClient,
+  makeNamespacesProvider,
+  NamespacesDefaults,
+  NamespacesName,
+  type NamespacesOptions,
+} from "./namespaces.ts"
 
 /** The providers `makeProvider` knows, as `--provider` takes them. */
-export const providerNames: ReadonlyArray<string> = [KubeconfigSecretsName, KubeconfigFileName]
+export const providerNames: ReadonlyArray<string> = [
+  KubeconfigSecretsName,
+  KubeconfigFileName,
+  NamespacesName,
+]
 
 /** The provider flags of the command line. */
 export interface ProviderFlags {
@@ -56,6 +69,8 @@ export const makeProvider = (
     switch (name) {
       case KubeconfigSecretsName:
         return makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, ...cache })
+      case NamespacesName:
+        return makeNamespacesProvider(hub, cache)
       case KubeconfigFileName:
         return makeKubeconfigFileProvider({ path: flags.providerKubeconfig, ...cache })
       default: {
