@@ -165,5 +165,6 @@ export const health: TableSpec<HealthInput, HealthResult, ClusterCacheConfig> = 
     "Row 1 first: nothing is probed or counted without a connection.",
     "Row 5 over row 6: a 401 that is also the threshold failure is handled as a 401 (immediate requeue).",
     "Row 6 over row 4: the failure that reaches the threshold signals the disconnect.",
+    "lastProbeTime is set when the probe starts (row 2: HealthCheck() called, lastProbeTime=now), as the seed writes it. Upstream Cluster API's newer code sets it when the probe returns. The seed is followed because it is the source of this table and because it measures the interval from start to start: a probe that hangs until its 5 s timeout does not push the next one out to 15 s, so the cadence a user configures is the cadence they get (the simulator's probe-interval check allows interval + timeout either way).",
   ],
 }
