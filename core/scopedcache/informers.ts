@@ -60,6 +60,11 @@ export interface InformersObserved {
 export interface InformersDesired {
   /** The informer the operation names (seed: `InformerOptions` namespace, GVK and key). */
   readonly ref: InformerRef
+  /**
+   * The option `automaticTermination` in force (see `options.ts`): part of the input, so that
+   * `krtt explain` can show both answers to the seed's "Should this be configurable?".
+   */
+  readonly automaticTermination: boolean
 }
 
 export type PermissionVerb = "list" | "watch"
@@ -194,7 +199,7 @@ const unchanged = (input: InformersInput, row: RowId): InformersResult => ({
 })
 
 /** `scopedcache.informers` as a transition. */
-export const informersTransition = (input: InformersInput, options: ScopedCacheOptions): InformersResult => {
+export const informersTransition = (input: InformersInput, _options: ScopedCacheOptions): InformersResult => {
   const { observed, trigger } = input
   const { ref } = input.desired
   const informer = observed.informer
@@ -224,7 +229,7 @@ export const informersTransition = (input: InformersInput, options: ScopedCacheO
           row: INFORMERS_ROW.removeDependent,
         }
       }
-      if (!options.automaticTermination) {
+      if (!input.desired.automaticTermination) {
         return {
           actions: NONE,
           status: { informer: { state: informer.state, dependents }, peers: observed.peers },

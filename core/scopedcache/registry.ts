@@ -108,6 +108,7 @@ export const informersInput = (
   registry: Registry,
   ref: InformerRef,
   trigger: InformersTrigger,
+  options: ScopedCacheOptions,
   now = 0,
 ): InformersInput => {
   const entry = lookup(registry, ref)
@@ -119,7 +120,7 @@ export const informersInput = (
         !isClusterLevel(ref) && lookup(registry, { ...ref, namespace: CLUSTER_SCOPE }) !== undefined,
       peers: peersOf(registry, ref),
     },
-    desired: { ref },
+    desired: { ref, automaticTermination: options.automaticTermination },
     trigger,
     now,
   }
@@ -163,7 +164,7 @@ export const applyInformers = (
   trigger: InformersTrigger,
   options: ScopedCacheOptions,
 ): Step => {
-  const input = informersInput(registry, ref, trigger)
+  const input = informersInput(registry, ref, trigger, options)
   const result = informersTransition(input, options)
   return { registry: commit(registry, input, result), actions: result.actions, row: result.row }
 }

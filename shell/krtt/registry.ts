@@ -10,8 +10,10 @@ import * as cluster from "../../core/cluster/index.ts"
 import { inputSchemas as clusterSchemas } from "../../core/cluster/schema.ts"
 import * as clustercache from "../../core/clustercache/index.ts"
 import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
+import * as scopedcache from "../../core/scopedcache/index.ts"
 import * as clusterSpec from "../../spec/cluster/index.ts"
 import * as clustercacheSpec from "../../spec/clustercache/index.ts"
+import * as scopedcacheSpec from "../../spec/scopedcache/index.ts"
 
 /** A documented table and what implements it. */
 export interface TableBinding {
@@ -39,6 +41,7 @@ const bind = (
 
 const ccDocs = "docs/krtt/clustercache-inputs.md"
 const clusterDocs = "docs/cluster-inputs.md"
+const scopedcacheDocs = "docs/scopedcache-inputs.md"
 
 export const bindings: ReadonlyArray<TableBinding> = [
   ...clustercacheSpec.tables.map((spec) => {
@@ -59,6 +62,16 @@ export const bindings: ReadonlyArray<TableBinding> = [
       cluster.ClusterControllerDefaults,
       clusterSchemas[id],
       clusterDocs,
+    )
+  }),
+  ...scopedcacheSpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof scopedcache.transitions
+    return bind(
+      spec,
+      scopedcache.transitions[id],
+      scopedcache.ScopedCacheDefaults,
+      scopedcache.inputSchemas[id],
+      scopedcacheDocs,
     )
   }),
 ]

@@ -1,0 +1,80 @@
+/**
+ * Seed 002's Open Questions, each with the resolution this project records and its reason, plus
+ * the rule for a GVK asked at both cluster and namespace level. `docs/krtt/scopedcache.md` prints
+ * them; the rows that implement them cite them.
+ *
+ * @module
+ */
+
+/** "Ideally they won't be watched at both levels" (seed 002, Wrapper, `clusterGVKs`). */
+export const BOTH_LEVELS =
+  "Both levels (seed, Wrapper: clusterGVKs \"Ideally they won't be watched at both levels\"): a namespace-level informer never runs while a cluster-level informer of the same GVK and informer key is registered. Adding the cluster-level one stops the running namespace-level ones, which stay registered as `Covered` with their dependents; a namespace-level one added while the cluster-level one exists is registered `Covered` and not started. When the cluster-level informer leaves (last dependent, forced removal, 403), the covered ones start again (or wait for Start), so namespace permissions take over when cluster permission goes. Reads of a namespace use the cluster-level informers and the namespace's own informers that are not covered. With the default key function (`gvk`) the key is the GVK, so a GVK is never watched at both levels at once; with `gvkAndSelectors`, informers of one GVK with different selectors are different watches and may run at both levels. Reason: rejecting the second level would break an operator whose permissions change while it runs, and running both would double the watches and the objects."
+
+export interface Resolution {
+  /** The seed's question, quoted. */
+  readonly question: string
+  readonly resolution: string
+  readonly reason: string
+}
+
+/** Every Open Question of seed 002 ("Implementation Details") with its recorded answer. */
+export const openQuestions: ReadonlyArray<Resolution> = [
+  {
+    question:
+      'Should we use a custom error when a resource is "Not Found" in case the resource isn\'t found due to an informer not yet existing that could find this resource?',
+    resolution:
+      "Yes: a read that no registered informer can answer fails with `InformerNotFound` (shell/cache/types.ts; row `scopedcache.reads#1`). The API's NotFound is returned only when an informer that covers the object exists and its store lacks the object. Reads before Start fail with `CacheNotStarted` (row `scopedcache.reads#5`), and reads of an informer stopped by a 403 fail with the API's typed Forbidden in the shell.",
+    reason:
+      'The user story: "determine which errors come from the dynamic cache and which errors come from the Kubernetes API server". A NotFound for a missing informer would tell a controller the object is gone when it was never watched.',
+  },
+  {
+    question: "What other cases are there that we should return a custom error?",
+    resolution:
+      "`CacheNotStarted` for a Get or List before Start (controller-runtime's ErrCacheNotStarted). Nothing else: a stopped informer is simply not registered any more (InformerNotFound), and its dependents were told why (`NotifyDependents` with reason `PermissionLost` or `InformerRemoved`).",
+    reason: "Few error types that each mean one thing; the notification carries the cause.",
+  },
+  {
+    question: "When should we automatically kill informers? Should this be configurable?",
+    resolution:
+      "An informer is stopped (1) when its last dependent is removed, if `automaticTermination` is on (default on; off keeps it running without dependents: rows `scopedcache.informers#5` and `#13`); (2) on a 403 to its list or watch, always (row `#7`); (3) on a forced removal (row `#6`); (4) a namespace-level one while a cluster-level informer of the same GVK and key covers it (row `#9`). Only (1) is configurable.",
+    reason:
+      'User story: "configure whether or not informers should be automatically terminated". A 403 informer cannot serve anything and would retry forever, so stopping it is not optional; permission coming back is handled by adding the informer again.',
+  },
+  {
+    question:
+      "Should we make the key used when adding generated informers to the cache configurable? Maybe another user defined function?",
+    resolution:
+      "Yes: option `informerKey` chooses `gvk` (default: one informer per scope and GVK) or `gvkAndSelectors` (selectors from the list options make informers different; `informerKey()` in core/scopedcache/options.ts), and the shell accepts a user key function that overrides both. The registry takes the key as given.",
+    reason:
+      'User story: "define the method used for generating the informer key ... so that I can reliably recreate the key used for a given informer". telescopia hashed the requesting object, which a caller cannot recreate.',
+  },
+  {
+    question:
+      "What do we need to do so we can evaluate all potential list options for informers? Should we make this a user defined function?",
+    resolution:
+      "A user function in the shell's options maps (GVK, scope) to the informer's list options (label selector, field selector); its selectors feed the `gvkAndSelectors` key, so informers with different list options never share a key. Core does not evaluate list options: it sees keys only.",
+    reason:
+      'User story: "define the method used to generate list options that are used when creating an informer". A function covers every `metav1.ListOptions` field without core knowing them, and actions stay data.',
+  },
+  {
+    question:
+      "What do we need to do to ensure that we are able to accept the controller-runtime cache configuration options appropriately?",
+    resolution:
+      "The shell's options follow controller-runtime's `cache.Options` where they mean something for a scoped cache: default label and field selectors, per-GVK selectors, transforms, default namespaces (informers the shell adds at start for a list of namespaces), sync period; `automaticTermination`, `informerKey` and `accessReview` are this cache's own and live in `ScopedCacheDefaults`. Options that assume one informer per GVK for the whole cluster (`ReaderFailOnMissingInformer`, which is always the behaviour here) are not offered.",
+    reason:
+      'User story: "use the controller-runtime cache.Options to configure the cache ... in a way that I am familiar with".',
+  },
+  {
+    question:
+      "Get, List and GetInformer of the Wrapper create a missing informer; the DynamicScopedCache interface says they do not.",
+    resolution:
+      "Reads never create informers: informers come only from AddInformer with a dependent (rows `scopedcache.reads#1`-`#6`).",
+    reason:
+      'The DynamicScopedCache interface: "will NOT automatically create a new informer". An informer created by a read has no dependent, so reference counting could never stop it; and with namespace-level permissions the cache cannot guess which scope would be allowed.',
+  },
+]
+
+/** The resolutions as text for a table's `resolutions`. */
+export const openQuestionTexts: ReadonlyArray<string> = openQuestions.map(
+  (q) => `Open question "${q.question}" — ${q.resolution} Reason: ${q.reason}`,
+)
