@@ -1,0 +1,62 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { informerCacheFactory } from "../cache/informerCache.ts"
+import { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { Resources } from "../kube/resource.ts"
+import { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "./factory.ts"
+import { InvalidScopedCacheOptions } from "./options.ts"
+
+const cms = Resources.configMaps
+
+describe("scopedCacheFactory", () => {
+  it.effect("makes a started-on-getInformer scoped cache per cluster, as providers use it", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      yield* fake.client().create(cms, { metadata: { namespace: "a", name: "x" } })
+      const cache = yield* scopedCacheFactory(client, { cluster: "c1" })
+      yield* cache.start
+      const informer = yield* cache.getInformer(cms, { namespace: "a" })
+      yield* informer.waitForSync
+      assert.deepStrictEqual(informer.store.keys(), ["a/x"])
+      assert.strictEqual(
+        yield* cache.getInformer(cms, { namespace: "a" }),
+        informer,
+        "the same informer again",
+      )
+      const scoped = asScopedCache(cache)
+      assert.isDefined(scoped)
+      assert.deepStrictEqual(
+        (yield* scoped?.informers ?? Effect.succeed([])).map((i) => i.dependents.map((d) => d.kind)),
+        [["GetInformer"]],
+      )
+      assert.strictEqual((yield* cache.get(cms, { namespace: "a", name: "x" })).metadata.name, "x")
+    }),
+  )
+
+  it.effect("without startOnGetInformer, getInformer finds existing informers only", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      const cache = yield* makeScopedCacheFactory()(client, { cluster: "c1" })
+      yield* cache.start
+      assert.strictEqual(
+        (yield* Effect.flip(cache.getInformer(cms, { namespace: "a" })))._tag,
+        "InformerNotFound",
+      )
+    }),
+  )
+
+  it("bad options throw when the factory is made, naming the field", () => {
+    assert.throws(() => makeScopedCacheFactory({ acessReview: true } as never), InvalidScopedCacheOptions)
+  })
+
+  it.effect("asScopedCache tells a scoped cache from the informer cache", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      assert.isUndefined(asScopedCache(yield* informerCacheFactory(client, { cluster: "c1" })))
+    }),
+  )
+})
