@@ -36,3 +36,17 @@ describe("makeProvider", () => {
     }),
   )
 })
+
+describe("makeProvider with several names", () => {
+  it.effect("composes them; an unknown one among them names the closest", () =>
+    Effect.gen(function* () {
+      const hub = yield* makeMemoryClient(yield* FakeApiServer.make())
+      const p = yield* Effect.scoped(
+        makeProvider("namespaces,kubeconfig-secrets", hub, { providerNamespace: "x" }),
+      )
+      assert.strictEqual(p.name, "compose")
+      const e = yield* Effect.flip(Effect.scoped(makeProvider("namespaces,kubeconfig-flie", hub, {})))
+      assert.include(e.message, 'did you mean "kubeconfig-file"')
+    }),
+  )
+})

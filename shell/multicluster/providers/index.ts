@@ -10,11 +10,13 @@ import { Effect, type Scope } from "effect"
 import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { Provider } from "../types.ts"
+import { composeProviders } from "./compose.ts"
 import { closest, ProviderUsageError } from "./errors.ts"
 import { KubeconfigFileName, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
 import { KubeconfigSecretsName, makeKubeconfigSecretsProvider } from "./kubeconfigSecrets.ts"
 import { makeNamespacesProvider, NamespacesName } from "./namespaces.ts"
 
+export { ComposeName, ComposeSeparator, composedName, composeProviders } from "./compose.ts"
 export { ProviderUsageError } from "./errors.ts"
 export { HealthDefaults, type HealthOptions } from "./health.ts"
 export {
@@ -56,10 +58,27 @@ export interface ProviderFlags {
 }
 
 /**
- * The provider called `name` over the hub's client. Fails with `ProviderUsageError` naming the
- * flag at fault: an unknown name names the closest known one, a missing required flag names it.
+ * The provider called `name` over the hub's client; a comma-separated list (`kubeconfig-file,
+ * namespaces`) composes them, their clusters named `<provider>#<cluster>`. Fails with
+ * `ProviderUsageError` naming the flag at fault: an unknown name names the closest known one, a
+ * missing required flag names it.
  */
 export const makeProvider = (
+  name: string,
+  hub: KubeClientShape,
+  flags: ProviderFlags,
+): Effect.Effect<Provider, ProviderUsageError, Scope.Scope> => {
+  const names = name.split(",").map((n) => n.trim())
+  if (names.length > 1) {
+    return Effect.flatMap(
+      Effect.forEach(names, (n) => makeOne(n, hub, flags)),
+      composeProviders,
+    )
+  }
+  return makeOne(name.trim(), hub, flags)
+}
+
+const makeOne = (
   name: string,
   hub: KubeClientShape,
   flags: ProviderFlags,
