@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { TransitionInput } from "../krtt/index.ts"
 import type { AccessorInput } from "./accessor.ts"
 import type { ErrorsInput } from "./errors.ts"
@@ -39,7 +39,11 @@ const input = <O extends Schema.Top, D extends Schema.Top, T extends Schema.Top>
 ) => Schema.Struct({ observed, desired, trigger, now: Millis })
 
 const ClusterViewSchema = Schema.Union([
-  Schema.TaggedStruct("Found", { infrastructureProvisioned: Schema.Boolean, deleting: Schema.Boolean }),
+  Schema.TaggedStruct("Found", {
+    // Absent means false, as upstream reads status.initialization.infrastructureProvisioned.
+    infrastructureProvisioned: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false))),
+    deleting: Schema.Boolean,
+  }),
   Schema.TaggedStruct("NotFound", {}),
   Schema.TaggedStruct("GetFailed", { error: Schema.String }),
 ])
@@ -141,3 +145,27 @@ export const inputSchemas = {
   "clustercache.events": EventsInputSchema,
   "clustercache.errors": ErrorsInputSchema,
 } as const
+
+/**
+ * `krtt explain clustercache.reconciler --reconcile`: a whole reconcile through the driver
+ * (`driver.ts`), the world's answers given in the input. `world.connect` and `world.probe` are
+ * needed only when the reconcile connects or probes.
+ */
+export const ReconcileRunInputSchema = Schema.Struct({
+  observed: Schema.Struct({ accessor: Schema.optional(AccessorStateSchema) }),
+  desired: ReconcilerInputSchema.fields.desired,
+  now: Millis,
+  world: Schema.Struct({
+    connect: Schema.optional(
+      Schema.Union([
+        Schema.Struct({ ok: Schema.Literal(true) }),
+        Schema.Struct({
+          ok: Schema.Literal(false),
+          step: Schema.Literals(["createConnection", "createClients", "cacheSync"]),
+          error: Schema.String,
+        }),
+      ]),
+    ),
+    probe: Schema.optional(Schema.Literals(["success", "failure", "unauthorized"])),
+  }),
+})

@@ -4,7 +4,8 @@
  * @module
  */
 import { Result, Schema, type SchemaAST, SchemaIssue } from "effect"
-import { explain, idOf } from "../../core/krtt/index.ts"
+import { ClusterCacheDefaults, ReconcileRunInputSchema, runReconcile } from "../../core/clustercache/index.ts"
+import { explain, findRow, idOf, type RowId } from "../../core/krtt/index.ts"
 import { closestKey } from "../../core/krtt/suggest.ts"
 
 export { closestKey }
@@ -104,27 +105,20 @@ const futureTimes = (json: unknown): ReadonlyArray<string> => {
   return out
 }
 
-/** Decodes a hand-written input for a table; the error names every field that is wrong. */
-export const decodeInput = (tableId: string, text: string): unknown => {
-  const binding = bindingOf(tableId)
-  if (binding === undefined) {
-    throw new UsageError(
-      `unknown table "${tableId}"; known tables: ${bindings.map((b) => b.spec.id).join(", ")}`,
-    )
-  }
+/** Decodes JSON text strictly against a schema; the error names every field that is wrong. */
+const decodeStrict = (schema: Schema.Codec<unknown>, text: string, what: string, docs: string): unknown => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (e) {
     throw new UsageError(`the input is not valid JSON: ${(e as Error).message}`)
   }
-  const schema = binding.input as Schema.Codec<unknown>
   const decoded = Schema.decodeUnknownResult(schema)(json, { errors: "all", onExcessProperty: "error" })
   if (Result.isSuccess(decoded)) {
     const future = futureTimes(json)
     if (future.length > 0) {
       throw new UsageError(
-        `the input of table ${tableId} has times later than its now (${future.join(", ")}): a clock cannot have seen them yet`,
+        `the input of ${what} has times later than its now (${future.join(", ")}): a clock cannot have seen them yet`,
       )
     }
     return decoded.success
@@ -142,9 +136,94 @@ export const decodeInput = (tableId: string, text: string): unknown => {
     }`
   })
   throw new UsageError(
-    `the input does not fit table ${tableId} (its shape is documented in ${binding.inputDocs}):\n${lines.join("\n")}`,
+    `the input does not fit ${what} (its shape is documented in ${docs}):\n${lines.join("\n")}`,
   )
 }
+
+/** Decodes a hand-written input for a table; the error names every field that is wrong. */
+export const decodeInput = (tableId: string, text: string): unknown => {
+  const binding = bindingOf(tableId)
+  if (binding === undefined) {
+    throw new UsageError(
+      `unknown table "${tableId}"; known tables: ${bindings.map((b) => b.spec.id).join(", ")}`,
+    )
+  }
+  return decodeStrict(binding.input as Schema.Codec<unknown>, text, `table ${tableId}`, binding.inputDocs)
+}
+
+/** One step of a whole reconcile: the row that decided and its documented text. */
+export interface ReconcileStep {
+  readonly row: RowId
+  readonly derived: boolean
+  readonly text: Readonly<Record<string, string>>
+}
+
+/** `krtt explain clustercache.reconciler --reconcile`: a whole reconcile, every step's row. */
+export const explainReconcile = (tableId: string, text: string) => {
+  if (tableId !== "clustercache.reconciler") {
+    throw new UsageError(
+      `--reconcile runs a whole ClusterCache reconcile: use it with the table clustercache.reconciler, not ${tableId}`,
+    )
+  }
+  const input = decodeStrict(
+    ReconcileRunInputSchema as unknown as Schema.Codec<unknown>,
+    text,
+    "a whole reconcile (--reconcile)",
+    "docs/krtt/clustercache-inputs.md",
+  ) as typeof ReconcileRunInputSchema.Type
+  const config = ClusterCacheDefaults
+  const run = runReconcile(
+    input.observed.accessor,
+    input.desired,
+    input.now,
+    {
+      connect: () => {
+        if (input.world.connect === undefined)
+          throw new UsageError("this reconcile connects: give the answer of Connect() as input.world.connect")
+        return input.world.connect
+      },
+      probe: () => {
+        if (input.world.probe === undefined)
+          throw new UsageError("this reconcile probes: give the probe's outcome as input.world.probe")
+        return input.world.probe
+      },
+    },
+    config,
+  )
+  const steps: ReadonlyArray<ReconcileStep> = run.rows.map((row) => {
+    const table = row.slice(0, row.lastIndexOf("#"))
+    const spec = bindingOf(table)?.spec
+    const r = spec === undefined ? undefined : findRow(spec, row)
+    return { row, derived: r?.derived ?? false, text: r?.cells ?? {} }
+  })
+  return {
+    steps,
+    requeueAfter: run.requeueAfter,
+    accessor: run.accessor,
+    connected: run.connected,
+    disconnected: run.disconnected,
+    connectAttempt: run.connectAttempt,
+    probe: run.probe,
+    events: run.events,
+  }
+}
+
+/** The human-readable rendering of a whole reconcile. */
+export const renderReconcile = (r: ReturnType<typeof explainReconcile>): string =>
+  [
+    `${r.steps.length} steps:`,
+    ...r.steps.flatMap((s, i) => [
+      `${i + 1}. ${s.row}${s.derived ? " (derived)" : ""}`,
+      ...Object.entries(s.text).map(([c, t]) => `     ${c}: ${t}`),
+    ]),
+    `Requeue: ${r.requeueAfter === undefined ? "none" : `after ${r.requeueAfter} ms`}`,
+    `Connected afterwards: ${r.connected}${r.disconnected ? " (disconnected in this reconcile)" : ""}`,
+    ...(r.events.length === 0
+      ? []
+      : ["Events:", ...r.events.map((e) => `  ${e.source}: ${e.reasons.join(", ")}`)]),
+    "Accessor:",
+    `  ${r.accessor === undefined ? "(none)" : JSON.stringify(r.accessor)}`,
+  ].join("\n")
 
 /** `krtt explain`: which row decides the input, its documented text, the actions and the status. */
 export const explainInput = (tableId: string, text: string) => {

@@ -11,7 +11,15 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
 import { runCommand } from "../manager/command.ts"
-import { explainInput, renderExplanation, renderTables, tablesJson, UsageError } from "./explain.ts"
+import {
+  explainInput,
+  explainReconcile,
+  renderExplanation,
+  renderReconcile,
+  renderTables,
+  tablesJson,
+  UsageError,
+} from "./explain.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print JSON instead of text"),
@@ -43,9 +51,15 @@ const explain = Command.make(
     input: Flag.String("input").pipe(
       Flag.withDescription("A JSON file with {observed, desired, trigger, now}"),
     ),
+    reconcile: Flag.Boolean("reconcile").pipe(
+      Flag.withDescription(
+        "Run a whole ClusterCache reconcile through the core's driver and print every step's row (input {observed, desired, now, world: {connect, probe}})",
+      ),
+      Flag.withDefault(false),
+    ),
     json,
   },
-  ({ table, input, json }) =>
+  ({ table, input, reconcile, json }) =>
     userFacing(async () => {
       let text: string
       try {
@@ -54,6 +68,11 @@ const explain = Command.make(
         throw new UsageError(
           `cannot read the input file ${input}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
         )
+      }
+      if (reconcile) {
+        const r = explainReconcile(table, text)
+        process.stdout.write(`${json ? JSON.stringify(r, null, 2) : renderReconcile(r)}\n`)
+        return
       }
       const e = explainInput(table, text)
       process.stdout.write(`${json ? JSON.stringify(e, null, 2) : renderExplanation(e)}\n`)

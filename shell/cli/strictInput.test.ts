@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { closestKey, decodeInput, knownKeysAt, UsageError } from "./explain.ts"
+import { closestKey, decodeInput, explainReconcile, knownKeysAt, UsageError } from "./explain.ts"
 
 const probeDue = {
   observed: {
@@ -116,5 +116,59 @@ describe("krtt explain exit codes", () => {
   it("a missing --input and an unknown flag exit 2", () => {
     expect(krtt("explain", "clustercache.reconciler").status).toBe(2)
     expect(krtt("explain", "clustercache.reconciler", "--inptu", "x").status).toBe(2)
+  })
+})
+
+describe("infrastructureProvisioned", () => {
+  it("may be absent, meaning false, as upstream reads it", () => {
+    const input = {
+      observed: {},
+      desired: { cluster: { _tag: "Found", deleting: false }, sources: [] },
+      trigger: { _tag: "Reconcile" },
+      now: 10_000,
+    }
+    const decoded = decodeInput("clustercache.reconciler", JSON.stringify(input)) as {
+      desired: { cluster: { infrastructureProvisioned: boolean } }
+    }
+    expect(decoded.desired.cluster.infrastructureProvisioned).toBe(false)
+  })
+})
+
+describe("krtt explain --reconcile", () => {
+  const fifthFailure = {
+    observed: { accessor: { ...probeDue.observed.accessor, consecutiveFailures: 4 } },
+    desired: { ...probeDue.desired, sources: [{ name: "machine", probeFailureDurations: [] }] },
+    now: 10_000,
+    world: { probe: "failure" },
+  }
+  it("runs a whole reconcile through the driver and names every step's row (Reconciler rows 7, 10, 12)", () => {
+    const r = explainReconcile("clustercache.reconciler", JSON.stringify(fifthFailure))
+    expect(r.steps.map((s) => s.row)).toEqual([
+      "clustercache.reconciler#7",
+      "clustercache.reconciler#10",
+      "clustercache.reconciler#12",
+    ])
+    expect(r.steps[1]?.text["Reconciliation Action"]).toContain("Disconnect()")
+    expect(r.requeueAfter).toBe(30_000)
+    expect(r.disconnected).toBe(true)
+    expect(r.events).toEqual([{ _tag: "SendEvent", source: "machine", reasons: ["disconnect"] }])
+  })
+  it("a connect goes through the clusterAccessor table's rows", () => {
+    const r = explainReconcile(
+      "clustercache.reconciler",
+      JSON.stringify({ ...fifthFailure, observed: {}, world: { connect: { ok: true } } }),
+    )
+    expect(r.steps.some((s) => s.row.startsWith("clustercache.accessor#"))).toBe(true)
+    expect(r.connectAttempt).toBe("succeeded")
+  })
+  it("an answer the reconcile needs but the input lacks is named", () => {
+    expect(() =>
+      explainReconcile("clustercache.reconciler", JSON.stringify({ ...fifthFailure, world: {} })),
+    ).toThrow("input.world.probe")
+  })
+  it("is refused for other tables", () => {
+    expect(() => explainReconcile("clustercache.health", JSON.stringify(fifthFailure))).toThrow(
+      /use it with the table clustercache.reconciler/,
+    )
   })
 })
