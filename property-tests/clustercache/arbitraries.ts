@@ -23,15 +23,36 @@ import type {
 const NOW = { min: 1_700_000_000_000, max: 1_800_000_000_000 }
 export const nowArb = fc.integer(NOW)
 
-/** `now - ago`, or undefined ("never") now and then. */
-const before = (now: number, maxAgo: number, never = 0.15) =>
+/** The documented durations a time is compared with (seed 000): probe interval, retry interval. */
+export const PROBE_INTERVAL_EDGE = 10_000
+export const RETRY_INTERVAL_EDGE = 30_000
+/** The cluster sources' probe-failure durations the generators use (Event Trigger Conditions). */
+export const PROBE_FAILURE_DURATIONS = [5_000, 60_000, 120_000, 300_000] as const
+
+/** An age exactly at one of the edges, 1 ms before or 1 ms after it. */
+export const nearEdge = (edges: ReadonlyArray<number>) =>
+  fc.constantFrom(...edges.flatMap((e) => [e - 1, e, e + 1]))
+
+/**
+ * `now - ago`, or undefined ("never") now and then. A quarter of the ages fall exactly on an
+ * edge or 1 ms to either side, so that every `<`, `<=` and strict `Before` in the tables is
+ * decided at its boundary (uniform ages alone hit an exact millisecond almost never).
+ */
+const before = (now: number, maxAgo: number, never = 0.15, edges: ReadonlyArray<number> = []) =>
   fc.oneof(
     {
-      weight: Math.round((1 - never) * 100),
+      weight: Math.round((1 - never) * (edges.length === 0 ? 100 : 75)),
       arbitrary: fc.integer({ min: 0, max: maxAgo }).map((ago) => now - ago),
     },
+    ...(edges.length === 0
+      ? []
+      : [{ weight: Math.round((1 - never) * 25), arbitrary: nearEdge(edges).map((ago) => now - ago) }]),
     { weight: Math.round(never * 100), arbitrary: fc.constant(undefined) },
   )
+
+/** A failure count, biased to the threshold (5) and its neighbours. */
+const failures = (max: number) =>
+  fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: nearEdge([5]) })
 
 const sourceNames = ["machine", "machinehealthcheck", "machinepool", "cluster"] as const
 const watchNames = ["node-watcher", "pod-watcher", "machine-node-watcher", "configmap-watcher", "x"] as const
@@ -55,10 +76,10 @@ export const accessorArb = (
 ) =>
   fc.record({
     connected: fc.boolean(),
-    lastConnectionCreationErrorTime: before(now, 60_000, 0.3),
-    lastProbeTime: before(now, 20_000, 0.15),
-    lastProbeSuccessTime: before(now, 600_000, 0.15),
-    consecutiveFailures: fc.integer({ min: 0, max: 7 }),
+    lastConnectionCreationErrorTime: before(now, 60_000, 0.3, [RETRY_INTERVAL_EDGE]),
+    lastProbeTime: before(now, 20_000, 0.15, [PROBE_INTERVAL_EDGE]),
+    lastProbeSuccessTime: before(now, 600_000, 0.15, PROBE_FAILURE_DURATIONS),
+    consecutiveFailures: failures(7),
     watches: sortedWatches,
     lastEventSent: lastEventSent(now),
     privateKeyGenerated: fc.boolean(),
@@ -143,13 +164,36 @@ export const watchInput: fc.Arbitrary<WatchInput> = fc
 // ---------------------------------------------------------------------------------------------
 // Event Trigger Conditions
 
-const durations = fc.uniqueArray(fc.constantFrom(60_000, 120_000, 300_000, 5_000), { maxLength: 2 })
+const durations = fc.uniqueArray(fc.constantFrom(...PROBE_FAILURE_DURATIONS), { maxLength: 2 })
 
-export const eventsInput: fc.Arbitrary<EventsInput> = withNow((now) =>
+/**
+ * Event Trigger Conditions compare the last event with `lastProbeSuccessTime + duration`, not
+ * with `now`: this branch puts the last event exactly at that instant, or 1 ms to either side.
+ */
+const eventsAtTheirEdge: fc.Arbitrary<EventsInput> = withNow((now) =>
+  fc
+    .record({
+      duration: fc.constantFrom(...PROBE_FAILURE_DURATIONS),
+      successAgo: fc.integer({ min: 0, max: 600_000 }),
+      shift: fc.constantFrom(-1, 0, 1),
+      source: fc.constantFrom(...sourceNames),
+    })
+    .map(({ duration, successAgo, shift, source }) => ({
+      observed: {
+        lastProbeSuccessTime: now - successAgo,
+        lastEventSentTime: Math.min(now, now - successAgo + duration + shift),
+      },
+      desired: { source, probeFailureDurations: [duration] },
+      trigger: { didConnect: false, didDisconnect: false },
+      now,
+    })),
+)
+
+const eventsAnyInput: fc.Arbitrary<EventsInput> = withNow((now) =>
   fc.record({
     observed: fc.record({
-      lastProbeSuccessTime: before(now, 600_000, 0.1),
-      lastEventSentTime: before(now, 600_000, 0.2),
+      lastProbeSuccessTime: before(now, 600_000, 0.1, PROBE_FAILURE_DURATIONS),
+      lastEventSentTime: before(now, 600_000, 0.2, PROBE_FAILURE_DURATIONS),
     }),
     desired: fc.record({ source: fc.constantFrom(...sourceNames), probeFailureDurations: durations }),
     trigger: fc.oneof(
@@ -161,11 +205,16 @@ export const eventsInput: fc.Arbitrary<EventsInput> = withNow((now) =>
   }),
 )
 
+export const eventsInput: fc.Arbitrary<EventsInput> = fc.oneof(
+  { weight: 4, arbitrary: eventsAnyInput },
+  { weight: 1, arbitrary: eventsAtTheirEdge },
+)
+
 // ---------------------------------------------------------------------------------------------
 // Error Handling
 
 export const errorsInput: fc.Arbitrary<ErrorsInput> = fc.record({
-  observed: fc.record({ consecutiveFailures: fc.integer({ min: 0, max: 8 }) }),
+  observed: fc.record({ consecutiveFailures: failures(8) }),
   desired: fc.constant({}),
   trigger: fc.oneof(
     fc.constant({ _tag: "ErrClusterNotConnected" as const }),
