@@ -53,6 +53,12 @@ export interface Candidate {
   readonly generation: string
   /** Builds the client in the cluster's scope (closed on disengage). */
   readonly connect: Effect.Effect<Connection, ConnectFailed, Scope.Scope>
+  /**
+   * Whether the engine probes it (default true). `false` when the provider's source already
+   * health-gates it (the cluster-api provider: the ClusterCache probes and disconnects, and the
+   * provider removes the cluster then).
+   */
+  readonly healthGated?: boolean | undefined
 }
 
 /** The engine's options. */
@@ -80,8 +86,11 @@ export interface ClusterSink {
   readonly upsert: (candidate: Candidate) => Effect.Effect<void>
   /** A cluster left: disengage it and forget it. */
   readonly remove: (name: ClusterName) => Effect.Effect<void>
-  /** A cluster is known but unusable (e.g. a malformed kubeconfig): disengage it and say why. */
-  readonly reject: (name: ClusterName, reason: string) => Effect.Effect<void>
+  /**
+   * A cluster is known but unusable (a malformed kubeconfig; disconnected by its source):
+   * disengage it and say why. `healthy` is what `clusters` reports (default true: not a probe's verdict).
+   */
+  readonly reject: (name: ClusterName, reason: string, healthy?: boolean) => Effect.Effect<void>
   /** The names discovery has told the engine about and not removed. */
   readonly names: () => ReadonlyArray<ClusterName>
 }
@@ -161,6 +170,7 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
         let live: Live | undefined
         let pending: Scope.Closeable | undefined
         let health: HealthState = { consecutiveFailures: 0 }
+        const gated = c.healthGated ?? true
         const setState = (s: Omit<ClusterState, "name">) => {
           states.set(c.name, { name: c.name, ...s })
         }
@@ -190,7 +200,7 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
           pending = scope
           const attempt = Effect.gen(function* () {
             const conn = yield* Scope.provide(c.connect, scope)
-            yield* conn.client.probe({ timeout })
+            if (gated) yield* conn.client.probe({ timeout })
             let cache = conn.cache
             if (cache === undefined) {
               cache = yield* Scope.provide(options.cacheFactory(conn.client, { cluster: c.name }), scope)
@@ -273,6 +283,9 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
                     Effect.annotateLogs({ reason: step.reason }),
                   )
               }
+            } else if (!gated) {
+              // Its source gates it: stay engaged until the source removes or replaces it.
+              yield* Effect.never
             } else {
               const step = healthStep(health, yield* probe(l.cluster.client), options.health)
               health = step.state
@@ -329,15 +342,15 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
               }),
             )
           }),
-        reject: (name, reason) =>
+        reject: (name, reason, healthy = true) =>
           Effect.suspend(() => {
-            const generation = `rejected: ${reason}`
+            const generation = `rejected: ${healthy} ${reason}`
             if (chain.get(name)?.generation === generation) return Effect.void
             return replace(
               name,
               generation,
               Effect.andThen(
-                Effect.sync(() => states.set(name, { name, engaged: false, healthy: true, reason })),
+                Effect.sync(() => states.set(name, { name, engaged: false, healthy, reason })),
                 Effect.logWarning("cluster rejected").pipe(log(name), Effect.annotateLogs({ reason })),
               ),
             )

@@ -10,12 +10,21 @@ import { Effect, type Scope } from "effect"
 import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { Provider } from "../types.ts"
+import { ClusterApiName, makeClusterApiProvider } from "./clusterApi.ts"
 import { composeProviders } from "./compose.ts"
 import { closest, ProviderUsageError } from "./errors.ts"
 import { KubeconfigFileName, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
 import { KubeconfigSecretsName, makeKubeconfigSecretsProvider } from "./kubeconfigSecrets.ts"
 import { makeNamespacesProvider, NamespacesName } from "./namespaces.ts"
 
+export {
+  ClusterApiDefaults,
+  ClusterApiName,
+  type ClusterApiOptions,
+  clusterApiName,
+  type ExistingClusterCache,
+  makeClusterApiProvider,
+} from "./clusterApi.ts"
 export { ComposeName, ComposeSeparator, composedName, composeProviders } from "./compose.ts"
 export { ProviderUsageError } from "./errors.ts"
 export { HealthDefaults, type HealthOptions } from "./health.ts"
@@ -88,6 +97,8 @@ const makeOne = (
     switch (name) {
       case KubeconfigSecretsName:
         return makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, ...cache })
+      case ClusterApiName:
+        return makeClusterApiProvider(hub, { namespace: flags.providerNamespace, ...cache })
       case NamespacesName:
         return makeNamespacesProvider(hub, cache)
       case KubeconfigFileName:
