@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Result, Schema, type SchemaAST, SchemaIssue } from "effect"
+import { Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import { ClusterCacheDefaults, ReconcileRunInputSchema, runReconcile } from "../../core/clustercache/index.ts"
 import { explain, findRow, idOf, type RowId } from "../../core/krtt/index.ts"
 import { closestKey } from "../../core/krtt/suggest.ts"
@@ -56,6 +56,11 @@ export const knownKeysAt = (ast: SchemaAST.AST, path: ReadonlyArray<PropertyKey>
   const keys = new Set<string>()
   const visit = (node: SchemaAST.AST, rest: ReadonlyArray<PropertyKey>, depth: number): void => {
     if (depth > 64) return
+    // A transformed value (an array decoded to a set, say) is written in its encoded form.
+    if (node.encoding !== undefined) {
+      visit(SchemaAST.toEncoded(node), rest, depth + 1)
+      return
+    }
     switch (node._tag) {
       case "Suspend":
         visit(node.thunk(), rest, depth + 1)
