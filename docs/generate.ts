@@ -82,6 +82,35 @@ stateDiagram-v2
     DeletionCompleted --> [*]: remove finalizer cluster.cluster.x-k8s.io
 \`\`\``
 
+const multiclusterDiagram = `\`\`\`mermaid
+stateDiagram-v2
+    [*] --> Absent
+    Absent --> StartingCache: rows 1, 3 ClusterAdded, options engage
+    Absent --> Excluded: rows 2, 4, 5, 6, 15 options do not engage
+    Excluded --> StartingCache: row 16 new generation, options engage
+    StartingCache --> WaitingForSync: row 7 CacheStarted, WaitForCacheSync (2 min)
+    WaitingForSync --> ApplyingIndexes: row 8 CacheSynced
+    ApplyingIndexes --> Engaging: row 9 IndexesApplied, StartSources (one per watch)
+    Engaging --> Engaged: row 10 SourcesStarted
+    Engaged --> Engaged: row 12 request, Reconcile
+    StartingCache --> Failed: row 14 engage failed, cancel scope, RetryAfter
+    WaitingForSync --> Failed: row 14 sync failed or timed out
+    ApplyingIndexes --> Failed: row 14
+    Engaging --> Failed: row 14
+    Engaged --> Failed: row 14 a source failed
+    Failed --> Failed: row 21 RetryDue before retryAt
+    Failed --> StartingCache: row 20 RetryDue at retryAt (1 s doubling to 5 min)
+    Engaged --> StartingCache: row 16 CredentialsChanged, cancel old scope
+    Engaged --> Unhealthy: row 22 ClusterUnhealthy, cancel scope
+    Failed --> Unhealthy: row 22
+    Unhealthy --> StartingCache: row 23 ClusterHealthy
+    Engaged --> Absent: row 11 ClusterRemoved, cancel scope
+    Unhealthy --> Absent: row 11
+    Failed --> Absent: row 11
+    Excluded --> Absent: row 11
+    Absent --> Absent: row 17 request dropped (ClusterNotFound, one log line)
+\`\`\``
+
 interface Area {
   readonly file: string
   readonly title: string
@@ -106,6 +135,14 @@ const areas: ReadonlyArray<Area> = [
     intro:
       "The pure transitions live in `core/cluster/`; the transcriptions in `spec/cluster/`. Input shapes for `krtt explain` are in [../cluster-inputs.md](../cluster-inputs.md).",
     diagram: `## Deletion sequence\n\nThe order \`reconcileDelete\` keeps; edges name the deciding rows of \`cluster.deletion\`. Nothing of the control plane or infrastructure is deleted while owned descendants remain, the infrastructure never before the control plane is gone, the finalizer last.\n\n${clusterDeletionDiagram}\n`,
+  },
+  {
+    file: "multicluster.md",
+    title: "Multi-cluster engagement table (seed 003)",
+    prefix: "multicluster.",
+    intro:
+      'The pure transition lives in `core/multicluster/`; the transcription in `spec/multicluster/`. One (controller, cluster) pair per table input; the hub is the cluster named `""`. Input shapes for `krtt explain` are in [../multicluster-inputs.md](../multicluster-inputs.md).',
+    diagram: `## Lifecycle of a (controller, cluster) pair\n\nEdges name the deciding rows of \`multicluster.engagement\`. Start → cache synced → indexes applied → engage, in that order; every edge that leaves an engagement under way or engaged (\`StartingCache\` to \`Engaged\`) for \`Failed\`, \`Unhealthy\`, \`Absent\` or a new generation cancels its engage scope first. Requests are reconciled only when \`Engaged\`, requeued while an engagement is under way (row 19), dropped otherwise (rows 17, 18).\n\n${multiclusterDiagram}\n`,
   },
 ]
 

@@ -6,10 +6,12 @@
 import type fc from "fast-check"
 import { arbitraries as cluster } from "./cluster/arbitraries.ts"
 import { inputs as clustercache } from "./clustercache/arbitraries.ts"
+import { inputs as multicluster } from "./multicluster/arbitraries.ts"
 import { inputs as scopedcache } from "./scopedcache/arbitraries.ts"
 
 export const arbitraries: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
   ...clustercache,
   ...cluster,
+  ...multicluster,
   ...scopedcache,
 }

@@ -10,9 +10,12 @@ import * as cluster from "../../core/cluster/index.ts"
 import { inputSchemas as clusterSchemas } from "../../core/cluster/schema.ts"
 import * as clustercache from "../../core/clustercache/index.ts"
 import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
+import * as multicluster from "../../core/multicluster/index.ts"
+import { inputSchemas as multiclusterSchemas } from "../../core/multicluster/schema.ts"
 import * as scopedcache from "../../core/scopedcache/index.ts"
 import * as clusterSpec from "../../spec/cluster/index.ts"
 import * as clustercacheSpec from "../../spec/clustercache/index.ts"
+import * as multiclusterSpec from "../../spec/multicluster/index.ts"
 import * as scopedcacheSpec from "../../spec/scopedcache/index.ts"
 
 /** A documented table and what implements it. */
@@ -41,6 +44,7 @@ const bind = (
 
 const ccDocs = "docs/krtt/clustercache-inputs.md"
 const clusterDocs = "docs/cluster-inputs.md"
+const multiclusterDocs = "docs/multicluster-inputs.md"
 const scopedcacheDocs = "docs/scopedcache-inputs.md"
 
 export const bindings: ReadonlyArray<TableBinding> = [
@@ -72,6 +76,16 @@ export const bindings: ReadonlyArray<TableBinding> = [
       scopedcache.ScopedCacheDefaults,
       scopedcache.inputSchemas[id],
       scopedcacheDocs,
+    )
+  }),
+  ...multiclusterSpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof multicluster.transitions
+    return bind(
+      spec,
+      multicluster.transitions[id],
+      multicluster.EngagementDefaults,
+      multiclusterSchemas[id],
+      multiclusterDocs,
     )
   }),
 ]
