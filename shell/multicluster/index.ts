@@ -35,4 +35,26 @@ export {
 } from "./handler.ts"
 export { type ManagerOptions, type MultiClusterManager, make as makeManager } from "./manager.ts"
 export { type MemoryProvider, makeMemoryProvider } from "./memoryProvider.ts"
+export {
+  acquirable,
+  assignment,
+  claimedByPeer,
+  liveMembers,
+  type Observations,
+  observe,
+  ownerOf,
+  type PeerLease,
+  type Plan,
+  plan,
+  weight,
+} from "./rendezvous.ts"
+export {
+  makeShardGate,
+  SHARD_GROUP_LABEL,
+  SHARD_VIEW_ANNOTATION,
+  ShardDefaults,
+  type ShardGate,
+  type ShardOptions,
+  type ShardStatus,
+} from "./sharding.ts"
 export * from "./types.ts"
