@@ -11,6 +11,7 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
 import { runCommand } from "../manager/command.ts"
+import { clustersCommand } from "./clusters.ts"
 import {
   explainInput,
   explainReconcile,
@@ -99,6 +100,7 @@ export const krtt = Command.make("krtt").pipe(
     explain,
     simulate,
     liveCommand,
+    clustersCommand,
   ]),
 )
 
