@@ -111,6 +111,26 @@ stateDiagram-v2
     Absent --> Absent: row 17 request dropped (ClusterNotFound, one log line)
 \`\`\``
 
+const scopedcacheDiagram = `\`\`\`mermaid
+stateDiagram-v2
+    [*] --> Pending: informers row 1 AddInformer before Start
+    [*] --> Starting: informers row 2 AddInformer, cache started
+    [*] --> Covered: informers row 10 AddInformer under a cluster-level informer
+    Pending --> Starting: lifecycle row 1 Start
+    Starting --> Synced: informers row 15 first list stored
+    Starting --> Covered: informers row 9 cluster-level informer added (StopInformer)
+    Synced --> Covered: informers row 9 cluster-level informer added (StopInformer)
+    Pending --> Covered: informers row 9
+    Covered --> Starting: informers rows 5, 6, 7 the cluster-level informer leaves (StartInformer)
+    Covered --> Pending: informers rows 5, 6 the cluster-level informer leaves before Start
+    Starting --> Starting: informers rows 3, 4, 8, 12 dependents change, 13 last removed (termination off)
+    Synced --> Synced: informers rows 3, 4, 8, 12, 13
+    Starting --> [*]: informers row 5 last dependent, row 6 forced, row 7 403 (StopInformer)
+    Synced --> [*]: informers row 5 last dependent, row 6 forced, row 7 403 (StopInformer)
+    Pending --> [*]: informers rows 5, 6
+    Covered --> [*]: informers rows 5, 6
+\`\`\``
+
 interface Area {
   readonly file: string
   readonly title: string
@@ -143,6 +163,14 @@ const areas: ReadonlyArray<Area> = [
     intro:
       'The pure transition lives in `core/multicluster/`; the transcription in `spec/multicluster/`. One (controller, cluster) pair per table input; the hub is the cluster named `""`. Input shapes for `krtt explain` are in [../multicluster-inputs.md](../multicluster-inputs.md).',
     diagram: `## Lifecycle of a (controller, cluster) pair\n\nEdges name the deciding rows of \`multicluster.engagement\`. Start → cache synced → indexes applied → engage, in that order; every edge that leaves an engagement under way or engaged (\`StartingCache\` to \`Engaged\`) for \`Failed\`, \`Unhealthy\`, \`Absent\` or a new generation cancels its engage scope first. Requests are reconciled only when \`Engaged\`, requeued while an engagement is under way (row 19), dropped otherwise (rows 17, 18).\n\n${multiclusterDiagram}\n`,
+  },
+  {
+    file: "scopedcache.md",
+    title: "Scoped cache tables (seed 002)",
+    prefix: "scopedcache.",
+    intro:
+      "The pure transitions and the registry (scope → GVK → informer key → {state, dependents by UID}) live in `core/scopedcache/`; the transcriptions and the resolutions of the seed's Open Questions in `spec/scopedcache/`. The seed is prose, not a table: rows 1-7 of `scopedcache.informers`, 1-3 of `lifecycle` and 1-4 of `reads` are its stated rules, the others are derived, each with its reason. Input shapes for `krtt explain` are in [../scopedcache-inputs.md](../scopedcache-inputs.md).",
+    diagram: `## Lifecycle of one informer\n\nStates of one registered informer; edges name the deciding rows (ids without the \`scopedcache.\` prefix). \`Covered\`: a namespace-level informer whose GVK and key a cluster-level informer watches; it does not run and keeps its dependents. With automatic termination on, an informer runs iff it has at least one dependent, once the cache is started and unless it is covered.\n\n${scopedcacheDiagram}\n`,
   },
 ]
 

@@ -11,7 +11,7 @@ import type { TableSpec } from "../../core/krtt/index.ts"
 import type { ScopedCacheOptions } from "../../core/scopedcache/index.ts"
 import type { InformersInput, InformersResult } from "../../core/scopedcache/informers.ts"
 import { KRTT_COLUMNS, rowsFor } from "../builder.ts"
-import { BOTH_LEVELS, openQuestionTexts } from "./resolutions.ts"
+import { BOTH_LEVELS, BOTH_LEVELS_ROW, openQuestionTexts } from "./resolutions.ts"
 
 type In = InformersInput
 type Res = InformersResult
@@ -304,7 +304,7 @@ export const informers: TableSpec<In, Res, Cfg> = {
             r.actions.length === running.length + (i.observed.started ? 1 : 0)
           )
         },
-        reason: BOTH_LEVELS,
+        reason: BOTH_LEVELS_ROW,
       },
     ),
     derived(
@@ -320,7 +320,7 @@ export const informers: TableSpec<In, Res, Cfg> = {
         applies: (i) => addNew(i) && coveredHere(i),
         holds: (i, r) =>
           noActions(r) && r.status.informer?.state === "Covered" && onlyDependent(i, r) && peersKept(i, r),
-        reason: BOTH_LEVELS,
+        reason: BOTH_LEVELS_ROW,
       },
     ),
     derived(

@@ -10,6 +10,10 @@
 export const BOTH_LEVELS =
   "Both levels (seed, Wrapper: clusterGVKs \"Ideally they won't be watched at both levels\"): a namespace-level informer never runs while a cluster-level informer of the same GVK and informer key is registered. Adding the cluster-level one stops the running namespace-level ones, which stay registered as `Covered` with their dependents; a namespace-level one added while the cluster-level one exists is registered `Covered` and not started. When the cluster-level informer leaves (last dependent, forced removal, 403), the covered ones start again (or wait for Start), so namespace permissions take over when cluster permission goes. Reads of a namespace use the cluster-level informers and the namespace's own informers that are not covered. With the default key function (`gvk`) the key is the GVK, so a GVK is never watched at both levels at once; with `gvkAndSelectors`, informers of one GVK with different selectors are different watches and may run at both levels. Reason: rejecting the second level would break an operator whose permissions change while it runs, and running both would double the watches and the objects."
 
+/** The reason of the rows that implement {@link BOTH_LEVELS}. */
+export const BOTH_LEVELS_ROW =
+  'Seed, Wrapper: clusterGVKs "Ideally they won\'t be watched at both levels". See the resolution "Both levels" of this table.'
+
 export interface Resolution {
   /** The seed's question, quoted. */
   readonly question: string
