@@ -25,10 +25,25 @@
  * The provider's calls become triggers: `engage` → `ClusterAdded{generation}` for every
  * controller (the hub `""` is added by the manager at start), a replaced cluster (new
  * kubeconfig) → `CredentialsChanged{generation}`, the engage scope closing or `disengage` →
- * `ClusterRemoved`, health verdicts → `ClusterUnhealthy`/`ClusterHealthy`. Every outcome
- * carries the generation the step ran for; a late outcome of an older generation is ignored
- * (row 24), so the shell needs no cancellation bookkeeping beyond closing scopes. A
- * `StartSources` whose scope was already cancelled must start nothing.
+ * `ClusterRemoved`, health verdicts → `ClusterUnhealthy`/`ClusterHealthy`.
+ *
+ * # The engage scope (what the shell must keep)
+ * - `StartCache` opens the pair's engage scope; `WaitForCacheSync`, `ApplyIndexes` and
+ *   `StartSources` of that engagement run as fibers in it, and the sources live in it.
+ * - `CancelEngageScope` closes it: sources stop and steps still running are interrupted.
+ *   **An interrupted step reports nothing.** This matters: a retry or a re-engagement after
+ *   `ClusterHealthy` reuses the same generation, so a late `SourcesStarted` of the cancelled
+ *   attempt would otherwise be taken for the new attempt's (and sources started after the
+ *   cancel would leak). Opening the scope only at `StartSources` is not enough: a
+ *   `CancelEngageScope` that arrives while `StartSources` runs would find nothing to close.
+ * - Every outcome carries the generation its step ran for; a late outcome of another
+ *   generation is ignored (row 24).
+ * - Triggers of one pair are fed one at a time: read the pair, run the transition, store the
+ *   status, without an `await`/`yield` in between (or under a per-pair lock that is never held
+ *   across the actions' I/O).
+ *
+ * `property-tests/multicluster/sequences.test.ts` runs a model shell that keeps these rules and
+ * checks the table's promises over random sequences.
  *
  * # Guarantees
  * See `engagement.ts`; the table's rows are transcribed in `spec/multicluster/engagement.ts`
