@@ -21,6 +21,7 @@ import {
   tablesJson,
   UsageError,
 } from "./explain.ts"
+import { ipamCommand } from "./ipam.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print JSON instead of text"),
@@ -101,6 +102,7 @@ export const krtt = Command.make("krtt").pipe(
     simulate,
     liveCommand,
     clustersCommand,
+    ipamCommand,
   ]),
 )
 

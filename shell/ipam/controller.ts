@@ -1,0 +1,506 @@
+/**
+ * The IPAM Cluster controller (seed 004, "The Cluster Controller"): watches openmcp Clusters and
+ * the ClusterConfigs it manages, and creates ClusterConfigs that inject CIDRs, deciding through
+ * core/ipam (`ipam.trigger`, `ipam.reconcile`, `validateIpamConfig`, `restoreIpam`) and only
+ * interpreting what those decide.
+ *
+ * # Expected flow
+ * Reflectors for Clusters, ClusterConfigs (label `openmcp.cloud/managed-purpose=gardener-ipam`)
+ * and the IPAMConfig named by `--config` sync; the config is validated; the allocator state is
+ * restored from the API server (`restoreIpam`); then every watch event goes through
+ * `triggerTransition`, whose `Enqueue` actions feed the work queue, and `Started` enqueues every
+ * matching Cluster. A reconcile reads the Cluster and its ClusterConfigs fresh from the API server
+ * (a cache could still miss the previous reconcile's writes), decides with `reconcileCluster`
+ * against the allocator under its lock (`IpamStore.decide`), and performs the actions.
+ * Every `internalStateRefreshCycleDuration` the state is rebuilt and `StateRefreshed` enqueues the
+ * matching Clusters again.
+ *
+ * # Guarantees
+ * - A config change is validated first: an invalid one gets `Valid=False` with the field and an
+ *   Event naming it, and the last valid config stays in force.
+ * - CIDRs are released only by `ipam.reconcile#1` (the Cluster is gone), after the finalizer of
+ *   the ClusterConfig holding them was removed.
+ * - ClusterConfigs of an earlier Cluster of the same name (their controller owner reference has
+ *   another uid) are released through the same row: that Cluster is gone.
+ *
+ * @module
+ */
+import { Clock, Effect, Metric, Queue, Ref, type Scope } from "effect"
+import {
+  CIDRS_ALLOCATED_CONDITION,
+  CLUSTER_TARGET_LABEL,
+  type ClusterConfigView,
+  CONFIG_VALID_CONDITION,
+  type ControllerIdentity,
+  type IpamCondition,
+  type IpamConfigSpec,
+  type IpamEvent,
+  type ReconcileResult as IpamReconcileResult,
+  MANAGED_PURPOSE,
+  MANAGED_PURPOSE_LABEL,
+  reconcileCluster,
+  restoreIpam,
+  triggerTransition,
+  validateIpamConfig,
+} from "../../core/ipam/index.ts"
+import { type Controller, make as makeController } from "../controller/controller.ts"
+import { done, type ReconcileResult } from "../controller/result.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import { make as makeReflector, type Reflector, type ReflectorEvent } from "../reflector/reflector.ts"
+import { HubCluster, makeRequest, type Request } from "../workqueue/request.ts"
+import { interpret } from "./interpret.ts"
+import { recordDecision, recordUsage, stateRestores } from "./metrics.ts"
+import {
+  ClusterConfigResource,
+  clusterConfigView,
+  clusterView,
+  IpamConfigResource,
+  OpenmcpClusterResource,
+} from "./resources.ts"
+import { type IpamStore, makeIpamStore } from "./state.ts"
+
+/** The controller's options; documented defaults in `IpamControllerDefaults`. */
+export interface IpamControllerOptions {
+  /** Name of the IPAMConfig to follow (`--config`). */
+  readonly config: string
+  readonly identity: ControllerIdentity
+  /** Workers (`--concurrency`). */
+  readonly concurrency: number
+  readonly gracefulShutdownTimeout: number
+  /** The component name on Events. */
+  readonly component: string
+}
+
+export const IpamControllerDefaults = {
+  concurrency: 10,
+  environment: "default",
+  component: "krtt-ipam",
+} as const
+
+/** A running IPAM controller. */
+export interface IpamController {
+  readonly controller: Controller<never>
+  readonly store: IpamStore
+  /** Whether the reflectors have synced and the state was restored. */
+  readonly ready: Effect.Effect<boolean>
+  /** The last valid config (undefined before one is known). */
+  readonly config: Effect.Effect<IpamConfigSpec | undefined>
+  /** Rebuilds the allocator state from the API server now (as a refresh cycle does). */
+  readonly refresh: Effect.Effect<void, KubeError>
+}
+
+const record = (d: { readonly row: string }) => recordDecision(d.row)
+
+/** A ClusterConfig's controller owner reference of kind Cluster names another uid than the live Cluster's. */
+const fromEarlierCluster = (cc: KubeObject, uid: string | undefined): boolean =>
+  uid !== undefined &&
+  (cc.metadata.ownerReferences ?? []).some(
+    (r) => r.controller === true && r.kind === "Cluster" && r.uid !== uid,
+  )
+
+/** Builds the controller: reflectors, config handling, trigger sources, the reconcile; `start` it in a scope. */
+export const makeIpamController = (
+  client: KubeClientShape,
+  options: IpamControllerOptions,
+): Effect.Effect<
+  { readonly controller: IpamController; readonly start: Effect.Effect<void, KubeError, Scope.Scope> },
+  never,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const who = options.identity
+    const store = yield* makeIpamStore()
+    const configRef = yield* Ref.make<IpamConfigSpec | undefined>(undefined)
+    const readyRef = yield* Ref.make(false)
+    const clusters = yield* makeReflector(client, {
+      resource: OpenmcpClusterResource,
+      name: "openmcp-clusters",
+    })
+    const clusterConfigs = yield* makeReflector(client, {
+      resource: ClusterConfigResource,
+      name: "ipam-clusterconfigs",
+      labelSelector: `${MANAGED_PURPOSE_LABEL}=${MANAGED_PURPOSE}`,
+    })
+    const configs = yield* makeReflector(client, {
+      resource: IpamConfigResource,
+      name: "ipamconfig",
+      fieldSelector: `metadata.name=${options.config}`,
+    })
+
+    const reconcile = (request: Request): Effect.Effect<ReconcileResult, Error> =>
+      Effect.gen(function* () {
+        const key = { namespace: request.namespace, name: request.name }
+        const cluster = yield* client
+          .get(OpenmcpClusterResource, key)
+          .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+        const list = yield* client.listAll(ClusterConfigResource, {
+          namespace: request.namespace,
+          labelSelector: `${MANAGED_PURPOSE_LABEL}=${MANAGED_PURPOSE},${CLUSTER_TARGET_LABEL}=${request.name}`,
+        })
+        const earlier = list.items.filter((cc) => fromEarlierCluster(cc, cluster?.metadata.uid))
+        const current = list.items.filter((cc) => !earlier.includes(cc))
+        const config = yield* Ref.get(configRef)
+        const trigger = { _tag: "Reconcile" as const, ...key }
+        const run = (observedCluster: KubeObject | undefined, objects: ReadonlyArray<KubeObject>) =>
+          Effect.gen(function* () {
+            const { result, ticket } = yield* store.decide(
+              (ipam): IpamReconcileResult =>
+                reconcileCluster({
+                  observed: {
+                    cluster: observedCluster === undefined ? undefined : clusterView(observedCluster),
+                    clusterConfigs: objects.map(clusterConfigView),
+                  },
+                  desired: { config, identity: who },
+                  trigger,
+                  ipam,
+                }),
+              (r) => r.status.acquired,
+            )
+            yield* record(result)
+            const outcome = yield* interpret(
+              {
+                client,
+                cluster: observedCluster,
+                clusterConfigs: new Map(objects.map((o) => [o.metadata.name ?? "", o])),
+                release: store.release,
+                component: options.component,
+              },
+              result.actions,
+            )
+            yield* store.settle(ticket, ticket.acquired.length === 0 || outcome.recorded)
+            yield* Effect.flatMap(store.usage, recordUsage)
+            if (outcome.failed !== undefined)
+              return yield* Effect.fail(
+                new Error(`${result.row}: ${outcome.failed.error._tag}: ${outcome.failed.error.message}`),
+              )
+            if (observedCluster !== undefined && result.status.conditions.length > 0)
+              yield* setClusterConditions(client, observedCluster, result.status.conditions)
+            return result
+          })
+        // An earlier Cluster of this name is gone: its ClusterConfigs are released (ipam.reconcile#1).
+        if (earlier.length > 0) yield* run(undefined, earlier)
+        const result = yield* run(cluster, current)
+        return done(result.row)
+      }).pipe(
+        Effect.mapError(
+          (e): Error =>
+            "_tag" in e && typeof e._tag === "string" ? new Error(`${e._tag}: ${e.message}`) : e,
+        ),
+      )
+
+    const controller = yield* makeController({
+      name: "ipam",
+      reconcile,
+      maxConcurrentReconciles: options.concurrency,
+      gracefulShutdownTimeout: options.gracefulShutdownTimeout,
+    })
+
+    /** Runs the trigger table for an event and enqueues what it says. */
+    const trigger = (event: IpamEvent): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const config = yield* Ref.get(configRef)
+        const needsClusters =
+          event._tag === "Started" || event._tag === "StateRefreshed" || event._tag === "ConfigChanged"
+        const decision = triggerTransition({
+          observed: { config, clusters: needsClusters ? clusters.store.list().map(clusterView) : [] },
+          desired: who,
+          trigger: event,
+          now: yield* Clock.currentTimeMillis,
+        })
+        yield* record(decision)
+        yield* Effect.forEach(
+          decision.actions,
+          (a) => controller.enqueue(makeRequest({ namespace: a.namespace, name: a.name }, HubCluster)),
+          { discard: true },
+        )
+      })
+
+    const clusterEvent = (e: ReflectorEvent<KubeObject>): IpamEvent =>
+      e._tag === "Added"
+        ? { _tag: "ClusterCreated", cluster: clusterView(e.object) }
+        : e._tag === "Deleted"
+          ? { _tag: "ClusterDeleted", cluster: clusterView(e.object) }
+          : { _tag: "ClusterUpdated", old: clusterView(e.old), cluster: clusterView(e.object) }
+    const clusterConfigEvent = (e: ReflectorEvent<KubeObject>): IpamEvent => {
+      const view = (o: KubeObject): ClusterConfigView => clusterConfigView(o)
+      return e._tag === "Added"
+        ? { _tag: "ClusterConfigCreated", clusterConfig: view(e.object) }
+        : e._tag === "Deleted"
+          ? { _tag: "ClusterConfigDeleted", clusterConfig: view(e.object) }
+          : { _tag: "ClusterConfigUpdated", old: view(e.old), clusterConfig: view(e.object) }
+    }
+
+    /** Validates the IPAMConfig; a valid one replaces the last, an invalid one is refused with its field. */
+    const takeConfig = (object: KubeObject | undefined): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        if (object === undefined) {
+          const had = yield* Ref.get(configRef)
+          if (had !== undefined)
+            yield* Effect.logWarning(
+              "the IPAMConfig was deleted: nothing is reconciled until it is back",
+            ).pipe(Effect.annotateLogs({ config: options.config }))
+          yield* Ref.set(configRef, undefined)
+          return
+        }
+        const validated = validateIpamConfig({ spec: object.spec ?? {} })
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        if ("errors" in validated) {
+          const first = validated.errors[0]
+          const message = validated.errors.map((e) => `${e.path}: ${e.message}`).join("; ")
+          yield* Effect.logError("the IPAMConfig is invalid; keeping the last valid one").pipe(
+            Effect.annotateLogs({ config: options.config, field: first?.path ?? "spec", error: message }),
+          )
+          yield* writeConfigStatus(
+            client,
+            object,
+            {
+              type: CONFIG_VALID_CONDITION,
+              status: "False",
+              reason: "Invalid",
+              message,
+            },
+            now,
+          )
+          yield* configEvent(
+            client,
+            object,
+            options.component,
+            "Warning",
+            "InvalidConfig",
+            `${message}; the last valid config stays in force`,
+            now,
+          )
+          return
+        }
+        const old = yield* Ref.get(configRef)
+        yield* Ref.set(configRef, validated.config)
+        yield* store.reconfigure(validated.config)
+        yield* Effect.flatMap(store.usage, recordUsage)
+        yield* writeConfigStatus(
+          client,
+          object,
+          {
+            type: CONFIG_VALID_CONDITION,
+            status: "True",
+            reason: "Valid",
+            message: "the config is in force",
+          },
+          now,
+        )
+        yield* trigger({ _tag: "ConfigChanged", old })
+      })
+
+    const refresh: Effect.Effect<void, KubeError> = Effect.gen(function* () {
+      const since = yield* store.beginRestore
+      const [cs, ccs] = yield* Effect.all(
+        [
+          client.listAll(OpenmcpClusterResource),
+          client.listAll(ClusterConfigResource, {
+            labelSelector: `${MANAGED_PURPOSE_LABEL}=${MANAGED_PURPOSE}`,
+          }),
+        ],
+        { concurrency: 2 },
+      )
+      const restored = restoreIpam({
+        config: yield* Ref.get(configRef),
+        clusters: cs.items.map(clusterView),
+        clusterConfigs: ccs.items.map(clusterConfigView),
+        identity: who,
+      })
+      const conflicts = yield* store.completeRestore(since, restored.ipam)
+      for (const c of [
+        ...restored.conflicts.map((x) => `${x.cidr} of ${x.cluster} (${x.rule}) overlaps ${x.with}`),
+        ...conflicts,
+      ])
+        yield* Effect.logError("a CIDR of the cluster state overlaps another; it is not restored").pipe(
+          Effect.annotateLogs({ conflict: c }),
+        )
+      for (const u of restored.unreadable)
+        yield* Effect.logWarning("unreadable applied-rules annotation").pipe(
+          Effect.annotateLogs({ cluster: u }),
+        )
+      yield* Metric.update(stateRestores, 1)
+      yield* Effect.flatMap(store.usage, recordUsage)
+    })
+
+    const start: Effect.Effect<void, KubeError, Scope.Scope> = Effect.gen(function* () {
+      yield* Effect.all([clusters.waitForSync, clusterConfigs.waitForSync, configs.waitForSync], {
+        discard: true,
+      })
+      yield* takeConfig(configs.store.list()[0])
+      yield* refresh
+      // Config events go through a queue: reflector handlers stay short.
+      const pending = yield* Queue.unbounded<KubeObject | undefined>()
+      yield* configs.subscribe((e) =>
+        Effect.asVoid(Queue.offer(pending, e._tag === "Deleted" ? undefined : e.object)),
+      )
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(pending), takeConfig)))
+      yield* clusters.subscribe((e) => trigger(clusterEvent(e)))
+      yield* clusterConfigs.subscribe((e) => trigger(clusterConfigEvent(e)))
+      yield* controller.start
+      yield* trigger({ _tag: "Started" })
+      yield* Ref.set(readyRef, true)
+      // Refresh cycles: internalStateRefreshCycleDuration of the config in force (0: none).
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.gen(function* () {
+            const cycle = (yield* Ref.get(configRef))?.internalStateRefreshCycleDuration ?? 0
+            if (cycle <= 0) return yield* Effect.sleep("1 second")
+            yield* Effect.sleep(cycle)
+            if (((yield* Ref.get(configRef))?.internalStateRefreshCycleDuration ?? 0) <= 0) return
+            yield* refresh.pipe(
+              Effect.andThen(trigger({ _tag: "StateRefreshed" })),
+              Effect.catch((e: KubeError) =>
+                Effect.logError("the state refresh failed; trying again next cycle").pipe(
+                  Effect.annotateLogs({ error: `${e._tag}: ${e.message}` }),
+                ),
+              ),
+            )
+          }),
+        ),
+      )
+    })
+
+    return {
+      controller: {
+        controller,
+        store,
+        ready: Ref.get(readyRef),
+        config: Ref.get(configRef),
+        refresh,
+      },
+      start,
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Status and Events of the IPAMConfig, conditions of Clusters
+
+interface Condition {
+  readonly type: string
+  readonly status: string
+  readonly reason: string
+  readonly message: string
+  readonly lastTransitionTime?: string | undefined
+  readonly observedGeneration?: number | undefined
+}
+
+/** The conditions with `c` set; the transition time moves only when the status changes. */
+const withCondition = (
+  existing: ReadonlyArray<Condition>,
+  c: IpamCondition,
+  now: string,
+  generation: number | undefined,
+): ReadonlyArray<Condition> => {
+  const before = existing.find((x) => x.type === c.type)
+  const next: Condition = {
+    ...c,
+    lastTransitionTime: before !== undefined && before.status === c.status ? before.lastTransitionTime : now,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  }
+  return [...existing.filter((x) => x.type !== c.type), next]
+}
+
+const conditionsOf = (o: KubeObject): ReadonlyArray<Condition> =>
+  ((o.status as { conditions?: ReadonlyArray<Condition> } | undefined)?.conditions ??
+    []) as ReadonlyArray<Condition>
+
+const writeConfigStatus = (client: KubeClientShape, object: KubeObject, c: IpamCondition, now: string) => {
+  const before = conditionsOf(object).find((x) => x.type === c.type)
+  const generation = object.metadata.generation
+  const observed = (object.status as { observedGeneration?: number } | undefined)?.observedGeneration
+  if (before?.status === c.status && before.message === c.message && observed === generation)
+    return Effect.void
+  return client
+    .patchStatus(
+      IpamConfigResource,
+      { name: object.metadata.name ?? "" },
+      mergePatch({
+        status: {
+          observedGeneration: generation,
+          conditions: withCondition(conditionsOf(object), c, now, generation),
+        },
+      }),
+    )
+    .pipe(
+      Effect.asVoid,
+      Effect.catch((e: KubeError) =>
+        Effect.logWarning("could not write the IPAMConfig's status").pipe(
+          Effect.annotateLogs({ error: `${e._tag}: ${e.message}` }),
+        ),
+      ),
+    )
+}
+
+const configEvent = (
+  client: KubeClientShape,
+  object: KubeObject,
+  component: string,
+  type: "Normal" | "Warning",
+  reason: string,
+  message: string,
+  now: string,
+) =>
+  client
+    .create(Resources.events, {
+      apiVersion: "v1",
+      kind: "Event",
+      // A cluster-scoped object's Events live in `default`, as kubectl describe looks for them.
+      metadata: { namespace: "default", generateName: `${object.metadata.name ?? "ipamconfig"}.` },
+      involvedObject: {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        name: object.metadata.name,
+        uid: object.metadata.uid,
+      },
+      type,
+      reason,
+      message,
+      source: { component },
+      reportingComponent: component,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    })
+    .pipe(
+      Effect.asVoid,
+      Effect.catch((e: KubeError) =>
+        Effect.logWarning("an Event was refused").pipe(
+          Effect.annotateLogs({ error: `${e._tag}: ${e.message}` }),
+        ),
+      ),
+    )
+
+/** Sets the CIDRsAllocated condition on a Cluster's status (best effort: the provider owns the rest). */
+const setClusterConditions = (
+  client: KubeClientShape,
+  cluster: KubeObject,
+  conditions: ReadonlyArray<IpamCondition>,
+) =>
+  Effect.gen(function* () {
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const existing = conditionsOf(cluster)
+    const c = conditions.find((x) => x.type === CIDRS_ALLOCATED_CONDITION)
+    if (c === undefined) return
+    const before = existing.find((x) => x.type === c.type)
+    if (before?.status === c.status && before.message === c.message) return
+    yield* client
+      .patchStatus(
+        OpenmcpClusterResource,
+        { namespace: cluster.metadata.namespace ?? "", name: cluster.metadata.name ?? "" },
+        mergePatch({ status: { conditions: withCondition(existing, c, now, undefined) } }),
+      )
+      .pipe(
+        Effect.asVoid,
+        Effect.catch((e: KubeError) =>
+          Effect.logWarning("could not set the Cluster's CIDRsAllocated condition").pipe(
+            Effect.annotateLogs({ error: `${e._tag}: ${e.message}` }),
+          ),
+        ),
+      )
+  })
+
+export type { Reflector }

@@ -1,0 +1,135 @@
+/**
+ * `krtt ipam`: the IPAM controller as a process. Connects to the platform cluster, serves
+ * metrics and probes, optionally waits to lead, then runs the controller until SIGTERM, with the
+ * manager's pieces (shell/manager: kubeconfig, HTTP servers, Lease).
+ *
+ * Expected flow: resolve the kubeconfig → check the three CRDs → start the probe and metrics
+ * servers → (leader election) → reflectors, config, state restore, workers → `/readyz` ready →
+ * on SIGTERM the workers finish in-flight reconciles (at most the graceful shutdown timeout) and
+ * the Lease is released. A lost Lease ends the process with an error.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { KubeClient } from "../kube/client.ts"
+import { Resources } from "../kube/resource.ts"
+import { makeRestClient } from "../kube/restClient.ts"
+import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"
+import type { ResolvedKubeconfig } from "../manager/kubeconfig.ts"
+import { LeaderElectionDefaults, makeLeaderElector } from "../manager/leaderelection.ts"
+import { type IpamController, IpamControllerDefaults, makeIpamController } from "./controller.ts"
+import { requiredCrds } from "./resources.ts"
+
+/** `krtt ipam`'s options (durations in milliseconds). */
+export interface IpamOptions {
+  readonly kubeconfig?: string | undefined
+  /** The IPAMConfig to follow. */
+  readonly config: string
+  /** `openmcp.cloud/managed-by` of the ClusterConfigs; upstream: the PlatformService's name (default: `config`). */
+  readonly providerName: string
+  /** `openmcp.cloud/environment` of the ClusterConfigs. */
+  readonly environment: string
+  readonly concurrency: number
+  readonly metricsBindAddress: string
+  readonly healthProbeBindAddress: string
+  readonly leaderElect: boolean
+  readonly leaderElectNamespace: string
+  readonly leaderElectId: string
+  readonly leaseDuration: number
+  readonly renewDeadline: number
+  readonly retryPeriod: number
+  readonly kubeApiQps: number
+  readonly kubeApiBurst: number
+  readonly gracefulShutdownTimeout: number
+}
+
+/** The documented defaults of `krtt ipam` (controller-runtime's for the manager's flags). */
+export const IpamDefaults = {
+  concurrency: IpamControllerDefaults.concurrency,
+  environment: IpamControllerDefaults.environment,
+  metricsBindAddress: ":8080",
+  healthProbeBindAddress: ":8081",
+  leaderElect: false,
+  leaderElectId: "krtt-ipam-leader-election",
+  ...LeaderElectionDefaults,
+  kubeApiQps: 100,
+  kubeApiBurst: 200,
+  gracefulShutdownTimeout: 30_000,
+} as const
+
+/** Runs the IPAM controller until interrupted; `onStarted` sees the controller (tests, benchmarks). */
+export const runIpam = (
+  options: IpamOptions,
+  resolved: ResolvedKubeconfig,
+  onStarted: (c: IpamController) => Effect.Effect<void> = () => Effect.void,
+): Effect.Effect<void, Error, Scope.Scope> =>
+  Effect.gen(function* () {
+    const metricsAddress = parseBindAddress("metrics-bind-address", options.metricsBindAddress)
+    const healthAddress = parseBindAddress("health-probe-bind-address", options.healthProbeBindAddress)
+    const client = yield* makeRestClient(resolved.kubeconfig, {
+      qps: options.kubeApiQps,
+      burst: options.kubeApiBurst,
+      userAgent: "krtt-ipam",
+    })
+    const server = resolved.kubeconfig.getCurrentCluster()?.server ?? "the cluster"
+    yield* Effect.logInfo("starting the IPAM controller").pipe(
+      Effect.annotateLogs({ kubeconfig: resolved.source, server, config: options.config }),
+    )
+    for (const crd of requiredCrds) {
+      const installed = yield* client.get(Resources.customResourceDefinitions, { name: crd }).pipe(
+        Effect.as(true),
+        Effect.catchTag("NotFound", () => Effect.succeed(false)),
+        Effect.mapError(
+          (e) => new Error(`cannot read CustomResourceDefinition ${crd}: ${e._tag}: ${e.message}`),
+        ),
+      )
+      if (!installed)
+        return yield* Effect.fail(
+          new Error(
+            `the CustomResourceDefinition ${crd} is not installed in ${server}: install it with kubectl apply -f deploy/ipam/crds/`,
+          ),
+        )
+    }
+    const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
+    yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
+      Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
+    )
+    yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.flatten(Ref.get(ready))))).pipe(
+      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
+    )
+    let lost: Fiber.Fiber<never, Error> | undefined
+    if (options.leaderElect) {
+      const elector = yield* makeLeaderElector(client, {
+        namespace: options.leaderElectNamespace,
+        name: options.leaderElectId,
+        identity: `${hostname()}_${randomUUID()}`,
+        leaseDuration: options.leaseDuration,
+        renewDeadline: options.renewDeadline,
+        retryPeriod: options.retryPeriod,
+      })
+      yield* Effect.logInfo("waiting to lead").pipe(
+        Effect.annotateLogs({ lease: `${options.leaderElectNamespace}/${options.leaderElectId}` }),
+      )
+      yield* elector.acquire
+      yield* Effect.addFinalizer(() => elector.release)
+      lost = yield* Effect.forkScoped(
+        Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
+      )
+    }
+    const { controller, start } = yield* makeIpamController(client, {
+      config: options.config,
+      identity: { managedBy: options.providerName, environment: options.environment },
+      concurrency: options.concurrency,
+      gracefulShutdownTimeout: options.gracefulShutdownTimeout,
+      component: "krtt-ipam",
+    }).pipe(Effect.provideService(KubeClient, client))
+    yield* start.pipe(
+      Effect.mapError((e) => new Error(`starting the IPAM controller: ${e._tag}: ${e.message}`)),
+    )
+    yield* Ref.set(ready, controller.ready)
+    yield* Effect.logInfo("IPAM controller started").pipe(Effect.annotateLogs({ config: options.config }))
+    yield* onStarted(controller)
+    yield* lost === undefined ? Effect.never : Fiber.join(lost)
+  })
