@@ -131,6 +131,18 @@ stateDiagram-v2
     Covered --> [*]: informers rows 5, 6
 \`\`\``
 
+const ipamDiagram = `\`\`\`mermaid
+stateDiagram-v2
+    [*] --> Selected: trigger#1 Cluster created (a rule selects it)
+    Selected --> Injected: reconcile#6 allocate, annotate, create ClusterConfig
+    Selected --> Waiting: reconcile#7 parents exhausted (condition, Warning Event)
+    Waiting --> Injected: reconcile#6 on a later trigger (trigger#3, #6, #7)
+    Injected --> Injected: reconcile#4 / #5 / #13 align annotation and ClusterConfigs
+    Injected --> Injected: trigger#8 / #9 Cluster update or deletion timestamp (no reconcile)
+    Injected --> Releasing: trigger#2 Cluster gone / trigger#5 ClusterConfig gets its deletion timestamp
+    Releasing --> [*]: reconcile#1 remove finalizer, release CIDRs, delete ClusterConfig
+\`\`\``
+
 interface Area {
   readonly file: string
   readonly title: string
@@ -171,6 +183,14 @@ const areas: ReadonlyArray<Area> = [
     intro:
       "The pure transitions and the registry (scope → GVK → informer key → {state, dependents by UID}) live in `core/scopedcache/`; the transcriptions and the resolutions of the seed's Open Questions in `spec/scopedcache/`. The seed is prose, not a table: rows 1-7 of `scopedcache.informers`, 1-3 of `lifecycle` and 1-4 of `reads` are its stated rules, the others are derived, each with its reason. Input shapes for `krtt explain` are in [../scopedcache-inputs.md](../scopedcache-inputs.md).",
     diagram: `## Lifecycle of one informer\n\nStates of one registered informer; edges name the deciding rows (ids without the \`scopedcache.\` prefix). \`Covered\`: a namespace-level informer whose GVK and key a cluster-level informer watches; it does not run and keeps its dependents. With automatic termination on, an informer runs iff it has at least one dependent, once the cache is started and unless it is covered.\n\n${scopedcacheDiagram}\n`,
+  },
+  {
+    file: "ipam.md",
+    title: "IPAM Cluster controller tables (seed 004)",
+    prefix: "ipam.",
+    intro:
+      "The pure decisions live in `core/ipam/` (trigger, reconcile, allocator, matching, config validation, state restore); the transcriptions in `spec/ipam/`. The seed is prose, not a table: every bullet of its trigger specifics is a row of `ipam.trigger` (those that must not trigger included), and the reconcile sentence, the state document and the release rule are rows of `ipam.reconcile`; derived rows carry their reason, taken from upstream openmcp-project/platform-service-gardener-ipam. Input shapes for `krtt explain` are in [../ipam-inputs.md](../ipam-inputs.md).",
+    diagram: `## Life of a Cluster's CIDRs\n\nEdges name the deciding rows (ids without the \`ipam.\` prefix).\n\n${ipamDiagram}\n`,
   },
 ]
 

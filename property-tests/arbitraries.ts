@@ -6,6 +6,7 @@
 import type fc from "fast-check"
 import { arbitraries as cluster } from "./cluster/arbitraries.ts"
 import { inputs as clustercache } from "./clustercache/arbitraries.ts"
+import { arbitraries as ipam } from "./ipam/arbitraries.ts"
 import { inputs as multicluster } from "./multicluster/arbitraries.ts"
 import { inputs as scopedcache } from "./scopedcache/arbitraries.ts"
 
@@ -14,4 +15,5 @@ export const arbitraries: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
   ...cluster,
   ...multicluster,
   ...scopedcache,
+  ...ipam,
 }

@@ -9,12 +9,14 @@ import type { Schema } from "effect"
 import * as cluster from "../../core/cluster/index.ts"
 import { inputSchemas as clusterSchemas } from "../../core/cluster/schema.ts"
 import * as clustercache from "../../core/clustercache/index.ts"
+import * as ipam from "../../core/ipam/index.ts"
 import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
 import * as multicluster from "../../core/multicluster/index.ts"
 import { inputSchemas as multiclusterSchemas } from "../../core/multicluster/schema.ts"
 import * as scopedcache from "../../core/scopedcache/index.ts"
 import * as clusterSpec from "../../spec/cluster/index.ts"
 import * as clustercacheSpec from "../../spec/clustercache/index.ts"
+import * as ipamSpec from "../../spec/ipam/index.ts"
 import * as multiclusterSpec from "../../spec/multicluster/index.ts"
 import * as scopedcacheSpec from "../../spec/scopedcache/index.ts"
 
@@ -44,6 +46,11 @@ const bind = (
 
 const ccDocs = "docs/krtt/clustercache-inputs.md"
 const clusterDocs = "docs/cluster-inputs.md"
+const ipamDocs = "docs/ipam-inputs.md"
+const ipamTransitions = {
+  "ipam.trigger": ipam.triggerTransition,
+  "ipam.reconcile": ipam.reconcileTransition,
+} as const
 const multiclusterDocs = "docs/multicluster-inputs.md"
 const scopedcacheDocs = "docs/scopedcache-inputs.md"
 
@@ -87,6 +94,10 @@ export const bindings: ReadonlyArray<TableBinding> = [
       multiclusterSchemas[id],
       multiclusterDocs,
     )
+  }),
+  ...ipamSpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof ipamTransitions
+    return bind(spec, ipamTransitions[id], ipam.IpamDefaults, ipam.inputSchemas[id], ipamDocs)
   }),
 ]
 
