@@ -1,0 +1,55 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { parseProgramFlags } from "../../shell/multicluster/program.ts"
+import { demo as aggregating } from "./aggregating.ts"
+import { demo as uniform } from "./uniform.ts"
+
+describe("examples/multicluster", () => {
+  it.live("uniform: each cluster's ConfigMaps are stamped by that cluster; a removed cluster's are not", () =>
+    Effect.gen(function* () {
+      const log = yield* uniform
+      assert.deepStrictEqual(log, [
+        "east/web stamped by east",
+        "west/api stamped by west",
+        "east/plain stamped by nobody",
+        "west/late stamped by west",
+        "west removed: ClusterNotFound",
+        "west/orphan stamped by nobody",
+      ])
+    }),
+  )
+
+  it.live(
+    "aggregating: the hub summary follows every cluster, is repaired, and drops a cluster that leaves",
+    () =>
+      Effect.gen(function* () {
+        const log = yield* aggregating
+        assert.deepStrictEqual(log, [
+          'start: {"east":"2","west":"1"}',
+          'west grows: {"east":"2","west":"2"}',
+          'summary deleted and repaired: {"east":"2","west":"2"}',
+          'west leaves: {"east":"2"}',
+        ])
+      }),
+  )
+
+  it.effect("the programs' flags are strict: an unknown flag is an error naming it", () =>
+    Effect.gen(function* () {
+      const ok = yield* parseProgramFlags([
+        "--provider",
+        "kubeconfig-secrets",
+        "--provider-namespace",
+        "fleet",
+        "--shard-lease-prefix",
+        "stamp",
+      ])
+      assert.deepStrictEqual(
+        [ok.provider, ok.providerNamespace, ok.shardLeasePrefix],
+        ["kubeconfig-secrets", "fleet", "stamp"],
+      )
+      const bad = yield* Effect.flip(parseProgramFlags(["--provider-namespce", "fleet"]))
+      assert.strictEqual(bad.flag, "--provider-namespce")
+      assert.include(bad.message, "closest: --provider-namespace")
+    }),
+  )
+})

@@ -1,0 +1,153 @@
+/**
+ * The entry point of a multi-cluster controller program: its command-line flags (the hub's
+ * kubeconfig, the provider and its flags, sharding) and `runProgram`, which builds the hub, the
+ * provider, the shard gate and the manager, lets the program add its controllers, and runs until
+ * interrupted (SIGTERM, Ctrl-C). The examples in `examples/multicluster/` are such programs.
+ *
+ * Flags (strict: an unknown flag is an error naming the closest known one, exit code 2):
+ * - `--kubeconfig FILE`: the hub; else `$KUBECONFIG`, the in-cluster service account, `~/.kube/config`.
+ * - `--provider NAME`: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api (comma-separated: composed).
+ * - `--provider-namespace NS`, `--provider-kubeconfig FILE`: the provider's flags.
+ * - `--shard-lease-prefix PREFIX`: run sharded: replicas started with the same prefix split the
+ *   provider clusters by rendezvous hashing over their Leases `<PREFIX>-<identity>`.
+ * - `--shard-lease-namespace NS`: where those Leases live (default: `$POD_NAMESPACE`, else `default`).
+ * - `--shard-identity ID`: this replica's identity (default: hostname plus a random suffix).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util"
+import { Data, Effect, Logger, type Scope } from "effect"
+import type { KubeClientShape } from "../kube/client.ts"
+import { makeRestClient } from "../kube/restClient.ts"
+import { resolveKubeconfig } from "../manager/kubeconfig.ts"
+import { makeCluster } from "./cluster.ts"
+import { type MultiClusterManager, make as makeManager } from "./manager.ts"
+import { closest } from "./providers/errors.ts"
+import { makeProvider } from "./providers/index.ts"
+import { makeShardGate } from "./sharding.ts"
+
+/** The program's flags, parsed. */
+export interface ProgramFlags {
+  readonly kubeconfig?: string | undefined
+  readonly provider?: string | undefined
+  readonly providerNamespace?: string | undefined
+  readonly providerKubeconfig?: string | undefined
+  readonly shardLeasePrefix?: string | undefined
+  readonly shardLeaseNamespace?: string | undefined
+  readonly shardIdentity?: string | undefined
+}
+
+/** A bad command line: the message names the flag. Exit code 2. */
+export class ProgramUsageError extends Data.TaggedError("ProgramUsageError")<{
+  readonly flag: string
+  readonly message: string
+}> {}
+
+const known = {
+  kubeconfig: "kubeconfig",
+  provider: "provider",
+  "provider-namespace": "providerNamespace",
+  "provider-kubeconfig": "providerKubeconfig",
+  "shard-lease-prefix": "shardLeasePrefix",
+  "shard-lease-namespace": "shardLeaseNamespace",
+  "shard-identity": "shardIdentity",
+} as const
+
+/** Parses the flags; an unknown or valueless flag fails naming it (and the closest known one). */
+export const parseProgramFlags = (
+  argv: ReadonlyArray<string>,
+): Effect.Effect<ProgramFlags, ProgramUsageError> =>
+  Effect.suspend(() => {
+    try {
+      const { values } = parseArgs({
+        args: [...argv],
+        strict: true,
+        allowPositionals: false,
+        options: Object.fromEntries(Object.keys(known).map((k) => [k, { type: "string" as const }])),
+      })
+      const out: Record<string, string | undefined> = {}
+      for (const [flag, key] of Object.entries(known)) out[key] = values[flag] as string | undefined
+      return Effect.succeed(out as ProgramFlags)
+    } catch (e) {
+      const message = (e as Error).message
+      const flag = /'(--?[^'\s]+)/.exec(message)?.[1] ?? "arguments"
+      const near = closest(flag.replace(/^-+/, ""), Object.keys(known))
+      return Effect.fail(
+        new ProgramUsageError({
+          flag,
+          message: `${flag}: ${message}${near === undefined ? "" : ` (known flags: --${Object.keys(known).join(", --")}; closest: --${near})`}`,
+        }),
+      )
+    }
+  })
+
+/** What `runProgram` hands the program's `setup`. */
+export interface ProgramContext {
+  readonly manager: MultiClusterManager
+  readonly hubClient: KubeClientShape
+}
+
+/**
+ * Builds the manager from `flags` (hub, provider, optional shard gate), calls `setup` to add the
+ * controllers, starts it, and runs until interrupted.
+ */
+export const runProgram = <E>(
+  flags: ProgramFlags,
+  setup: (ctx: ProgramContext) => Effect.Effect<void, E, Scope.Scope>,
+): Effect.Effect<never, ProgramUsageError | E, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (flags.provider === undefined)
+      return yield* new ProgramUsageError({
+        flag: "--provider",
+        message: "--provider is required (e.g. kubeconfig-secrets)",
+      })
+    let resolved: ReturnType<typeof resolveKubeconfig>
+    try {
+      resolved = resolveKubeconfig(flags.kubeconfig)
+    } catch (e) {
+      return yield* new ProgramUsageError({ flag: "--kubeconfig", message: (e as Error).message })
+    }
+    if (resolved === undefined)
+      return yield* new ProgramUsageError({
+        flag: "--kubeconfig",
+        message: "--kubeconfig: no hub cluster is configured",
+      })
+    const hubClient = yield* makeRestClient(resolved.kubeconfig, { userAgent: "krtt-multicluster" })
+    const provider = yield* makeProvider(flags.provider, hubClient, {
+      ...(flags.providerNamespace === undefined ? {} : { providerNamespace: flags.providerNamespace }),
+      ...(flags.providerKubeconfig === undefined ? {} : { providerKubeconfig: flags.providerKubeconfig }),
+    }).pipe(Effect.mapError((e) => new ProgramUsageError({ flag: e.flag, message: e.message })))
+    const gate =
+      flags.shardLeasePrefix === undefined
+        ? undefined
+        : makeShardGate(hubClient, {
+            namespace: flags.shardLeaseNamespace ?? process.env.POD_NAMESPACE ?? "default",
+            leasePrefix: flags.shardLeasePrefix,
+            identity: flags.shardIdentity,
+          })
+    const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider, gate })
+    yield* setup({ manager, hubClient })
+    yield* manager.start
+    return yield* Effect.never
+  })
+
+/**
+ * The `main` of a program: parses `process.argv`, runs with JSON logs until interrupted; a usage
+ * error prints one line to stderr and sets exit code 2.
+ */
+export const programMain = <E>(
+  name: string,
+  setup: (ctx: ProgramContext) => Effect.Effect<void, E, Scope.Scope>,
+): Effect.Effect<void> =>
+  Effect.scoped(
+    Effect.flatMap(parseProgramFlags(process.argv.slice(2)), (flags) => runProgram(flags, setup)),
+  ).pipe(
+    Effect.catch((e: unknown) =>
+      Effect.sync(() => {
+        const message = e instanceof Error ? e.message : String(e)
+        process.stderr.write(`${name}: ${message}\n`)
+        process.exitCode = (e as { _tag?: string })._tag === "ProgramUsageError" ? 2 : 1
+      }),
+    ),
+    Effect.provide(Logger.layer([Logger.consoleJson])),
+  )
