@@ -163,9 +163,9 @@ describe("krtt run, on a management cluster of its own", () => {
 
       const samples = await op.metrics()
       expect(
-        sampleValue(samples, "leader_election_master_status", { name: "krtt-manager-leader-election" }),
+        sampleValue(samples, "leader_election_master_status", { name: "controller-leader-election-capi" }),
       ).toBe(1)
-      const lease = await getObject(mgmt, paths.lease("krtt-system", "krtt-manager-leader-election"))
+      const lease = await getObject(mgmt, paths.lease("krtt-system", "controller-leader-election-capi"))
       expect(lease?.spec?.holderIdentity).toMatch(/.+_.+/)
       expect(lease?.spec?.leaseDurationSeconds).toBe(15)
     }, 120_000)
@@ -352,20 +352,21 @@ describe("krtt run, on a management cluster of its own", () => {
         },
         { context },
       )
-      expect(provisioning.status.phase).toBe("Provisioning")
+      // As upstream's setPhase: a provisioned infrastructure and a valid endpoint make it Provisioned.
+      expect(provisioning.status.phase).toBe("Provisioned")
       expect(condition(provisioning, "InfrastructureReady")).toMatchObject({ status: "True" })
       expect(provisioning.status.failureDomains).toEqual([
         { name: "fd-a", controlPlane: true, attributes: { zone: "a" } },
         { name: "fd-b", controlPlane: false },
       ])
 
-      // The control-plane provider is done: Provisioned.
+      // The control-plane provider is done: initialized.
       await initializeControlPlane(mgmt, ns, c.controlPlane)
       const provisioned = await waitFor(
-        "phase Provisioned",
+        "controlPlaneInitialized",
         async () => {
           const cluster = await getObject(mgmt, clusterPath)
-          return cluster?.status?.phase === "Provisioned" ? cluster : undefined
+          return cluster?.status?.initialization?.controlPlaneInitialized === true ? cluster : undefined
         },
         { context },
       )
@@ -534,12 +535,54 @@ describe("krtt run, on a management cluster of its own", () => {
     }, 150_000)
   })
 
+  it("takes upstream Cluster API's manager arguments unchanged: HTTPS diagnostics with TokenReview and SubjectAccessReview, one notice for what krtt does not run", async () => {
+    // A second manager with upstream's arguments and its default HTTPS diagnostics. It does not
+    // elect (--leader-elect=false, the last value wins as with pflag) so that its controllers run
+    // and publish metrics; the first manager keeps upstream's Lease.
+    const second = await startOperator({
+      kubeconfigPath: identity.kubeconfigPath,
+      dir,
+      secureDiagnostics: true,
+      args: [
+        "-v=2",
+        "--feature-gates=MachinePool=true,ClusterTopology=false,RuntimeSDK=false,PriorityQueue=false",
+        "--machine-concurrency=10",
+        "--sync-period=10m",
+        "--remote-connection-grace-period=50s",
+        "--tls-min-version=VersionTLS12",
+        "--webhook-port=9443",
+        "--leader-elect=false",
+      ],
+    })
+    try {
+      expect((await second.scrape()).status, second.tail()).toBe(401)
+      expect((await second.scrape(mgmt.info.noAccess.token)).status, second.tail()).toBe(403)
+      const allowed = await waitFor(
+        "an authorized scrape with the controllers' metrics",
+        async () => {
+          const r = await second.scrape(mgmt.info.admin.token)
+          return r.status === 200 && r.text.includes("controller_runtime_active_workers") ? r : undefined
+        },
+        { context: second.tail },
+      )
+      expect(allowed.text).toContain("workqueue_depth")
+      const messages = second.logs().map((l) => String(l.message))
+      expect(messages.filter((m) => m.includes("--machine-concurrency"))).toHaveLength(1)
+      expect(messages.filter((m) => m.includes("PriorityQueue=false"))).toHaveLength(1)
+      // The first manager holds upstream's Lease.
+      const lease = await getObject(mgmt, paths.lease("krtt-system", "controller-leader-election-capi"))
+      expect(lease?.spec?.holderIdentity ?? "").not.toBe("")
+    } finally {
+      await second.kill()
+    }
+  }, 120_000)
+
   it("SIGTERM ends the process cleanly: exit code 0 within 30 s, the Lease released", async () => {
     const ended = await op.terminate(30_000)
     expect(ended.killed, op.tail()).toBe(false)
     expect(ended.code, op.tail()).toBe(0)
     expect(ended.ms).toBeLessThan(30_000)
-    const lease = await getObject(mgmt, paths.lease("krtt-system", "krtt-manager-leader-election"))
+    const lease = await getObject(mgmt, paths.lease("krtt-system", "controller-leader-election-capi"))
     expect(lease?.spec?.holderIdentity ?? "").toBe("")
   }, 60_000)
 })

@@ -50,6 +50,11 @@ export interface ClusterControllerOptions {
   readonly config?: ClusterControllerConfig | undefined
   /** How long a newly watched kind may take to list before the reconcile reports it. Default 30 s. */
   readonly syncTimeout?: number | undefined
+  /**
+   * Every Cluster is reconciled again at least this often (upstream's `--sync-period`, default
+   * 10 min); absent or 0: only on events and requeues.
+   */
+  readonly syncPeriod?: number | undefined
 }
 
 /** A reconcile that ended with an error: the work queue retries it with backoff. */
@@ -213,6 +218,26 @@ export const makeClusterController = (
     }
 
     yield* controller.watch(forObjects(clusters))
+    const period = options.syncPeriod ?? 0
+    if (period > 0)
+      yield* controller.watch({
+        description: "sync period",
+        start: (enqueue) =>
+          Effect.asVoid(
+            Effect.forkScoped(
+              Effect.forever(
+                Effect.andThen(
+                  Effect.sleep(period),
+                  Effect.forEach(
+                    clusters.store.list(),
+                    (o) => enqueue(makeRequest({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" })),
+                    { discard: true },
+                  ),
+                ),
+              ),
+            ),
+          ),
+      })
     const events = yield* cache.clusterSource("cluster", {
       probeFailureDurations: [config.remoteConnectionGracePeriod],
     })

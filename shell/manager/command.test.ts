@@ -27,6 +27,28 @@ describe("krtt run", () => {
     expect("code" in err ? err.code : 0).toBe(2)
     expect(err.stderr).toContain("--kubeconfig /nonexistent/kc: no such file")
   }, 60_000)
+
+  it("reads upstream's -v=2 as the log verbosity, not --version, and lists upstream's flags with --help", async () => {
+    const err = await run(process.execPath, [
+      "bin/krtt.js",
+      "run",
+      "-v=2",
+      "--diagnostics-address=:8443",
+      "--kubeconfig",
+      "/nonexistent/kc",
+    ]).catch((e: { code: number; stderr: string; stdout: string }) => e)
+    expect("code" in err ? err.code : 0).toBe(2)
+    expect(err.stderr).toContain("--kubeconfig /nonexistent/kc: no such file")
+    const help = await run(process.execPath, ["bin/krtt.js", "run", "--help"])
+    expect(help.stdout).toContain("--diagnostics-address")
+    expect(help.stdout).toContain("(default :8443)")
+    expect(help.stdout).toContain("--health-addr")
+    const typo = await run(process.execPath, ["bin/krtt.js", "run", "--diagnostics-addres=:1"]).catch(
+      (e: { code: number; stderr: string }) => e,
+    )
+    expect("code" in typo ? typo.code : 0).toBe(2)
+    expect(typo.stderr).toContain("did you mean --diagnostics-address?")
+  }, 60_000)
 })
 
 describe("flag values", () => {

@@ -1,11 +1,18 @@
 /**
- * The `krtt run` command: controller-runtime's flags, JSON logs, graceful SIGTERM.
+ * The `krtt run` command: upstream Cluster API core manager's command line, accepted unchanged
+ * (`args.ts`, `flags.ts`), logs as `--logging-format` and `-v` say, graceful SIGTERM.
+ *
+ * effect/cli reads `-v` as `--version` and refuses flags it does not declare; upstream's flags
+ * are pflag's. So the words after `run` are handed to the command untouched: `krtt run <flags>`
+ * is read as `krtt run -- <flags>` ({@link passRunArgsThrough}) and parsed by `flags.ts`.
  *
  * @module
  */
 import { existsSync, readFileSync } from "node:fs"
-import { Effect, Logger } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Effect, Logger, References } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { managerOptionsFromArgs } from "./args.ts"
+import { usage } from "./flags.ts"
 import { resolveKubeconfig } from "./kubeconfig.ts"
 import { ManagerDefaults, type ManagerOptions, parseDuration, parseFeatureGates } from "./options.ts"
 import { type Runnable, runManager } from "./run.ts"
@@ -161,7 +168,86 @@ const forceExitAfter = (timeout: number) =>
     }),
   )
 
-export const runCommand = (opts: RunCommandOptions) =>
+/** The Effect log level of a klog verbosity: 4 and above add debug logs, 6 and above traces. */
+export const logLevelOf = (verbosity: number): "Info" | "Debug" | "Trace" =>
+  verbosity >= 6 ? "Trace" : verbosity >= 4 ? "Debug" : "Info"
+
+/**
+ * Runs the manager from upstream's command line (the words after `run`). A bad flag prints one
+ * line naming it and sets exit code 2; `--help` prints every flag with its default.
+ */
+export const runArgs = (argv: ReadonlyArray<string>, opts: RunCommandOptions): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    let options: ManagerOptions
+    let resolved: ReturnType<typeof resolveKubeconfig>
+    try {
+      const parsed = managerOptionsFromArgs(argv)
+      if (parsed._tag === "Help") {
+        process.stdout.write(`${usage()}\n`)
+        return
+      }
+      options = parsed.options
+      resolved = resolveKubeconfig(options.kubeconfig)
+    } catch (e) {
+      process.stderr.write(`krtt run: ${(e as Error).message}\n`)
+      process.exitCode = 2
+      return
+    }
+    if (resolved === undefined) {
+      process.stderr.write(`${NO_CLUSTER_MESSAGE}\n`)
+      return yield* opts.withoutCluster
+    }
+    const logger = options.loggingFormat === "json" ? Logger.consoleJson : Logger.consoleLogFmt
+    yield* Effect.scoped(
+      Effect.andThen(
+        forceExitAfter(options.gracefulShutdownTimeout),
+        runManager(options, resolved, opts.controllers),
+      ),
+    ).pipe(
+      Effect.catch((e) =>
+        Effect.andThen(
+          Effect.logError("the manager stopped").pipe(Effect.annotateLogs({ error: e.message })),
+          Effect.sync(() => {
+            process.exitCode = 1
+          }),
+        ),
+      ),
+      Effect.provideService(References.MinimumLogLevel, logLevelOf(options.logVerbosity ?? 2)),
+      Effect.provide(Logger.layer([logger])),
+    )
+  })
+
+/**
+ * Hands the words after `krtt run` to {@link runArgs} untouched, by reading `krtt run <flags>`
+ * as `krtt run -- <flags>` before effect/cli parses the command line (it would take `-v=2` for
+ * `--version` and refuse upstream's flags). Only `process.argv` of a `krtt run` invocation is
+ * changed, and only once.
+ */
+export const passRunArgsThrough = (argv: Array<string> = process.argv): void => {
+  if (argv[2] === "run" && argv[3] !== "--" && argv.length > 3) argv.splice(3, 0, "--")
+}
+
+/** `krtt run`: upstream's manager flags after `run`, unchanged (see the module doc). */
+export const runCommand = (opts: RunCommandOptions) => {
+  passRunArgsThrough()
+  return Command.make(
+    "run",
+    {
+      flags: Argument.String("flags").pipe(
+        Argument.withDescription("Upstream Cluster API core manager's flags (krtt run --help lists them)"),
+        Argument.variadic(),
+      ),
+    },
+    ({ flags }) => runArgs(flags, opts),
+  ).pipe(
+    Command.withDescription(
+      "Run the operator (the ClusterCache and the Cluster controller) with upstream Cluster API's manager flags",
+    ),
+  )
+}
+
+/** The former effect/cli form of `krtt run`, kept for its exports' users; {@link runCommand} replaces it. */
+export const legacyRunCommand = (opts: RunCommandOptions) =>
   Command.make("run", flags, (f) =>
     Effect.gen(function* () {
       let options: ManagerOptions

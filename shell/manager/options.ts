@@ -1,6 +1,7 @@
 /**
- * The manager's options: controller-runtime's flags and defaults, Cluster API's concurrency and
- * client limits. Durations are milliseconds.
+ * The manager's options: upstream Cluster API core manager's flags and defaults (issue 10: the
+ * Lease `controller-leader-election-capi`, `/metrics` on :8443 over authenticated HTTPS, probes on
+ * :9440), Cluster API's concurrency and client limits. Durations are milliseconds.
  *
  * @module
  */
@@ -38,13 +39,62 @@ export interface ManagerOptions {
   readonly gracefulShutdownTimeout: number
   /** Cluster API feature gates the Cluster controller honours. */
   readonly featureGates: FeatureGates
+  /**
+   * Whether `/metrics` is served over HTTPS with TokenReview/SubjectAccessReview authentication
+   * and authorization (upstream's `--diagnostics-address` without `--insecure-diagnostics`).
+   * Absent: plain HTTP.
+   */
+  readonly metricsSecure?: boolean | undefined
+  /** Minimum TLS version of the HTTPS servers (Node's name, e.g. `TLSv1.2`). Default TLS 1.2. */
+  readonly tlsMinVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3" | undefined
+  /** OpenSSL names of the allowed TLS 1.2 cipher suites; absent or empty: Node's defaults. */
+  readonly tlsCipherSuites?: ReadonlyArray<string> | undefined
+  /** Reconcile only Clusters of this namespace (`--namespace`); absent: all namespaces. */
+  readonly watchNamespace?: string | undefined
+  /** Reconcile only Clusters labelled `cluster.x-k8s.io/watch-filter=<value>` (`--watch-filter`). */
+  readonly watchFilter?: string | undefined
+  /** Every Cluster is reconciled again at least this often (`--sync-period`). Default 10 min. */
+  readonly syncPeriod?: number | undefined
+  /** `RemoteConnectionProbe` stays True this long after the last successful probe. Default 50 s. */
+  readonly remoteConnectionGracePeriod?: number | undefined
+  /** The webhook server (`--webhook-*`): port 9443, certificates in the cert dir. */
+  readonly webhookPort?: number | undefined
+  readonly webhookCertDir?: string | undefined
+  readonly webhookCertName?: string | undefined
+  readonly webhookKeyName?: string | undefined
+  /** klog verbosity (`-v`): 4 and above add debug logs. Default 2 (upstream's). */
+  readonly logVerbosity?: number | undefined
+  /** `--logging-format`: `text` (logfmt) or `json`. Default text. */
+  readonly loggingFormat?: "text" | "json" | undefined
+  /** What the command line asked that krtt does not do, said once at start. */
+  readonly notices?: ReadonlyArray<string> | undefined
 }
 
+/** The label `--watch-filter` selects on (upstream's `clusterv1.WatchLabel`). */
+export const WatchFilterLabel = "cluster.x-k8s.io/watch-filter"
+
+/** Upstream's defaults of the options that came with its command line (issue 10). */
+export const UpstreamManagerDefaults = {
+  diagnosticsAddress: ":8443",
+  healthAddr: ":9440",
+  leaderElectId: "controller-leader-election-capi",
+  syncPeriod: 600_000,
+  remoteConnectionGracePeriod: 50_000,
+  webhookPort: 9443,
+  webhookCertDir: "/tmp/k8s-webhook-server/serving-certs/",
+  webhookCertName: "tls.crt",
+  webhookKeyName: "tls.key",
+  tlsMinVersion: "TLSv1.2",
+  logVerbosity: 2,
+  loggingFormat: "text",
+} as const
+
 export const ManagerDefaults: Omit<ManagerOptions, "kubeconfig" | "leaderElectNamespace"> = {
-  metricsBindAddress: ":8080",
-  healthProbeBindAddress: ":8081",
+  metricsBindAddress: UpstreamManagerDefaults.diagnosticsAddress,
+  metricsSecure: true,
+  healthProbeBindAddress: UpstreamManagerDefaults.healthAddr,
   leaderElect: false,
-  leaderElectId: "krtt-manager-leader-election",
+  leaderElectId: UpstreamManagerDefaults.leaderElectId,
   ...LeaderElectionDefaults,
   clusterConcurrency: 50,
   clusterCacheConcurrency: 100,
@@ -55,6 +105,15 @@ export const ManagerDefaults: Omit<ManagerOptions, "kubeconfig" | "leaderElectNa
   clusterCacheClientTimeout: 10_000,
   gracefulShutdownTimeout: 30_000,
   featureGates: { runtimeSDK: false, clusterTopology: false, machinePool: true },
+  syncPeriod: UpstreamManagerDefaults.syncPeriod,
+  remoteConnectionGracePeriod: UpstreamManagerDefaults.remoteConnectionGracePeriod,
+  webhookPort: UpstreamManagerDefaults.webhookPort,
+  webhookCertDir: UpstreamManagerDefaults.webhookCertDir,
+  webhookCertName: UpstreamManagerDefaults.webhookCertName,
+  webhookKeyName: UpstreamManagerDefaults.webhookKeyName,
+  tlsMinVersion: UpstreamManagerDefaults.tlsMinVersion,
+  logVerbosity: UpstreamManagerDefaults.logVerbosity,
+  loggingFormat: UpstreamManagerDefaults.loggingFormat,
 }
 
 /** Parses `--feature-gates`: `ClusterTopology=true,RuntimeSDK=false,MachinePool=true`. */

@@ -13,7 +13,8 @@
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { Clock, Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { clusterControllerConfig } from "../../core/cluster/config.ts"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
 import { makeClusterController } from "../cluster/controller.ts"
 import { makeClusterCacheController } from "../clustercache/controller.ts"
@@ -22,10 +23,11 @@ import { KubeClient, type KubeClientShape } from "../kube/client.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { make as makeReflector, type Reflector } from "../reflector/reflector.ts"
+import { makeAuthorizer, secureMetricsRoutes, selfSignedCertificate, serveTlsOn } from "./diagnostics.ts"
 import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "./http.ts"
 import type { ResolvedKubeconfig } from "./kubeconfig.ts"
 import { makeLeaderElector } from "./leaderelection.ts"
-import type { ManagerOptions } from "./options.ts"
+import { type ManagerOptions, WatchFilterLabel } from "./options.ts"
 
 /** What a controller needs from the manager to run. */
 export interface ManagerContext {
@@ -78,10 +80,22 @@ export const runManager = (
         ),
       )
     }
+    for (const notice of options.notices ?? []) yield* Effect.logWarning(notice)
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
-    yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
-      Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
-    )
+    if (options.metricsSecure === true && metricsAddress !== "off") {
+      // Upstream's diagnostics endpoint: HTTPS, TokenReview + SubjectAccessReview per request.
+      const authorize = yield* makeAuthorizer(client)
+      const now = yield* Clock.currentTimeMillis
+      const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
+      const tls = { minVersion: options.tlsMinVersion ?? "TLSv1.2", ciphers: options.tlsCipherSuites ?? [] }
+      yield* Layer.build(serveTlsOn(metricsAddress, secureMetricsRoutes(authorize), certificate, tls)).pipe(
+        Effect.mapError((e) => new Error(`diagnostics server: ${String(e)}`)),
+      )
+    } else {
+      yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
+        Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
+      )
+    }
     yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.flatten(Ref.get(ready))))).pipe(
       Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
     )
@@ -106,7 +120,14 @@ export const runManager = (
       )
     }
 
-    const clusters = yield* makeReflector(client, { resource: ClusterResource, name: "clusters" })
+    // --namespace and --watch-filter narrow what the manager sees, as upstream's cache options do.
+    const clusters = yield* makeReflector(client, {
+      resource: ClusterResource,
+      name: "clusters",
+      namespace: options.watchNamespace,
+      labelSelector:
+        options.watchFilter === undefined ? undefined : `${WatchFilterLabel}=${options.watchFilter}`,
+    })
     const config = clusterCacheConfig({
       client: {
         qps: options.clusterCacheClientQps,
@@ -123,7 +144,16 @@ export const runManager = (
     })
     const clusterController = yield* makeClusterController(
       { client, clusters, cache },
-      { concurrency: options.clusterConcurrency, featureGates: options.featureGates },
+      {
+        concurrency: options.clusterConcurrency,
+        featureGates: options.featureGates,
+        config: clusterControllerConfig(
+          options.remoteConnectionGracePeriod === undefined
+            ? {}
+            : { remoteConnectionGracePeriod: options.remoteConnectionGracePeriod },
+        ),
+        syncPeriod: options.syncPeriod,
+      },
     )
     const ctx: ManagerContext = { options, client, clusters }
     const starts = [

@@ -1,0 +1,182 @@
+/**
+ * Upstream's manager command line (`flags.ts`) turned into the manager's options: defaults as
+ * upstream's, upstream's own checks (`--remote-conditions-grace-period` longer than
+ * `--remote-connection-grace-period` and at least 2 min), and the notices of what krtt accepts
+ * but does not do (flags of controllers it does not run, feature gates it does not implement),
+ * said once at start.
+ *
+ * @module
+ */
+import { existsSync, readFileSync } from "node:fs"
+import {
+  CipherSuites,
+  closestFlag,
+  FlagError,
+  HonouredFeatureGates,
+  parseFlags,
+  readBool,
+  readDuration,
+  readFeatureGates,
+  readFloat,
+  readInt,
+  readList,
+  TlsVersions,
+  UpstreamFeatureGates,
+  UpstreamFlags,
+} from "./flags.ts"
+import { ManagerDefaults, type ManagerOptions } from "./options.ts"
+
+const NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+/** The manager's namespace: `POD_NAMESPACE`, the in-cluster namespace, else `default`. */
+export const managerNamespace = (
+  env: NodeJS.ProcessEnv = process.env,
+  namespaceFile: string = NAMESPACE_FILE,
+): string =>
+  env.POD_NAMESPACE !== undefined && env.POD_NAMESPACE !== ""
+    ? env.POD_NAMESPACE
+    : existsSync(namespaceFile)
+      ? readFileSync(namespaceFile, "utf8").trim()
+      : "default"
+
+/** What the command line asks for: the options, or that help was asked. */
+export type ManagerArgs =
+  | { readonly _tag: "Run"; readonly options: ManagerOptions }
+  | { readonly _tag: "Help" }
+
+/**
+ * The options of a command line as upstream's manager takes it. Throws {@link FlagError} naming
+ * the flag on an unknown flag or a bad value.
+ */
+export const managerOptionsFromArgs = (
+  argv: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = process.env,
+  namespaceFile?: string,
+): ManagerArgs => {
+  const parsed = parseFlags(argv)
+  if (parsed.help) return { _tag: "Help" }
+  if (parsed.args.length > 0)
+    throw new FlagError(
+      `unexpected argument "${parsed.args[0]}": the manager takes flags only (--name=value)`,
+    )
+  const v = parsed.values
+  const given = (name: string) => v.get(name)
+  const str = (name: string, fallback: string) => given(name) ?? fallback
+  const int = (name: string, fallback: number) => {
+    const x = given(name)
+    return x === undefined ? fallback : readInt(name, x)
+  }
+  const float = (name: string, fallback: number) => {
+    const x = given(name)
+    return x === undefined ? fallback : readFloat(name, x)
+  }
+  const dur = (name: string, fallback: number) => {
+    const x = given(name)
+    return x === undefined ? fallback : readDuration(name, x)
+  }
+  const bool = (name: string, fallback: boolean) => {
+    const x = given(name)
+    return x === undefined ? fallback : readBool(name, x)
+  }
+  // Every value is checked, the flags of controllers krtt does not run too.
+  for (const spec of UpstreamFlags) {
+    const x = given(spec.name)
+    if (x === undefined) continue
+    if (spec.type === "bool") readBool(spec.name, x)
+    if (spec.type === "int") readInt(spec.name, x)
+    if (spec.type === "float") readFloat(spec.name, x)
+    if (spec.type === "duration") readDuration(spec.name, x)
+  }
+  const notices: Array<string> = []
+  const notRun = UpstreamFlags.filter((s) => s.use === "notRun" && given(s.name) !== undefined).map(
+    (s) => `--${s.name}`,
+  )
+  if (notRun.length > 0)
+    notices.push(
+      `accepted, but krtt does not run what they configure (it runs the ClusterCache and the Cluster controller only): ${notRun.join(", ")}`,
+    )
+
+  const gates = readFeatureGates(str("feature-gates", ""))
+  const unsupported = Object.keys(gates).filter(
+    (g) =>
+      !(HonouredFeatureGates as ReadonlyArray<string>).includes(g) && gates[g] !== UpstreamFeatureGates[g],
+  )
+  if (unsupported.length > 0)
+    notices.push(
+      `feature gates accepted but not implemented by krtt: ${unsupported.map((g) => `${g}=${gates[g]}`).join(", ")}`,
+    )
+  const d = ManagerDefaults
+
+  // Upstream's checks of its grace periods.
+  const connection = dur("remote-connection-grace-period", 50_000)
+  const conditions = dur("remote-conditions-grace-period", 300_000)
+  if (conditions <= connection)
+    throw new FlagError(
+      "--remote-conditions-grace-period must be greater than --remote-connection-grace-period",
+    )
+  if (conditions < 120_000) throw new FlagError("--remote-conditions-grace-period must be at least 2m")
+
+  const tlsName = str("tls-min-version", "VersionTLS12")
+  const tlsMinVersion = TlsVersions[tlsName]
+  if (tlsMinVersion === undefined)
+    throw new FlagError(
+      `invalid argument "${tlsName}" for --tls-min-version: one of ${Object.keys(TlsVersions).join(", ")}`,
+    )
+  const tlsCipherSuites = readList(str("tls-cipher-suites", "")).map((name) => {
+    const openssl = CipherSuites[name]
+    if (openssl === undefined)
+      throw new FlagError(
+        `invalid argument "${name}" for --tls-cipher-suites: unknown cipher suite (did you mean ${closestFlag(name, Object.keys(CipherSuites))}?)`,
+      )
+    return openssl
+  })
+  const format = str("logging-format", "text")
+  if (format !== "text" && format !== "json")
+    throw new FlagError(`invalid argument "${format}" for --logging-format: text or json`)
+
+  // krtt's former flags still work: --metrics-bind-address serves plain HTTP, as it always did.
+  const legacyMetrics = given("metrics-bind-address")
+  const insecure = bool("insecure-diagnostics", false)
+  const metricsBindAddress = legacyMetrics ?? str("diagnostics-address", ":8443")
+  const metricsSecure = legacyMetrics === undefined && !insecure
+
+  const options: ManagerOptions = {
+    ...(given("kubeconfig") === undefined ? {} : { kubeconfig: given("kubeconfig") }),
+    metricsBindAddress,
+    metricsSecure,
+    healthProbeBindAddress: given("health-probe-bind-address") ?? str("health-addr", ":9440"),
+    leaderElect: bool("leader-elect", false),
+    leaderElectNamespace: given("leader-elect-namespace") ?? managerNamespace(env, namespaceFile),
+    leaderElectId: str("leader-elect-id", d.leaderElectId),
+    leaseDuration: dur("leader-elect-lease-duration", d.leaseDuration),
+    renewDeadline: dur("leader-elect-renew-deadline", d.renewDeadline),
+    retryPeriod: dur("leader-elect-retry-period", d.retryPeriod),
+    clusterConcurrency: int("cluster-concurrency", d.clusterConcurrency),
+    clusterCacheConcurrency: int("clustercache-concurrency", d.clusterCacheConcurrency),
+    kubeApiQps: float("kube-api-qps", d.kubeApiQps),
+    kubeApiBurst: int("kube-api-burst", d.kubeApiBurst),
+    clusterCacheClientQps: float("clustercache-client-qps", d.clusterCacheClientQps),
+    clusterCacheClientBurst: int("clustercache-client-burst", d.clusterCacheClientBurst),
+    clusterCacheClientTimeout: dur("clustercache-client-timeout", d.clusterCacheClientTimeout),
+    gracefulShutdownTimeout: dur("graceful-shutdown-timeout", d.gracefulShutdownTimeout),
+    featureGates: {
+      clusterTopology: gates.ClusterTopology ?? d.featureGates.clusterTopology,
+      runtimeSDK: gates.RuntimeSDK ?? d.featureGates.runtimeSDK,
+      machinePool: gates.MachinePool ?? d.featureGates.machinePool,
+    },
+    tlsMinVersion,
+    tlsCipherSuites,
+    ...(str("namespace", "") === "" ? {} : { watchNamespace: str("namespace", "") }),
+    ...(str("watch-filter", "") === "" ? {} : { watchFilter: str("watch-filter", "") }),
+    syncPeriod: dur("sync-period", 600_000),
+    remoteConnectionGracePeriod: connection,
+    webhookPort: int("webhook-port", 9443),
+    webhookCertDir: str("webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/"),
+    webhookCertName: str("webhook-cert-name", "tls.crt"),
+    webhookKeyName: str("webhook-key-name", "tls.key"),
+    logVerbosity: int("v", 2),
+    loggingFormat: format,
+    notices,
+  }
+  return { _tag: "Run", options }
+}
