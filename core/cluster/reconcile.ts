@@ -47,6 +47,7 @@ import {
   KubeconfigDataKey,
   KubeconfigSecretType,
   kubeconfigSecretName,
+  V1Beta2ConditionTypes,
 } from "./contract.ts"
 import { reconcileDelete } from "./delete.ts"
 import { classify } from "./descendants.ts"
@@ -64,6 +65,7 @@ export interface Reconciled {
 }
 
 const NONE: ReadonlyArray<ClusterAction> = []
+const OWNED_V1BETA2 = new Set<string>(V1Beta2ConditionTypes)
 
 /** One reconcile of one Cluster. */
 export const reconcile = (input: ClusterInput, config: ClusterControllerConfig): Reconciled => {
@@ -404,6 +406,9 @@ const withCondition = (cluster: ObservedCluster, d: Decided, now: number): Clust
     if (old.type === "Paused") {
       conditions.push(c)
       replaced = true
+    } else if (OWNED_V1BETA2.has(old.type) && old.message === undefined) {
+      // Written before upstream's CRD required a message (an older krtt on its own CRD).
+      conditions.push({ ...old, message: "" })
     } else conditions.push(old)
   }
   if (!replaced) conditions.push(c)

@@ -1,0 +1,88 @@
+/**
+ * Every status the Cluster controller writes validates against upstream Cluster API v1.13's own
+ * Cluster CRD (`config/crd/bases` of the Go module `sigs.k8s.io/cluster-api`, downloaded into
+ * the cache by `testenv/clusterapi.ts`): issue 10, "Status never reaches a Cluster under
+ * upstream's own Cluster CRD: 422 status.conditions[0].message: Required value".
+ *
+ * Conditions of other writers are taken out before the check: they come from the API server,
+ * which validated them when they were written; the controller only keeps them.
+ */
+import fc from "fast-check"
+import { beforeAll, describe, expect, it } from "vitest"
+import {
+  ClusterControllerDefaults,
+  type ClusterStatus,
+  reconcile,
+  V1Beta1ConditionTypes,
+  V1Beta2ConditionTypes,
+} from "../../core/cluster/index.ts"
+import { clusterApiCrd } from "../../testenv/clusterapi.ts"
+import { anyInput, arbitraries } from "./arbitraries.ts"
+import { fieldSchema, type Schema, validate } from "./openapi.ts"
+
+let status: Schema
+
+beforeAll(async () => {
+  const crd = await clusterApiCrd("cluster.x-k8s.io_clusters.yaml")
+  status = fieldSchema(crd, "v1beta2", "status")
+}, 600_000)
+
+const V2 = new Set<string>(V1Beta2ConditionTypes)
+const V1 = new Set<string>(V1Beta1ConditionTypes)
+
+/** The status as the controller owns it: other writers' conditions taken out. */
+const owned = (s: ClusterStatus): ClusterStatus => ({
+  ...s,
+  ...(s.conditions === undefined ? {} : { conditions: s.conditions.filter((c) => V2.has(c.type)) }),
+  ...(s.deprecated?.v1beta1?.conditions === undefined
+    ? {}
+    : {
+        deprecated: {
+          ...s.deprecated,
+          v1beta1: {
+            ...s.deprecated.v1beta1,
+            conditions: s.deprecated.v1beta1.conditions.filter((c) => V1.has(c.type)),
+          },
+        },
+      }),
+})
+
+const writtenStatuses = (input: Parameters<typeof reconcile>[0]) =>
+  reconcile(input, ClusterControllerDefaults).actions.flatMap((a) =>
+    a._tag === "PatchStatus" ? [a.status] : [],
+  )
+
+describe("statuses the Cluster controller writes validate against upstream Cluster API v1.13's Cluster CRD", () => {
+  const inputs = [...Object.entries(arbitraries), ["any input", anyInput] as const]
+  for (const [name, arb] of inputs) {
+    it(`${name}: every PatchStatus`, () => {
+      fc.assert(
+        fc.property(arb, (input) => {
+          for (const s of writtenStatuses(input)) {
+            const violations = validate(status, owned(s), "status")
+            expect(violations, JSON.stringify(s)).toEqual([])
+          }
+        }),
+        { numRuns: 300 },
+      )
+    })
+  }
+
+  it("the validator catches what the API server refused: a condition without a message, an empty failureDomains", () => {
+    const bad = {
+      conditions: [
+        {
+          type: "Available",
+          status: "True",
+          reason: "Available",
+          lastTransitionTime: "2026-01-01T00:00:00Z",
+        },
+      ],
+      failureDomains: [],
+    }
+    expect(validate(status, bad, "status").map((v) => v.path)).toEqual([
+      "status.conditions[0].message",
+      "status.failureDomains",
+    ])
+  })
+})
