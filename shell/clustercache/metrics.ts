@@ -48,3 +48,21 @@ export const applyMetrics = (
     (a) => applyMetric(cluster, a),
     { discard: true },
   )
+
+/**
+ * Removes every series of a cluster: once its Cluster is deleted (the accessor is deleted, seed
+ * 000 ClusterCache Reconciler row 2) `capi_cluster_cache_connection_up 0` would otherwise stay
+ * for ever, and alerts on it would never clear.
+ */
+export const removeClusterMetrics = (cluster: { readonly namespace: string; readonly name: string }) => {
+  const labels = { cluster_name: cluster.name, cluster_namespace: cluster.namespace }
+  return Effect.all(
+    [
+      Metric.remove(connectionUp.pipe(Metric.withAttributes(labels))),
+      Metric.remove(healthCheck.pipe(Metric.withAttributes(labels))),
+      Metric.remove(healthChecksTotal.pipe(Metric.withAttributes({ ...labels, status: "success" }))),
+      Metric.remove(healthChecksTotal.pipe(Metric.withAttributes({ ...labels, status: "error" }))),
+    ],
+    { discard: true },
+  )
+}

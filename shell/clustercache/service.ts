@@ -33,6 +33,7 @@ import {
   watchTransition,
 } from "../../core/clustercache/index.ts"
 import type { RowId } from "../../core/krtt/index.ts"
+import type { Cache, CacheFactory } from "../cache/types.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
 import { isKubeError, type KubeError } from "../kube/errors.ts"
 import { type KubeObject, keyOf, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
@@ -45,7 +46,7 @@ import {
   kubeconfigSecretName,
   parseKubeconfig,
 } from "./kubeconfig.ts"
-import { applyMetrics } from "./metrics.ts"
+import { applyMetrics, removeClusterMetrics } from "./metrics.ts"
 
 /** The Cluster resource of `cluster.x-k8s.io/v1beta2`. */
 export const ClusterResource: ResourceRef = {
@@ -83,6 +84,8 @@ interface Connection {
   readonly scope: Scope.Closeable
   /** Objects seen by each watch, by watch name then `namespace/name`. */
   readonly stores: Map<string, { readonly resource: ResourceRef; readonly store: ReadonlyStore<KubeObject> }>
+  /** The cluster's cache when `ClusterCacheOptions.cacheFactory` is set; Watch() takes its informers. */
+  readonly cache?: Cache | undefined
 }
 
 interface Entry {
@@ -117,6 +120,12 @@ export interface ClusterCacheOptions {
    * Without it every reconcile GETs its Cluster.
    */
   readonly clusters?: { readonly get: (key: ObjectKey) => KubeObject | undefined } | undefined
+  /**
+   * Runs each cluster's watches on a cache of this factory (e.g. `scopedCacheFactory` of
+   * `shell/scopedcache/`, for an identity that may read only some namespaces) instead of one
+   * reflector per watch. Default: none, a reflector per watch.
+   */
+  readonly cacheFactory?: CacheFactory | undefined
 }
 
 /** The outcome of one reconcile. */
@@ -251,7 +260,14 @@ export const make = (options: ClusterCacheOptions = {}) =>
           yield* step({ _tag: "ConnectionCreated" }, state)
           // Row 2: clients and a started cache (its watches are added by Watch()).
           const uncached = yield* factory(kc, config)
-          const connection: Connection = { config: kc, client, uncached, scope, stores: new Map() }
+          const cache =
+            options.cacheFactory === undefined
+              ? undefined
+              : yield* Effect.tap(
+                  options.cacheFactory(client, { cluster: keyOf(cluster) }),
+                  (c) => c.start,
+                ).pipe(Scope.provide(scope))
+          const connection: Connection = { config: kc, client, uncached, scope, stores: new Map(), cache }
           yield* step({ _tag: "CacheStarted" }, state)
           // Row 3: the cache starts empty, so it is synced at once; watches sync on their own.
           return connection
@@ -337,8 +353,10 @@ export const make = (options: ClusterCacheOptions = {}) =>
               case "IncHealthChecksTotal":
                 yield* applyMetrics(cluster, [action])
                 break
-              case "CreateAccessor":
               case "DeleteAccessor":
+                yield* removeClusterMetrics(cluster)
+                break
+              case "CreateAccessor":
               case "CleanupSources":
                 break
             }
@@ -404,25 +422,45 @@ export const make = (options: ClusterCacheOptions = {}) =>
         // The watch is a reflector (list, then watch with bookmarks) in the connection's scope:
         // a disconnect stops it with the cache. It must sync within the initial sync timeout.
         const watchScope = yield* Scope.fork(c.scope)
+        const cache = c.cache
         const started = yield* Effect.gen(function* () {
-          const reflector = yield* makeReflector(c.client, {
-            resource: watcher.resource,
-            namespace: watcher.namespace,
-            name: `${keyOf(cluster)}/${watcher.name}`,
-          })
+          const reflector =
+            cache === undefined
+              ? yield* makeReflector(c.client, {
+                  resource: watcher.resource,
+                  namespace: watcher.namespace,
+                  name: `${keyOf(cluster)}/${watcher.name}`,
+                })
+              : yield* Effect.catch(
+                  cache.getInformer(watcher.resource, { namespace: watcher.namespace }),
+                  (e) => Effect.succeed({ failed: e.message } as const),
+                )
+          if ("failed" in reflector) return reflector
           yield* reflector.subscribe(watcher.onEvent)
           return reflector
         }).pipe(Scope.provide(watchScope))
-        const synced = yield* Effect.timeoutOption(started.waitForSync, config.initialSyncTimeout)
-        if (synced._tag === "None") {
-          const status = yield* started.status
+        // A cache's informer may stop without syncing (the scoped cache's on 403): not synced.
+        const synced =
+          "failed" in started
+            ? ({ _tag: "None" } as const)
+            : yield* Effect.timeoutOption(
+                Effect.andThen(started.waitForSync, started.hasSynced),
+                config.initialSyncTimeout,
+              )
+        if ("failed" in started || synced._tag === "None" || synced.value === false) {
+          const status =
+            "failed" in started
+              ? { lastError: { message: started.failed } }
+              : "status" in started
+                ? yield* started.status
+                : { lastError: undefined }
           yield* Scope.close(watchScope, Exit.void)
           const failed = watchTransition({
             observed,
             desired: { name: watcher.name },
             trigger: {
               _tag: "WatchFailed",
-              error: `not synced within ${config.initialSyncTimeout} ms${status.lastError === undefined ? "" : `: ${status.lastError.message}`}`,
+              error: `${synced._tag === "Some" ? "the cache's informer stopped before it synced" : `not synced within ${config.initialSyncTimeout} ms`}${status.lastError === undefined ? "" : `: ${status.lastError.message}`}`,
             },
             now,
           })
