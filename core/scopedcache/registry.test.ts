@@ -1,3 +1,4 @@
+import { HashMap, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   addInformer,
@@ -117,5 +118,19 @@ describe("registry", () => {
       reason: "InformerRemoved",
       dependents: [dep("u1")],
     })
+  })
+
+  it("an operation shares every scope it does not touch (no copy of the whole registry)", () => {
+    let r = start(emptyRegistry, opts).registry
+    for (const ns of ["a", "b", "c"]) r = addInformer(r, ref(ns), dep(`u-${ns}`), opts).registry
+    const scope = (reg: typeof r, ns: string) => Option.getOrUndefined(HashMap.get(reg.scopes, ns))
+    const next = addInformer(r, ref("a"), dep("u9"), opts).registry
+    expect(scope(next, "b")).toBe(scope(r, "b"))
+    expect(scope(next, "c")).toBe(scope(r, "c"))
+    expect(scope(next, "a")).not.toBe(scope(r, "a"))
+    // the dependents of an informer are shared too, not copied, when another informer changes
+    expect(lookup(next, ref("b"))).toBe(lookup(r, ref("b")))
+    // an operation that changes nothing returns the same registry
+    expect(addInformer(next, ref("a"), dep("u9"), opts).registry).toBe(next)
   })
 })

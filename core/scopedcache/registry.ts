@@ -63,8 +63,12 @@ export const lookup = (registry: Registry, ref: InformerRef): InformerEntry | un
 }
 
 /** Writes (or, with `undefined`, deletes) the informer of a ref, pruning empty levels. */
-const write = (registry: Registry, ref: InformerRef, entry: InformerEntry | undefined): Registry => {
-  const before = lookup(registry, ref)
+const write = (
+  registry: Registry,
+  ref: InformerRef,
+  entry: InformerEntry | undefined,
+  before: InformerEntry | undefined = lookup(registry, ref),
+): Registry => {
   if (before === entry) return registry
   const gvk = gvkString(ref.gvk)
   const gvks = Option.getOrElse(HashMap.get(registry.scopes, ref.namespace), () =>
@@ -103,16 +107,16 @@ const peersOf = (registry: Registry, ref: InformerRef): ReadonlyArray<Peer> => {
   return peers.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))
 }
 
-/** The slice of the registry that `scopedcache.informers` decides on. */
-export const informersInput = (
+/** The slice of the registry that `scopedcache.informers` decides on, and the entry it read. */
+const slice = (
   registry: Registry,
   ref: InformerRef,
   trigger: InformersTrigger,
   options: ScopedCacheOptions,
-  now = 0,
-): InformersInput => {
+  now: number,
+): { readonly input: InformersInput; readonly entry: InformerEntry | undefined } => {
   const entry = lookup(registry, ref)
-  return {
+  const input: InformersInput = {
     observed: {
       started: registry.started,
       informer: entry === undefined ? undefined : { state: entry.state, dependents: entry.dependents },
@@ -124,7 +128,17 @@ export const informersInput = (
     trigger,
     now,
   }
+  return { input, entry }
 }
+
+/** The slice of the registry that `scopedcache.informers` decides on. */
+export const informersInput = (
+  registry: Registry,
+  ref: InformerRef,
+  trigger: InformersTrigger,
+  options: ScopedCacheOptions,
+  now = 0,
+): InformersInput => slice(registry, ref, trigger, options, now).input
 
 /** What an operation did: the new registry, the actions for the shell, the deciding row. */
 export interface Step {
@@ -134,17 +148,19 @@ export interface Step {
 }
 
 /** Writes an `informers` result back. */
-const commit = (registry: Registry, input: InformersInput, result: InformersResult): Registry => {
+const commit = (
+  registry: Registry,
+  input: InformersInput,
+  result: InformersResult,
+  existing: InformerEntry | undefined,
+): Registry => {
   const { ref } = input.desired
   const before = input.observed.informer
   const after = result.status.informer
   let next = registry
   if (after !== before) {
-    next = write(
-      next,
-      ref,
-      after === undefined ? undefined : { ref, state: after.state, dependents: after.dependents },
-    )
+    const entry = after === undefined ? undefined : { ref, state: after.state, dependents: after.dependents }
+    next = write(next, ref, entry, existing)
   }
   const peersBefore = input.observed.peers
   result.status.peers.forEach((p, i) => {
@@ -164,9 +180,9 @@ export const applyInformers = (
   trigger: InformersTrigger,
   options: ScopedCacheOptions,
 ): Step => {
-  const input = informersInput(registry, ref, trigger, options)
+  const { input, entry } = slice(registry, ref, trigger, options, 0)
   const result = informersTransition(input, options)
-  return { registry: commit(registry, input, result), actions: result.actions, row: result.row }
+  return { registry: commit(registry, input, result, entry), actions: result.actions, row: result.row }
 }
 
 /** `AddInformer`: a new informer, or one more dependent of an existing one. */
