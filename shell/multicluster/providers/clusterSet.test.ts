@@ -252,4 +252,41 @@ describe("health gate (seed 000, Health Checking)", () => {
         )
       }).pipe(Effect.scoped),
   )
+
+  it.effect(
+    "a cache that does not sync within 5 min (seed 000's InitialSyncTimeout) fails the attempt, which is retried",
+    () =>
+      Effect.gen(function* () {
+        assert.strictEqual(ClusterSetDefaults.syncTimeout, "5 minutes")
+        const w = workloads()
+        let syncs = 0
+        const hanging: CacheFactory = (client, options) =>
+          Effect.map(informerCacheFactory(client, options), (cache) => ({
+            ...cache,
+            waitForCacheSync: Effect.andThen(
+              Effect.sync(() => {
+                syncs++
+              }),
+              syncs === 0 ? Effect.never : Effect.succeed(true),
+            ),
+          }))
+        const set = makeClusterSet({
+          provider: "test",
+          health: HealthDefaults,
+          cacheFactory: hanging,
+          syncTimeout: ClusterSetDefaults.syncTimeout,
+        })
+        const aware = recordingAware()
+        const sink = yield* set.bind(aware)
+        yield* sink.upsert(candidate(w, "a"))
+        yield* TestClock.adjust("299 seconds")
+        assert.strictEqual((yield* set.clusters)[0]?.reason, "connecting")
+        yield* TestClock.adjust("1 second")
+        yield* until("the attempt failed", () => syncs === 1 && aware.engagements.length === 0)
+        yield* TestClock.adjust("1 millis")
+        assert.include((yield* set.clusters)[0]?.reason, "the cache did not sync within 5m")
+        yield* TestClock.adjust("10 seconds")
+        yield* until("engaged at the next attempt", () => aware.open().has("a"), 10)
+      }).pipe(Effect.scoped),
+  )
 })
