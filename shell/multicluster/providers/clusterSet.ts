@@ -88,7 +88,8 @@ export interface ClusterSink {
   readonly remove: (name: ClusterName) => Effect.Effect<void>
   /**
    * A cluster is known but unusable (a malformed kubeconfig; disconnected by its source):
-   * disengage it and say why. `healthy` is what `clusters` reports (default true: not a probe's verdict).
+   * disengage it and say why. `healthy` is what `clusters` reports: default false, a verdict
+   * (`krtt clusters` prints it at once instead of waiting for probes that will never come).
    */
   readonly reject: (name: ClusterName, reason: string, healthy?: boolean) => Effect.Effect<void>
   /** The names discovery has told the engine about and not removed. */
@@ -342,7 +343,7 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
               }),
             )
           }),
-        reject: (name, reason, healthy = true) =>
+        reject: (name, reason, healthy = false) =>
           Effect.suspend(() => {
             const generation = `rejected: ${healthy} ${reason}`
             if (chain.get(name)?.generation === generation) return Effect.void

@@ -202,7 +202,11 @@ current-context: x
         assert.include((yield* stateOf("bad"))?.reason, "secret fleet/bad: the kubeconfig does not parse")
         assert.include((yield* stateOf("nokey"))?.reason, 'has no data key "kubeconfig"')
         assert.include((yield* stateOf("exec"))?.reason, "exec plugins are not allowed")
-        assert.isFalse((yield* stateOf("bad"))?.engaged)
+        // A verdict at once: not engaged, not healthy (krtt clusters prints it without waiting).
+        assert.deepStrictEqual(
+          [(yield* stateOf("bad"))?.engaged, (yield* stateOf("bad"))?.healthy],
+          [false, false],
+        )
         assert.strictEqual(aware.engagements.length, 0)
       }).pipe(Effect.provide(Logger.layer([logger])))
       assert.isFalse(lines.some((l) => l.includes("SECRET-TOKEN-1234") || l.includes("/bin/steal")))
