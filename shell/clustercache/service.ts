@@ -460,7 +460,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
             desired: { name: watcher.name },
             trigger: {
               _tag: "WatchFailed",
-              error: `${synced._tag === "Some" ? "the cache's informer stopped before it synced" : `not synced within ${config.initialSyncTimeout} ms`}${status.lastError === undefined ? "" : `: ${status.lastError.message}`}`,
+              error: `${"failed" in started ? "the cache has no informer for it" : synced._tag === "Some" ? "the cache's informer stopped before it synced" : `not synced within ${config.initialSyncTimeout} ms`}${status.lastError === undefined ? "" : `: ${status.lastError.message}`}`,
             },
             now,
           })

@@ -1,0 +1,86 @@
+// The ClusterCache's per-cluster watches on the scoped cache (issue 13 item 4): Watch() takes its
+// informer from the cluster's scoped cache (`cacheFactory: scopedCacheFactory`), GetReader reads
+// its store, and a namespace the workload identity may not read fails that watch (Watch
+// Management row 5) instead of retrying a 403 forever.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { ClusterResource, type ConnectionFactory, make } from "../clustercache/service.ts"
+import { KubeClient } from "../kube/client.ts"
+import { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import type { ReflectorEvent } from "../reflector/reflector.ts"
+import { scopedCacheFactory } from "./factory.ts"
+
+const cluster = { namespace: "default", name: "c1" }
+const cms = Resources.configMaps
+const kubeconfig = Buffer.from(
+  `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://workload.example"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`,
+).toString("base64")
+
+const setup = Effect.gen(function* () {
+  const mgmt = yield* FakeApiServer.make()
+  mgmt.register(ClusterResource)
+  const workload = yield* FakeApiServer.make()
+  const mc = yield* makeMemoryClient(mgmt)
+  yield* mc.create(ClusterResource, { metadata: { namespace: "default", name: "c1" } })
+  yield* mc.patchStatus(ClusterResource, cluster, {
+    type: "merge",
+    body: { status: { initialization: { infrastructureProvisioned: true } } },
+  })
+  yield* mc.create(Resources.secrets, {
+    metadata: { namespace: "default", name: "c1-kubeconfig" },
+    data: { value: kubeconfig },
+  })
+  const factory: ConnectionFactory = () => makeMemoryClient(workload)
+  const cc = yield* make({ connectionFactory: factory, cacheFactory: scopedCacheFactory }).pipe(
+    Effect.provideService(KubeClient, mc),
+  )
+  yield* workload.client().create(cms, { metadata: { namespace: "a", name: "x" } })
+  yield* workload.client().create(cms, { metadata: { namespace: "b", name: "y" } })
+  return { workload, cc }
+})
+
+describe("ClusterCache with cacheFactory: scopedCacheFactory", () => {
+  it.effect("Watch() runs on the cluster's scoped cache; GetReader reads the informer's store", () =>
+    Effect.gen(function* () {
+      const { workload, cc } = yield* setup
+      yield* cc.reconcile(cluster)
+      const seen: Array<string> = []
+      const onEvent = (e: ReflectorEvent<KubeObject>) =>
+        Effect.sync(() => seen.push(`${e._tag}:${e.object.metadata.name}`))
+      yield* cc.watch(cluster, { name: "cms-a", resource: cms, namespace: "a", onEvent })
+      assert.deepStrictEqual(seen, ["Added:x"])
+      const reader = yield* cc.getReader(cluster)
+      assert.strictEqual((yield* reader.get(cms, { namespace: "a", name: "x" })).metadata.name, "x")
+      yield* Effect.repeat(Effect.yieldNow, { times: 100 })
+      assert.strictEqual(workload.watchCount(cms), 1, "one informer of the scoped cache")
+      yield* cc.watch(cluster, { name: "cms-a", resource: cms, namespace: "a", onEvent })
+      assert.strictEqual(workload.watchCount(cms), 1, "a watch is added once per connection")
+    }),
+  )
+
+  it.effect("a namespace the identity may not list fails its watch (row 5) at once, without retrying", () =>
+    Effect.gen(function* () {
+      const { workload, cc } = yield* setup
+      yield* cc.reconcile(cluster)
+      workload.inject({ verb: "list", namespace: "b", error: "Forbidden" })
+      const failed = yield* Effect.flip(
+        cc.watch(cluster, { name: "cms-b", resource: cms, namespace: "b", onEvent: () => Effect.void }),
+      )
+      assert.strictEqual(failed._tag, "WatchError")
+      assert.include(failed.message, "permission loss")
+      assert.strictEqual(workload.watchCount(cms), 0)
+      workload.clearFaults()
+      yield* cc.watch(cluster, { name: "cms-b", resource: cms, namespace: "b", onEvent: () => Effect.void })
+      const reader = yield* cc.getReader(cluster)
+      assert.strictEqual((yield* reader.get(cms, { namespace: "b", name: "y" })).metadata.name, "y")
+    }),
+  )
+})
