@@ -53,13 +53,15 @@ describe("EngagementInputSchema", () => {
   it("rejects an unknown key, naming its path and the closest known key", () => {
     const input = { ...valid, desired: { ...valid.desired, engageWithLocalClustr: true } }
     expect(messages(input).join("\n")).toContain(
-      'input.desired.engageWithLocalClustr: unknown key "engageWithLocalClustr", did you mean "engageWithLocalCluster"?',
+      'input.desired.engageWithLocalClustr: unknown key "engageWithLocalClustr"; did you mean "engageWithLocalCluster"?',
     )
   })
 
   it("checks the keys of a tagged object against its own variant", () => {
     const input = { ...valid, trigger: { _tag: "RequestArrived", namespace: "default", nam: "web" } }
-    expect(messages(input).join("\n")).toContain('input.trigger.nam: unknown key "nam", did you mean "name"?')
+    expect(messages(input).join("\n")).toContain(
+      'input.trigger.nam: unknown key "nam"; did you mean "name"? (known keys: _tag, namespace, name)',
+    )
     const state = {
       ...valid,
       observed: { state: { _tag: "Engaged", generation: "g1", failures: 0 }, dropped: 0 },
@@ -73,7 +75,7 @@ describe("EngagementInputSchema", () => {
       desired: { ...valid.desired, watches: [{ name: "Watches(v1/Pod)", kind: "Watches", knd: "For" }] },
     }
     expect(messages(input).join("\n")).toContain(
-      'input.desired.watches[0].knd: unknown key "knd", did you mean "kind"?',
+      'input.desired.watches[0].knd: unknown key "knd"; did you mean "kind"?',
     )
   })
 
@@ -85,8 +87,9 @@ describe("EngagementInputSchema", () => {
 
   it("editDistance() and closestKey()", () => {
     expect(editDistance("kitten", "sitting")).toBe(3)
-    expect(editDistance("Now", "now")).toBe(0)
+    expect(editDistance("now", "now")).toBe(0)
     expect(closestKey("trigerr", ["observed", "desired", "trigger", "now"])).toBe("trigger")
     expect(closestKey("x", [])).toBeUndefined()
+    expect(closestKey("completelyDifferent", ["now"])).toBeUndefined()
   })
 })

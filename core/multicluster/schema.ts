@@ -2,12 +2,14 @@
  * The schema of the engagement table's input, so that a hand-written JSON input (for
  * `krtt explain multicluster.engagement --input f.json`) is decoded strictly: a field of the
  * wrong type is named with its path, and an unknown key is an error that names the closest
- * known key (`input.desired.engageWithLocalClustr: unknown key "engageWithLocalClustr", did
- * you mean "engageWithLocalCluster"?`). `docs/multicluster-inputs.md` shows an example per trigger.
+ * known key (`input.desired.engageWithLocalClustr: unknown key "engageWithLocalClustr"; did
+ * you mean "engageWithLocalCluster"? (known keys: ...)`), the known keys being those of the
+ * tagged variant the object names. `docs/multicluster-inputs.md` shows an example per trigger.
  *
  * @module
  */
 import { Schema, SchemaTransformation } from "effect"
+import { closestKey, editDistance } from "../krtt/suggest.ts"
 import type { EngagementInput } from "./types.ts"
 
 const Millis = Schema.Number.check(Schema.isFinite())
@@ -156,35 +158,7 @@ export const engagementInputKeys: KeyShape = obj(["observed", "desired", "trigge
   }),
 })
 
-/** Edit distance between two strings (insertions, deletions, substitutions), case-insensitive. */
-export const editDistance = (a: string, b: string): number => {
-  const x = a.toLowerCase()
-  const y = b.toLowerCase()
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= x.length; i++) {
-    const cur = [i]
-    for (let j = 1; j <= y.length; j++) {
-      const cost = x[i - 1] === y[j - 1] ? 0 : 1
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost)
-    }
-    prev = cur
-  }
-  return prev[y.length] ?? 0
-}
-
-/** The known key closest to `key` (ties: the first in declaration order). */
-export const closestKey = (key: string, known: ReadonlyArray<string>): string | undefined => {
-  let best: string | undefined
-  let bestDistance = Number.POSITIVE_INFINITY
-  for (const k of known) {
-    const d = editDistance(key, k)
-    if (d < bestDistance) {
-      best = k
-      bestDistance = d
-    }
-  }
-  return best
-}
+export { closestKey, editDistance }
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -194,13 +168,17 @@ export interface UnknownKey {
   /** Where, the key itself last (e.g. `["desired", "watches", 0, "knd"]`). */
   readonly path: ReadonlyArray<string | number>
   readonly key: string
-  /** The known key of that object closest to `key`, if the object has any. */
+  /** The known key of that object closest to `key`, when one is close enough to be a typo. */
   readonly closest: string | undefined
+  /** Every key that object may have. */
+  readonly known: ReadonlyArray<string>
 }
 
-/** `unknown key "knd", did you mean "kind"?` */
+/** `unknown key "knd"; did you mean "kind"? (known keys: name, kind)`, as every strict input of `krtt` says it. */
 export const unknownKeyMessage = (u: UnknownKey): string =>
-  `unknown key "${u.key}"${u.closest === undefined ? "" : `, did you mean "${u.closest}"?`}`
+  `unknown key "${u.key}"${u.closest === undefined ? "" : `; did you mean "${u.closest}"?`}${
+    u.known.length > 0 ? ` (known keys: ${u.known.join(", ")})` : ""
+  }`
 
 /**
  * Every unknown key of `value` against `shape`. Values of the wrong type are left to the
@@ -227,7 +205,7 @@ export const unknownKeys = (
       return Object.entries(value).flatMap(([key, v]) => {
         const field = fields[key]
         if (field !== undefined) return unknownKeys(v, field, [...path, key])
-        return [{ path: [...path, key], key, closest: closestKey(key, known) }]
+        return [{ path: [...path, key], key, closest: closestKey(key, known), known }]
       })
     }
   }
