@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import { ScopedCacheDefaults, scopedCacheOptions, transitions } from "../../core/scopedcache/index.ts"
 import { tables } from "../../spec/scopedcache/index.ts"
 import { conformanceProperty, rowHits } from "../conformance.ts"
+import { coverage } from "../coverage.ts"
 import { inputs } from "./arbitraries.ts"
 
 const configs = fc
@@ -32,4 +33,27 @@ describe("scoped cache tables conform to seed 002", () => {
         expect(hits.get(`${spec.id}#${row.n}`), `${spec.id}#${row.n}`).toBeGreaterThanOrEqual(50)
     })
   }
+})
+
+describe("krtt:coverage for the scoped cache", () => {
+  const report = coverage()
+  const ours = report.tables.filter((t) => t.id.startsWith("scopedcache."))
+
+  it("lists the three tables with 7, 3 and 4 rows from the seed and 9, 1 and 2 derived", () => {
+    expect(
+      ours.map((t) => [
+        t.id,
+        t.rows.filter((r) => !r.derived).length,
+        t.rows.filter((r) => r.derived).length,
+      ]),
+    ).toEqual([
+      ["scopedcache.informers", 7, 9],
+      ["scopedcache.lifecycle", 3, 1],
+      ["scopedcache.reads", 4, 2],
+    ])
+  })
+
+  it("every row, documented or derived, is decided by at least 50 of the report's inputs", () => {
+    for (const t of ours) for (const r of t.rows) expect(r.hits, r.id).toBeGreaterThanOrEqual(50)
+  })
 })

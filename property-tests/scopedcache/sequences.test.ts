@@ -160,11 +160,38 @@ class World {
         `${ctx}: ${id} lost its dependents ${[...set]}`,
       ).toBe(true)
     }
-    // Reads are served only by registered informers.
+    // Reads are served only by registered informers that are not covered, and fail with
+    // InformerNotFound exactly when none of the GVK covers the namespace.
+    const registered = [...entries(this.registry)]
     for (const gvk of GVKS) {
-      const r = read(this.registry, { _tag: "List", gvk }, this.options)
-      if (r.status.outcome === "serve")
-        for (const f of r.status.from) expect(lookup(this.registry, f), ctx).toBeDefined()
+      const ofGvk = registered.filter((e) => e.ref.gvk.kind === gvk.kind)
+      for (const namespace of [undefined, CLUSTER_SCOPE, "a", "b", "c"]) {
+        const r = read(this.registry, { _tag: "List", gvk, namespace }, this.options)
+        const where = `${ctx}: List ${gvk.kind} in ${namespace ?? "every namespace"}`
+        if (!started) {
+          expect(r.status.outcome === "error" && r.status.error._tag, where).toBe("CacheNotStarted")
+          continue
+        }
+        const serving = ofGvk.filter(
+          (e) =>
+            e.ref.namespace === CLUSTER_SCOPE ||
+            (namespace !== CLUSTER_SCOPE && (namespace === undefined || e.ref.namespace === namespace)),
+        )
+        if (serving.length === 0) {
+          expect(r.status.outcome === "error" && r.status.error._tag, where).toBe("InformerNotFound")
+          continue
+        }
+        expect(r.status.outcome, where).toBe("serve")
+        if (r.status.outcome !== "serve") continue
+        const from = r.status.from.map(refString).sort()
+        const expected = serving
+          .filter((e) => e.state !== "Covered")
+          .map((e) => refString(e.ref))
+          .sort()
+        expect(from, where).toEqual(expected)
+        for (const f of r.status.from)
+          expect(this.running.has(refString(f)), `${where}: ${refString(f)} runs`).toBe(true)
+      }
     }
     if (isSynced(this.registry, this.options))
       for (const e of entries(this.registry)) expect(["Synced", "Covered"], ctx).toContain(e.state)
