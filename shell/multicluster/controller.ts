@@ -292,6 +292,10 @@ export const make = <E>(
           return background(
             pair,
             Effect.gen(function* () {
+              // The engagement may have been cancelled or replaced meanwhile: then start nothing.
+              const now = pair.engagement.state
+              if (now._tag !== "Engaging" || now.generation !== action.generation || pair.cluster !== cluster)
+                return
               const old = pair.engageScopes.get(action.generation)
               if (old !== undefined) yield* Scope.close(old, Exit.void)
               const scope = yield* Scope.fork(lifetime)

@@ -206,6 +206,40 @@ describe("multi-cluster manager", () => {
       }),
   )
 
+  it.effect(
+    "a cluster replaced in place (new generation engaged before the old scope closes) moves to the new credentials",
+    () =>
+      Effect.gen(function* () {
+        const { manager, provider, fakes } = yield* setup(1)
+        const seen: Array<string> = []
+        const controller = yield* controllerManagedBy(manager)
+          .named(unique("swap"))
+          .watches(cms, enqueueRequestForObject())
+          .complete((req) =>
+            Effect.gen(function* () {
+              const cluster = yield* manager.getCluster(req.cluster)
+              seen.push(`${req.name}@${cluster.generation}`)
+              return done()
+            }),
+          )
+        yield* manager.start
+        yield* eventually("engaged", () => seen.length === 1)
+        const old = fakes.get("c1") as FakeApiServer
+        const fresh = yield* FakeApiServer.make()
+        yield* fresh.client().create(cms, cm("new"))
+        yield* provider.rotate("c1", fresh, "2")
+        yield* eventually("engaged with generation 2", () => seen.includes("new@2"))
+        const pair = (yield* controller.pairs).find((p) => p.cluster === "c1")
+        assert.deepStrictEqual([pair?.state, pair?.generation], ["Engaged", "2"])
+        yield* Effect.repeat(Effect.yieldNow, { times: 50 })
+        assert.strictEqual(old.watchCount(cms), 0, "the old generation's sources stopped")
+        yield* old.client().create(cms, cm("stale"))
+        yield* fresh.client().create(cms, cm("fresh"))
+        yield* eventually("new events reconciled", () => seen.includes("fresh@2"))
+        assert.notInclude(seen.join(), "stale", "no event of the old credentials")
+      }),
+  )
+
   it.effect("a cluster whose API server hangs blocks no other: its pair waits, the others reconcile", () =>
     Effect.gen(function* () {
       const { manager, provider } = yield* setup(2)

@@ -24,6 +24,11 @@ export interface MemoryProvider extends Provider {
     fake: FakeApiServer,
     options?: { readonly generation?: string | undefined },
   ) => Effect.Effect<Cluster>
+  /**
+   * Replaces a cluster with one served by `fake` under a new `generation` (rotated credentials),
+   * engaging the new one BEFORE closing the old one's scope, as a provider that swaps may.
+   */
+  readonly rotate: (name: string, fake: FakeApiServer, generation: string) => Effect.Effect<Cluster>
   /** Removes a cluster: its engage scope closes, its cache stops. */
   readonly remove: (name: string) => Effect.Effect<void>
   /** Marks a cluster unhealthy (disengaged, kept) or healthy again (engaged again). */
@@ -135,6 +140,24 @@ export const makeMemoryProvider = (
           const entry: Entry = { cluster, scope, engaged: undefined, healthy: true, reason: "" }
           entries.set(name, entry)
           yield* engage(entry)
+          return cluster
+        }),
+      rotate: (name, fake, generation) =>
+        Effect.gen(function* () {
+          const old = entries.get(name)
+          const scope = yield* Scope.fork(root)
+          const client = yield* makeMemoryClient(fake)
+          const cluster = yield* makeCluster({
+            name: ClusterName(name),
+            client,
+            cacheFactory: options.cacheFactory,
+            generation,
+          }).pipe(Scope.provide(scope))
+          for (const i of indexes) yield* cluster.cache.indexField(i.resource, i.name, i.extract)
+          const entry: Entry = { cluster, scope, engaged: undefined, healthy: true, reason: "" }
+          entries.set(name, entry)
+          yield* engage(entry)
+          if (old !== undefined) yield* Effect.andThen(disengage(old), Scope.close(old.scope, Exit.void))
           return cluster
         }),
       remove,
