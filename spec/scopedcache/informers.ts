@@ -11,7 +11,7 @@ import type { TableSpec } from "../../core/krtt/index.ts"
 import type { ScopedCacheOptions } from "../../core/scopedcache/index.ts"
 import type { InformersInput, InformersResult } from "../../core/scopedcache/informers.ts"
 import { KRTT_COLUMNS, rowsFor } from "../builder.ts"
-import { BOTH_LEVELS, BOTH_LEVELS_ROW, openQuestionTexts } from "./resolutions.ts"
+import { BOTH_LEVELS, BOTH_LEVELS_ROW, openQuestionTexts, rulesWithoutRows } from "./resolutions.ts"
 
 type In = InformersInput
 type Res = InformersResult
@@ -416,5 +416,6 @@ export const informers: TableSpec<In, Res, Cfg> = {
     "Rows are disjoint by construction: operation, then whether the informer exists, then its dependents and state, then the other level.",
     BOTH_LEVELS,
     ...openQuestionTexts,
+    ...rulesWithoutRows,
   ],
 }

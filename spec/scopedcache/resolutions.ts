@@ -82,3 +82,14 @@ export const openQuestions: ReadonlyArray<Resolution> = [
 export const openQuestionTexts: ReadonlyArray<string> = openQuestions.map(
   (q) => `Open question "${q.question}" — ${q.resolution} Reason: ${q.reason}`,
 )
+
+/**
+ * Rules of the seed that are not rows of a table, and where they hold: structure of the registry,
+ * and operations of the shell that do not change it.
+ */
+export const rulesWithoutRows: ReadonlyArray<string> = [
+  'Wrapper, AddInformer/RemoveInformer: "If InformerOptions.Namespace == "" the informer will be added to the ClusterScopedCache, otherwise ... to the NamespaceScopedCache": a ref\'s namespace "" is the cluster scope, in every table.',
+  'NamespaceScopedCache "should be able to Add/Remove namespaces as needed, Add/Remove GVKs from a namespace as needed": the registry creates a scope and a GVK with their first informer and drops them with their last (core/scopedcache/registry.ts; tested in registry.test.ts).',
+  'Wrapper, IndexField "will add an index field to the appropriate informers", GetInformerForKind, and the ScopedInformerFactory are the shell\'s (shell/scopedcache/): they do not change which informers exist or who depends on them, so no row decides them.',
+  '"Potential Epic/User-Story Breakdown" items that are not behaviour (documentation, CI, release, ownership) have no row.',
+]
