@@ -503,7 +503,7 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
           return exactly(r, [...cancelIfOpen(i), ...after]) && becomes(i, r, state)
         },
         reason:
-          "Gap: the seed engages a cluster once. Upstream's kubeconfig provider (PR #45) hashes the kubeconfig and, when it changed, removes and re-adds the cluster; PR #75 re-engages when the provider returns a new cluster object for the same name. Here the old engagement is cancelled first, so its sources stop before the new generation's start, and a retry counter of the old credentials does not slow the new ones.",
+          "Gap: the seed engages a cluster once. Upstream's kubeconfig provider (PR #45) hashes the kubeconfig and, when it changed, removes and re-adds the cluster; PR #75 re-engages when the provider returns a new cluster object for the same name. Here the old engagement is cancelled first, so its sources stop before the new generation's start, and a retry counter of the old credentials does not slow the new ones. A new generation also ends `Unhealthy` and `Failed`: their health verdict and failures belonged to the old credentials (a 401 is what rotated credentials fix), and the provider reports the new cluster object unhealthy if its probes say so.",
       },
     ),
     derived(
