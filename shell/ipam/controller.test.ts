@@ -1,0 +1,209 @@
+// The IPAM controller's shell on the in-memory API server (virtual time): what it writes for the
+// decisions of core/ipam, the concurrency guarantee, the config's refusal, the release order.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  APPLIED_RULES_ANNOTATION,
+  allocations,
+  CIDR_FINALIZER,
+  cidrOf,
+  overlaps,
+} from "../../core/ipam/index.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import { type IpamController, makeIpamController } from "./controller.ts"
+import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "./resources.ts"
+
+const config = (spec: unknown): KubeObject => ({
+  apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+  kind: "IPAMConfig",
+  metadata: { name: "ipam" },
+  spec,
+})
+const validSpec = {
+  parentCIDRs: { a: ["10.0.0.0/16"] },
+  injectionRules: [
+    {
+      id: "r",
+      matchPurposes: [{ operator: "ContainsAll", values: ["mcp"] }],
+      injections: [{ path: "/spec/networking/nodes", parents: ["a"], subnetSize: 24 }],
+    },
+  ],
+}
+const openmcpCluster = (name: string, purposes: ReadonlyArray<string> = ["mcp"]): KubeObject => ({
+  apiVersion: "clusters.openmcp.cloud/v1alpha1",
+  kind: "Cluster",
+  metadata: { namespace: "ns", name },
+  spec: { profile: "p", tenancy: "Exclusive", purposes },
+})
+
+/** A fake API server with the three kinds, a client, and the controller started with `workers`. */
+const setup = (
+  workers: number,
+): Effect.Effect<
+  {
+    readonly fake: FakeApiServer
+    readonly client: KubeClientShape
+    readonly start: () => Effect.Effect<IpamController, unknown, Scope.Scope>
+  },
+  never,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const fake = yield* FakeApiServer.make({
+      resources: [...Object.values(Resources), OpenmcpClusterResource, IpamConfigResource],
+    })
+    fake.register(ClusterConfigResource, { status: false })
+    const client = yield* makeMemoryClient(fake)
+    const start = () =>
+      Effect.gen(function* () {
+        const { controller, start } = yield* makeIpamController(client, {
+          config: "ipam",
+          identity: { managedBy: "ipam", environment: "test" },
+          concurrency: workers,
+          gracefulShutdownTimeout: 1_000,
+          component: "krtt-ipam",
+        })
+        yield* start
+        return controller
+      })
+    return { fake, client, start }
+  })
+
+/** Moves virtual time in small steps until `probe` holds (at most `steps` steps: a loop that must end). */
+const eventually = <A>(what: string, probe: Effect.Effect<A | undefined, unknown>, steps = 400) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < steps; i++) {
+      const v = yield* probe
+      if (v !== undefined) return v
+      yield* TestClock.adjust("50 millis")
+    }
+    return yield* Effect.die(new Error(`not reached: ${what}`))
+  })
+
+const clusters = (client: KubeClientShape) =>
+  Effect.map(client.listAll(OpenmcpClusterResource, { namespace: "ns" }), (l) => l.items)
+const clusterConfigs = (client: KubeClientShape) =>
+  Effect.map(client.listAll(ClusterConfigResource, { namespace: "ns" }), (l) => l.items)
+const applied = (c: KubeObject) => c.metadata.annotations?.[APPLIED_RULES_ANNOTATION]
+
+describe("IPAM controller (in-memory API server)", () => {
+  it.effect("10 workers reconciling 60 Clusters at once never hand out one CIDR twice", () =>
+    Effect.gen(function* () {
+      const { client, start } = yield* setup(10)
+      yield* client.create(IpamConfigResource, config(validSpec))
+      for (let i = 0; i < 60; i++) yield* client.create(OpenmcpClusterResource, openmcpCluster(`c${i}`))
+      const controller = yield* start()
+      const ccs = yield* eventually(
+        "60 ClusterConfigs",
+        Effect.map(clusterConfigs(client), (l) => (l.length === 60 ? l : undefined)),
+      )
+      const cidrs = ccs.flatMap((cc) =>
+        ((cc.spec as { patches: ReadonlyArray<{ value: string }> }).patches ?? []).map((p) => p.value),
+      )
+      assert.strictEqual(new Set(cidrs).size, 60)
+      for (const [i, a] of cidrs.entries())
+        for (const b of cidrs.slice(i + 1)) assert.isFalse(overlaps(cidrOf(a), cidrOf(b)), `${a} ∩ ${b}`)
+      for (const cc of ccs) {
+        assert.deepStrictEqual(cc.metadata.finalizers, [CIDR_FINALIZER])
+        assert.strictEqual(cc.metadata.ownerReferences?.[0]?.kind, "Cluster")
+        assert.isTrue((cc.metadata.ownerReferences?.[0]?.uid ?? "") !== "")
+      }
+      assert.strictEqual(allocations(yield* controller.store.current).length, 60)
+      const cs = yield* clusters(client)
+      assert.isTrue(cs.every((c) => applied(c) !== undefined))
+    }),
+  )
+
+  it.effect(
+    "refuses an invalid IPAMConfig with Valid=False and an Event naming the field, and keeps the last valid one",
+    () =>
+      Effect.gen(function* () {
+        const { client, start } = yield* setup(2)
+        yield* client.create(IpamConfigResource, config(validSpec))
+        yield* start()
+        const current = yield* client.get(IpamConfigResource, { name: "ipam" })
+        yield* client.update(IpamConfigResource, {
+          ...current,
+          spec: { ...validSpec, parentCIDRs: { a: ["10.0.0.0/16"], b: ["10.0.300.0/24"] } },
+        })
+        const condition = yield* eventually(
+          "Valid=False",
+          Effect.map(client.get(IpamConfigResource, { name: "ipam" }), (o) =>
+            (
+              o.status as
+                | { conditions?: ReadonlyArray<{ type: string; status: string; message: string }> }
+                | undefined
+            )?.conditions?.find((c) => c.type === "Valid" && c.status === "False"),
+          ),
+        )
+        assert.include(condition.message, "spec.parentCIDRs.b")
+        const events = (yield* client.listAll(Resources.events, { namespace: "default" }))
+          .items as ReadonlyArray<KubeObject & { reason?: string; message?: string }>
+        assert.isTrue(
+          events.some(
+            (e) => e.reason === "InvalidConfig" && (e.message ?? "").includes("spec.parentCIDRs.b"),
+          ),
+        )
+        // The last valid config is still in force.
+        yield* client.create(OpenmcpClusterResource, openmcpCluster("late"))
+        yield* eventually(
+          "the new Cluster allocated",
+          Effect.map(clusters(client), (l) =>
+            l.some((c) => c.metadata.name === "late" && applied(c) !== undefined) ? true : undefined,
+          ),
+        )
+      }),
+  )
+
+  it.effect(
+    "a gone Cluster's ClusterConfigs lose the finalizer, then their CIDRs are released (ipam.reconcile#1)",
+    () =>
+      Effect.gen(function* () {
+        const { client, start } = yield* setup(1)
+        yield* client.create(IpamConfigResource, config(validSpec))
+        yield* client.create(OpenmcpClusterResource, openmcpCluster("gone"))
+        const controller = yield* start()
+        yield* eventually(
+          "a ClusterConfig",
+          Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? true : undefined)),
+        )
+        assert.strictEqual(allocations(yield* controller.store.current).length, 1)
+        yield* client.delete(OpenmcpClusterResource, { namespace: "ns", name: "gone" })
+        yield* eventually(
+          "the ClusterConfig gone",
+          Effect.map(clusterConfigs(client), (l) => (l.length === 0 ? true : undefined)),
+        )
+        yield* eventually(
+          "the CIDR released",
+          Effect.map(controller.store.current, (s) => (allocations(s).length === 0 ? true : undefined)),
+        )
+      }),
+  )
+
+  it.effect("a ClusterConfig whose finalizer could not be removed keeps its CIDRs held", () =>
+    Effect.gen(function* () {
+      const { fake, client, start } = yield* setup(1)
+      yield* client.create(IpamConfigResource, config(validSpec))
+      yield* client.create(OpenmcpClusterResource, openmcpCluster("stuck"))
+      const controller = yield* start()
+      yield* eventually(
+        "a ClusterConfig",
+        Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? true : undefined)),
+      )
+      fake.inject({ verb: "patch", resource: "clusterconfigs", error: "Forbidden" })
+      yield* client.delete(OpenmcpClusterResource, { namespace: "ns", name: "stuck" })
+      yield* TestClock.adjust("5 seconds")
+      assert.strictEqual((yield* clusterConfigs(client)).length, 1)
+      assert.strictEqual(allocations(yield* controller.store.current).length, 1)
+      fake.clearFaults()
+      yield* eventually(
+        "released once the finalizer could be removed",
+        Effect.map(controller.store.current, (s) => (allocations(s).length === 0 ? true : undefined)),
+      )
+    }),
+  )
+})
