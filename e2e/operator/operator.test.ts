@@ -18,6 +18,7 @@ import {
   CLUSTER_NAME_LABEL,
   type ClusterSetup,
   canI,
+  create,
   createCluster,
   createNamespace,
   endpointOf,
@@ -397,6 +398,58 @@ describe("krtt run, on a management cluster of its own", () => {
         { context },
       )
     }, 150_000)
+
+    it("Cluster controller: a provider of the v1beta1 contract (status.ready, failureReason, failure domains as a map) provisions the Cluster", async ({
+      expect,
+    }) => {
+      const ns = await namespace()
+      const group = "infrastructure.e2e.krtt.dev"
+      const infraPath = (name = "", sub = "") =>
+        `/apis/${group}/v1beta1/namespaces/${ns}/e2ev1beta1infraclusters${name && `/${name}`}${sub && `/${sub}`}`
+      await create(mgmt, infraPath(), {
+        apiVersion: `${group}/v1beta1`,
+        kind: "E2EV1Beta1InfraCluster",
+        metadata: { name: "legacy", namespace: ns },
+        spec: { controlPlaneEndpoint: { host: "10.9.0.1", port: 6443 } },
+      })
+      await create(mgmt, paths.cluster(ns), {
+        apiVersion: "cluster.x-k8s.io/v1beta2",
+        kind: "Cluster",
+        metadata: { name: "legacy", namespace: ns },
+        spec: { infrastructureRef: { apiGroup: group, kind: "E2EV1Beta1InfraCluster", name: "legacy" } },
+      })
+      await mergePatch(mgmt, infraPath("legacy", "status"), {
+        status: {
+          ready: true,
+          failureDomains: { "fd-b": { controlPlane: false }, "fd-a": { controlPlane: true } },
+          failureReason: "UpdateError",
+          failureMessage: "quota exceeded",
+        },
+      })
+      const provisioned = await waitFor(
+        "the v1beta1 provider's readiness on the Cluster",
+        async () => {
+          const c = await getObject(mgmt, paths.cluster(ns, "legacy"))
+          return c?.status?.initialization?.infrastructureProvisioned === true &&
+            c.status.phase === "Provisioned"
+            ? c
+            : undefined
+        },
+        { context },
+      )
+      expect(condition(provisioned, "InfrastructureReady")?.status).toBe("True")
+      expect(provisioned.spec.controlPlaneEndpoint).toEqual({ host: "10.9.0.1", port: 6443 })
+      expect(provisioned.status.failureDomains).toEqual([
+        { name: "fd-a", controlPlane: true },
+        { name: "fd-b", controlPlane: false },
+      ])
+      expect(provisioned.status.deprecated?.v1beta1).toMatchObject({
+        failureReason: "UpdateError",
+        failureMessage: expect.stringContaining("quota exceeded"),
+      })
+      const infra = await getObject(mgmt, infraPath("legacy"))
+      expect(infra?.metadata.labels?.[CLUSTER_NAME_LABEL]).toBe("legacy")
+    }, 120_000)
 
     it("Cluster controller: deletion waits for the control plane, then the infrastructure, and removes the finalizer last", async ({
       expect,

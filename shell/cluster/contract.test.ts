@@ -48,6 +48,32 @@ describe("resolveContract", () => {
     )
     expect(unserved).toMatchObject({ version: "v1beta1" })
   })
+  it("resolves a provider of the v1beta1 contract through its cluster.x-k8s.io/v1beta1 label (issue 10)", () => {
+    expect(
+      resolveContract(
+        [
+          crd({ "cluster.x-k8s.io/v1beta1": "v1alpha4_v1beta1" }, [
+            ["v1alpha4", true],
+            ["v1beta1", true],
+          ]),
+        ],
+        ref,
+      ),
+    ).toMatchObject({ version: "v1beta1", resource: "dockerclusters" })
+    // Both contracts: the newer one's label decides.
+    expect(
+      resolveContract(
+        [
+          crd({ "cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2" }, [
+            ["v1beta1", true],
+            ["v1beta2", true],
+          ]),
+        ],
+        ref,
+      ),
+    ).toMatchObject({ version: "v1beta2" })
+  })
+
   it("says why a reference cannot be resolved", () => {
     expect(resolveContract([], ref)).toEqual({
       error:
