@@ -1,7 +1,15 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { ScopedCacheDefaults, scopedCacheOptions, transitions } from "../../core/scopedcache/index.ts"
-import { tables } from "../../spec/scopedcache/index.ts"
+import {
+  DependentSet,
+  type InformersInput,
+  type InformersResult,
+  informersTransition,
+  ScopedCacheDefaults,
+  scopedCacheOptions,
+  transitions,
+} from "../../core/scopedcache/index.ts"
+import { informers, tables } from "../../spec/scopedcache/index.ts"
 import { conformanceProperty, rowHits } from "../conformance.ts"
 import { coverage } from "../coverage.ts"
 import { inputs } from "./arbitraries.ts"
@@ -56,4 +64,64 @@ describe("krtt:coverage for the scoped cache", () => {
   it("every row, documented or derived, is decided by at least 50 of the report's inputs", () => {
     for (const t of ours) for (const r of t.rows) expect(r.hits, r.id).toBeGreaterThanOrEqual(50)
   })
+})
+
+describe("the spec of scopedcache.informers rejects wrong transitions", () => {
+  const wrong = (f: (i: InformersInput, r: InformersResult) => InformersResult) => (i: InformersInput) =>
+    f(i, informersTransition(i, ScopedCacheDefaults))
+  const rejects = (name: string, t: (i: InformersInput) => InformersResult) =>
+    it(name, () => {
+      expect(() =>
+        fc.assert(conformanceProperty(informers, t, inputs["scopedcache.informers"], ScopedCacheDefaults), {
+          numRuns: 2_000,
+        }),
+      ).toThrow()
+    })
+
+  rejects(
+    "one that forgets to tell the dependents",
+    wrong((_, r) => ({ ...r, actions: r.actions.filter((a) => a._tag !== "NotifyDependents") })),
+  )
+  rejects(
+    "one that counts a dependent twice",
+    wrong((i, r) => {
+      const informer = r.status.informer
+      if (i.trigger._tag !== "AddInformer" || informer === undefined) return r
+      const doubled = [
+        ...informer.dependents.toArray(),
+        { ...i.trigger.dependent, uid: `${i.trigger.dependent.uid}-again` },
+      ]
+      return {
+        ...r,
+        status: { ...r.status, informer: { ...informer, dependents: DependentSet.fromArray(doubled) } },
+      }
+    }),
+  )
+  rejects(
+    "one that keeps covered namespace-level informers stopped when the cluster-level one goes",
+    wrong((i, r) => ({
+      ...r,
+      actions: r.actions.filter(
+        (a) => !(a._tag === "StartInformer" && a.ref.namespace !== i.desired.ref.namespace),
+      ),
+    })),
+  )
+  rejects(
+    "one that stops every informer of the GVK on a 403",
+    wrong((i, r) =>
+      i.trigger._tag === "PermissionLost" && r.actions.length > 0
+        ? {
+            ...r,
+            actions: [
+              ...r.actions,
+              {
+                _tag: "StopInformer",
+                ref: { ...i.desired.ref, namespace: "other" },
+                reason: "PermissionLost",
+              },
+            ],
+          }
+        : r,
+    ),
+  )
 })
