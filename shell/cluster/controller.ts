@@ -55,6 +55,8 @@ export interface ClusterControllerOptions {
    * 10 min); absent or 0: only on events and requeues.
    */
   readonly syncPeriod?: number | undefined
+  /** The store of the Clusters' Secrets: the kubeconfig Secret is looked up there, without a request. */
+  readonly secrets?: ReadonlyStore<KubeObject> | undefined
 }
 
 /** A reconcile that ended with an error: the work queue retries it with backoff. */
@@ -162,6 +164,7 @@ export const makeClusterController = (
     const ctx = {
       client,
       clusters: clusters.store,
+      secrets: options.secrets,
       featureGates,
       external,
       descendants,
@@ -230,7 +233,10 @@ export const makeClusterController = (
                   Effect.sleep(period),
                   Effect.forEach(
                     clusters.store.list(),
-                    (o) => enqueue(makeRequest({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" })),
+                    (o) =>
+                      enqueue(
+                        makeRequest({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" }),
+                      ),
                     { discard: true },
                   ),
                 ),

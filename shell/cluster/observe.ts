@@ -3,9 +3,9 @@
  * referenced infrastructure and control-plane objects, its descendants, the kubeconfig Secret
  * and the ClusterCache's last successful probe, turned into the input of the core's tables.
  *
- * Objects of watched kinds are read from their reflectors' stores; the kubeconfig Secret and
- * the ClusterClass are read live (Secrets are not cached: there may be many, and they hold
- * credentials).
+ * Objects of watched kinds are read from their reflectors' stores; the kubeconfig Secret from
+ * the store of the Clusters' Secrets (label-selected, as upstream's secret cache) when the
+ * manager gives one, else live; the ClusterClass is read live.
  *
  * @module
  */
@@ -59,6 +59,11 @@ export interface ObserveContext {
     readonly namespace: string
     readonly name: string
   }) => Effect.Effect<number | undefined>
+  /**
+   * The store of the Clusters' Secrets (label `cluster.x-k8s.io/cluster-name`): the kubeconfig
+   * Secret is looked up there, without a request. Absent: a GET per reconcile.
+   */
+  readonly secrets?: ReadonlyStore<KubeObject> | undefined
   /** The ClusterCache's health checking state; when absent only the last success is known. */
   readonly healthCheckingState?: (cluster: {
     readonly namespace: string
@@ -145,12 +150,13 @@ export const observe = (
 
     // Only reconcileKubeconfig reads the Secret, and only for a Cluster without a controlPlaneRef
     // (a control-plane provider writes its own): skip the request otherwise.
+    const secretKey = { namespace: key.namespace, name: `${key.name}-kubeconfig` }
     const secret: Fetched<KubeObject> =
       spec.controlPlaneRef !== undefined
         ? { _tag: "NotFound" }
-        : yield* fetchedOf<KubeObject>(
-            ctx.client.get(Resources.secrets, { namespace: key.namespace, name: `${key.name}-kubeconfig` }),
-          )
+        : ctx.secrets !== undefined
+          ? fromStore<KubeObject>(ctx.secrets, secretKey.namespace, secretKey.name)
+          : yield* fetchedOf<KubeObject>(ctx.client.get(Resources.secrets, secretKey))
     const kubeconfigSecret: Lookup = secret._tag === "Found" ? { _tag: "Found" } : secret
     const health =
       ctx.healthCheckingState === undefined

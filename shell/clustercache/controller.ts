@@ -7,14 +7,30 @@
 import { Effect, type Scope } from "effect"
 import { make as makeController } from "../controller/controller.ts"
 import { done, requeueAfter } from "../controller/result.ts"
-import { forObjects } from "../controller/source.ts"
+import { forMap, forObjects } from "../controller/source.ts"
 import type { KubeObject } from "../kube/resource.ts"
 import type { Reflector } from "../reflector/reflector.ts"
+import { makeRequest } from "../workqueue/request.ts"
 import type { ClusterCacheShape } from "./service.ts"
 
 export interface ClusterCacheControllerOptions {
   /** Reconciles at a time (upstream's `--clustercache-concurrency`, default 100). */
   readonly concurrency: number
+  /**
+   * The reflector of the Clusters' Secrets: a change of `<cluster>-kubeconfig` reconciles its
+   * Cluster at once, so that a rotated kubeconfig is used without waiting for the old one to fail.
+   */
+  readonly secrets?: Reflector<KubeObject> | undefined
+}
+
+const KUBECONFIG_SUFFIX = "-kubeconfig"
+
+/** The Cluster a `<cluster>-kubeconfig` Secret belongs to. */
+export const clusterOfKubeconfigSecret = (o: KubeObject) => {
+  const name = o.metadata.name ?? ""
+  return name.endsWith(KUBECONFIG_SUFFIX) && name.length > KUBECONFIG_SUFFIX.length
+    ? [makeRequest({ namespace: o.metadata.namespace ?? "", name: name.slice(0, -KUBECONFIG_SUFFIX.length) })]
+    : []
 }
 
 /** Makes the controller; `start` it in a scope. */
@@ -34,5 +50,9 @@ export const makeClusterCacheController = (
         }),
     })
     yield* controller.watch(forObjects(clusters))
+    if (options.secrets !== undefined)
+      yield* controller.watch(
+        forMap(options.secrets, clusterOfKubeconfigSecret, { description: "kubeconfig Secrets" }),
+      )
     return { start: controller.start }
   })

@@ -231,6 +231,54 @@ describe("ClusterCache service (seed 000)", () => {
   )
 })
 
+describe("ClusterCache service and a rotated kubeconfig Secret (issue 10)", () => {
+  it.effect(
+    "reconnects at once with the new credentials when the Secret store shows another kubeconfig",
+    () =>
+      Effect.gen(function* () {
+        const mgmt = yield* FakeApiServer.make()
+        mgmt.register(ClusterResource)
+        const workload = yield* FakeApiServer.make()
+        const mc = yield* makeMemoryClient(mgmt)
+        yield* mc.create(ClusterResource, {
+          apiVersion: "cluster.x-k8s.io/v1beta2",
+          kind: "Cluster",
+          metadata: { namespace: "default", name: "c1" },
+        })
+        yield* mc.patchStatus(ClusterResource, cluster, {
+          type: "merge",
+          body: { status: { initialization: { infrastructureProvisioned: true } } },
+        })
+        let secret = {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { namespace: "default", name: "c1-kubeconfig" },
+          data: { value: kubeconfig("https://workload.example") },
+        }
+        const tokens: Array<string> = []
+        const factory: ConnectionFactory = (kc) => {
+          tokens.push(kc.getCurrentUser()?.token ?? "")
+          return makeMemoryClient(workload)
+        }
+        // No Secret on the management fake: every read must come from the store, without a request.
+        const cc = yield* make({ connectionFactory: factory, secrets: { get: () => secret } }).pipe(
+          Effect.provideService(KubeClient, mc),
+        )
+        yield* cc.reconcile(cluster)
+        assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: true }])
+        const steady = yield* cc.reconcile(cluster)
+        assert.isFalse(steady.rows.includes("clustercache.accessor#6"))
+        const before = tokens.length
+        secret = { ...secret, data: { value: kubeconfig("https://workload.example", "-rotated") } }
+        const rotated = yield* cc.reconcile(cluster)
+        assert.isTrue(rotated.rows.includes("clustercache.accessor#6"), rotated.rows.join(" "))
+        assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: true }])
+        assert.isTrue(tokens.slice(before).every((t) => t === "secret-token-rotated"))
+        assert.isAbove(tokens.length, before)
+      }),
+  )
+})
+
 describe("ClusterCache service reading Clusters from a reflector's store", () => {
   it.effect("decides from the store without a request (rows 2 and 1)", () =>
     Effect.gen(function* () {

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto"
 import type { KubeConfig } from "@kubernetes/client-node"
 import { Clock, Context, Data, Effect, Exit, Layer, Queue, Ref, Scope, Stream } from "effect"
 import {
@@ -86,6 +87,8 @@ interface Connection {
   readonly stores: Map<string, { readonly resource: ResourceRef; readonly store: ReadonlyStore<KubeObject> }>
   /** The cluster's cache when `ClusterCacheOptions.cacheFactory` is set; Watch() takes its informers. */
   readonly cache?: Cache | undefined
+  /** A digest of the kubeconfig the connection was made with: a rotated Secret differs. */
+  readonly kubeconfigDigest?: string | undefined
 }
 
 interface Entry {
@@ -126,6 +129,13 @@ export interface ClusterCacheOptions {
    * reflector per watch. Default: none, a reflector per watch.
    */
   readonly cacheFactory?: CacheFactory | undefined
+  /**
+   * Where to read `<cluster>-kubeconfig` Secrets: the store of a synced Secret reflector
+   * (label-selected, no request per connect). A Secret not in it is read with a GET. When the
+   * Secret in the store no longer matches the kubeconfig a connection was made with (a rotation),
+   * the next reconcile disconnects and connects again with the new credentials at once.
+   */
+  readonly secrets?: { readonly get: (key: ObjectKey) => KubeObject | undefined } | undefined
 }
 
 /** The outcome of one reconcile. */
@@ -170,6 +180,12 @@ export interface CachedReader {
 export class ClusterCache extends Context.Service<ClusterCache, ClusterCacheShape>()(
   "krtt/shell/ClusterCache",
 ) {}
+
+/** A digest of a kubeconfig Secret's data (never logged, never the content itself). */
+const kubeconfigDigest = (secret: KubeObject & { data?: Record<string, string> }): string =>
+  createHash("sha256")
+    .update(JSON.stringify(secret.data ?? {}))
+    .digest("hex")
 
 const probeOutcome = (e: KubeError) => (e._tag === "Unauthorized" ? "unauthorized" : "failure")
 const describe = (e: unknown) => (isKubeError(e) || e instanceof InvalidKubeconfig ? e.message : String(e))
@@ -237,13 +253,15 @@ export const make = (options: ClusterCacheOptions = {}) =>
         const scope = yield* Scope.make()
         const attempt = Effect.gen(function* () {
           // Row 1: the REST config from the kubeconfig Secret, and reachability (`GET /`).
-          const secret = yield* management.get<KubeObject & { data?: Record<string, string> }>(
-            Resources.secrets,
-            {
+          const cached = options.secrets?.get({ namespace: cluster.namespace, name: secretName }) as
+            | (KubeObject & { data?: Record<string, string> })
+            | undefined
+          const secret =
+            cached ??
+            (yield* management.get<KubeObject & { data?: Record<string, string> }>(Resources.secrets, {
               namespace: cluster.namespace,
               name: secretName,
-            },
-          )
+            }))
           const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
           const client = yield* factory(kc, config)
           yield* client.probe({ timeout: config.healthProbe.timeout }).pipe(
@@ -267,7 +285,15 @@ export const make = (options: ClusterCacheOptions = {}) =>
                   options.cacheFactory(client, { cluster: keyOf(cluster) }),
                   (c) => c.start,
                 ).pipe(Scope.provide(scope))
-          const connection: Connection = { config: kc, client, uncached, scope, stores: new Map(), cache }
+          const connection: Connection = {
+            config: kc,
+            client,
+            uncached,
+            scope,
+            stores: new Map(),
+            cache,
+            kubeconfigDigest: kubeconfigDigest(secret),
+          }
           yield* step({ _tag: "CacheStarted" }, state)
           // Row 3: the cache starts empty, so it is synced at once; watches sync on their own.
           return connection
@@ -290,6 +316,43 @@ export const make = (options: ClusterCacheOptions = {}) =>
         return { state: synced.status.accessor, connection: result.success }
       })
 
+    /**
+     * A rotated kubeconfig Secret (its content differs from the one the connection was made
+     * with, as the Secret store shows it, without a request): Disconnect() (clusterAccessor row
+     * 6) so that this reconcile connects again with the new credentials at once, without waiting
+     * for the old ones to fail (upstream's newer behaviour; seed 000 is silent).
+     */
+    const reconnectIfRotated = (cluster: ClusterKey, entry: Entry | undefined, rows: Array<RowId>) =>
+      Effect.gen(function* () {
+        const c = entry?.connection
+        if (entry === undefined || c === undefined || !entry.state.connected || options.secrets === undefined)
+          return entry
+        const secret = options.secrets.get({
+          namespace: cluster.namespace,
+          name: kubeconfigSecretName(cluster.name),
+        })
+        if (secret === undefined || kubeconfigDigest(secret) === c.kubeconfigDigest) return entry
+        const now = yield* Clock.currentTimeMillis
+        const r = accessorTransition(
+          {
+            observed: entry.state,
+            desired: { clientCertificatePrivateKey: "disabled" },
+            trigger: { _tag: "Disconnect" },
+            now,
+          },
+          config,
+        )
+        rows.push(r.row)
+        yield* closeConnection(c)
+        yield* applyMetrics(cluster, r.actions)
+        yield* Effect.logInfo("the kubeconfig Secret changed: reconnecting with the new credentials").pipe(
+          Effect.annotateLogs({ cluster: keyOf(cluster), row: r.row }),
+        )
+        const next: Entry = { state: r.status.accessor, connection: undefined }
+        yield* setEntry(cluster, next)
+        return next
+      })
+
     const reconcile = (cluster: ClusterKey): Effect.Effect<ReconcileOutcome> =>
       Effect.gen(function* () {
         const rows: Array<RowId> = []
@@ -297,6 +360,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
         const registered = yield* Ref.get(sources)
         const desired = { cluster: clusterView, sources: [...registered.values()].map((s) => s.source) }
         let entry = yield* entryOf(cluster)
+        entry = yield* reconnectIfRotated(cluster, entry, rows)
         let trigger: ReconcilerTrigger = { _tag: "Reconcile" }
         let requeueAfter: number | undefined
         for (let guard = 0; guard < 16; guard++) {

@@ -128,6 +128,15 @@ export const runManager = (
       labelSelector:
         options.watchFilter === undefined ? undefined : `${WatchFilterLabel}=${options.watchFilter}`,
     })
+    // The Clusters' Secrets (kubeconfig, CA), label-selected as upstream's secret cache: read
+    // without a request per reconcile, and a rotated kubeconfig is noticed from its events.
+    const secrets = yield* makeReflector(client, {
+      resource: Resources.secrets,
+      name: "secrets",
+      namespace: options.watchNamespace,
+      labelSelector: "cluster.x-k8s.io/cluster-name",
+    })
+    yield* secrets.waitForSync
     const config = clusterCacheConfig({
       client: {
         qps: options.clusterCacheClientQps,
@@ -136,11 +145,12 @@ export const runManager = (
         userAgent: "krtt-clustercache",
       },
     })
-    const cache = yield* makeClusterCache({ config, clusters: clusters.store }).pipe(
+    const cache = yield* makeClusterCache({ config, clusters: clusters.store, secrets: secrets.store }).pipe(
       Effect.provideService(KubeClient, client),
     )
     const ccController = yield* makeClusterCacheController(cache, clusters, {
       concurrency: options.clusterCacheConcurrency,
+      secrets,
     })
     const clusterController = yield* makeClusterController(
       { client, clusters, cache },
@@ -153,6 +163,7 @@ export const runManager = (
             : { remoteConnectionGracePeriod: options.remoteConnectionGracePeriod },
         ),
         syncPeriod: options.syncPeriod,
+        secrets: secrets.store,
       },
     )
     const ctx: ManagerContext = { options, client, clusters }
