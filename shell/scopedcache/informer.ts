@@ -73,6 +73,8 @@ export interface ScopeInformer extends Informer<KubeObject> {
  * Builds an informer in the current scope (closing the scope stops it). The seed's
  * `ScopedInformerFactory`: "It is up to the function to properly implement any error handling
  * logic for the informer losing permissions": a factory must call `hooks.onForbidden` on a 403.
+ * It runs under the cache's lock, so it must not wait for I/O: fork the list and watch (as the
+ * reflector does) and return.
  */
 export type InformerFactory = (
   client: KubeClientShape,
