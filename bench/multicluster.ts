@@ -11,15 +11,17 @@
  *    memory per engaged cluster (heap and RSS after a GC, before and after, over the clusters);
  *    wall and CPU time of this process (the API servers are other processes).
  * 2. Fairness, over in-memory API servers (the network left out, so that the figures are the
- *    runtime's: reflectors, handlers, the ONE shared fair work queue, one worker): `--quiet`
- *    clusters see one event each while one cluster floods `--flood` events (the quiet events are
- *    made once a tenth of the flood is in); the quiet clusters' time from their event's write to
- *    its reconcile, with and without the flood.
+ *    runtime's: reflectors, handlers, the ONE shared fair work queue, one worker, each reconcile
+ *    reading its object from the cache and waiting `--reconcile-ms` like a reconcile making one
+ *    API call): one cluster floods `--flood` events; once `--backlog` of them wait in the queue,
+ *    `--quiet` clusters see one event each. Measured: the quiet clusters' time from their event's
+ *    write to its reconcile, and the flood reconciles done meanwhile, with and without the flood.
  *
  * Each part runs several times (`--runs`, `--fairness-runs`); figures are min / median / max.
  *
  * Usage: node --expose-gc bench/multicluster.ts [--clusters 100] [--workloads 2] [--runs 3]
- *        [--steady 30] [--flood 10000] [--quiet 20] [--fairness-runs 5] [--part all|engage|fairness] [--json]
+ *        [--steady 30] [--flood 10000] [--quiet 20] [--backlog 1000] [--reconcile-ms 1]
+ *        [--fairness-runs 5] [--part all|engage|fairness] [--json]
  *
  * @module
  */
@@ -28,7 +30,7 @@ import { cpus } from "node:os"
 import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
 import { KubeConfig } from "@kubernetes/client-node"
-import { Deferred, Effect, Fiber, References, Stream } from "effect"
+import { Effect, References, Stream } from "effect"
 import { done } from "../shell/controller/result.ts"
 import type {
   DeleteOptions,
@@ -62,6 +64,8 @@ const { values } = parseArgs({
     flood: { type: "string", default: "10000" },
     quiet: { type: "string", default: "20" },
     "fairness-runs": { type: "string", default: "5" },
+    backlog: { type: "string", default: "1000" },
+    "reconcile-ms": { type: "string", default: "1" },
     part: { type: "string", default: "all" },
     json: { type: "boolean", default: false },
   },
@@ -79,6 +83,8 @@ const STEADY_S = positive("steady", values.steady, true)
 const FLOOD = positive("flood", values.flood)
 const QUIET = positive("quiet", values.quiet)
 const FAIR_RUNS = positive("fairness-runs", values["fairness-runs"])
+const BACKLOG = positive("backlog", values.backlog, true)
+const RECONCILE_MS = positive("reconcile-ms", values["reconcile-ms"], true)
 const PART = values.part ?? "all"
 if (!["all", "engage", "fairness"].includes(PART))
   throw new Error(`--part: all, engage or fairness, got ${PART}`)
@@ -284,9 +290,10 @@ interface FairRun {
   readonly flood: boolean
   /** Quiet clusters' latencies from write to reconcile, ms. */
   readonly latenciesMs: ReadonlyArray<number>
-  /** Flood events reconciled before the last quiet one. */
-  readonly floodBeforeLastQuiet: number
-  readonly floodReconciled: number
+  /** Requests waiting in the queue when the quiet events were written. */
+  readonly backlogAtQuietWrites: number
+  /** Flood reconciles between the first quiet write and the last quiet reconcile. */
+  readonly floodDuringQuiet: number
   readonly wallS: number
   readonly cpuS: number
 }
@@ -318,19 +325,20 @@ current-context: x
     const manager = yield* makeManager({ hub: yield* makeCluster({ client: hub }), provider })
     const reconciledAt = new Map<string, number>()
     let floodDone = 0
-    let floodBeforeLastQuiet = 0
-    yield* controllerManagedBy(manager)
+    let floodAtLastQuiet = 0
+    const controller = yield* controllerManagedBy(manager)
       .named(`bench-fair-${withFlood ? "flood" : "quiet"}-${run}`)
       .watches(cms, enqueueRequestForObject())
       .complete((req) =>
         Effect.gen(function* () {
-          // A reconcile that reads its object from its cluster's cache.
+          // A reconcile that reads its object from its cluster's cache and makes one API call.
           const cluster = yield* manager.getCluster(req.cluster)
           yield* Effect.ignore(cluster.cache.get(cms, { namespace: req.namespace, name: req.name }))
+          if (RECONCILE_MS > 0) yield* Effect.sleep(RECONCILE_MS)
           if (req.cluster === "flood") floodDone++
           else if (!reconciledAt.has(req.cluster)) {
             reconciledAt.set(req.cluster, performance.now())
-            if (reconciledAt.size === QUIET) floodBeforeLastQuiet = floodDone
+            if (reconciledAt.size === QUIET) floodAtLastQuiet = floodDone
           }
           return done()
         }).pipe(Effect.orDie),
@@ -343,22 +351,21 @@ current-context: x
     )
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
-    const tenth = yield* Deferred.make<void>()
-    const floodClient = (fakes.get("https://flood.example") as FakeApiServer).client()
-    const flooding = withFlood
-      ? yield* Effect.forkChild(
-          Effect.forEach(
-            Array.from({ length: FLOOD }, (_, i) => i),
-            (i) =>
-              Effect.andThen(
-                floodClient.create(cms, { metadata: { namespace: "default", name: `f${i}` } }),
-                i + 1 === Math.ceil(FLOOD / 10) ? Deferred.succeed(tenth, undefined) : Effect.void,
-              ),
-            { discard: true },
-          ),
-        )
-      : undefined
-    if (withFlood) yield* Deferred.await(tenth)
+    if (withFlood) {
+      const floodClient = (fakes.get("https://flood.example") as FakeApiServer).client()
+      yield* Effect.forEach(
+        Array.from({ length: FLOOD }, (_, i) => i),
+        (i) => floodClient.create(cms, { metadata: { namespace: "default", name: `f${i}` } }),
+        { discard: true },
+      )
+      yield* waitUntil(
+        `a backlog of ${BACKLOG}`,
+        () => Effect.map(controller.queue.length, (n) => n >= Math.min(BACKLOG, FLOOD - 1)),
+        120_000,
+      )
+    }
+    const backlogAtQuietWrites = yield* controller.queue.length
+    const floodAtQuietWrites = floodDone
     const writtenAt = new Map<string, number>()
     for (const name of names.slice(1)) {
       writtenAt.set(name, performance.now())
@@ -371,18 +378,16 @@ current-context: x
       () => Effect.sync(() => reconciledAt.size === QUIET),
       300_000,
     )
-    if (flooding !== undefined) {
-      yield* Fiber.join(flooding)
-      yield* waitUntil("the flood reconciled", () => Effect.sync(() => floodDone >= FLOOD), 600_000)
-    }
+    if (withFlood)
+      yield* waitUntil("the flood reconciled", () => Effect.sync(() => floodDone >= FLOOD), 900_000)
     const cpu = process.cpuUsage(cpu0)
     const result: FairRun = {
       flood: withFlood,
       latenciesMs: names
         .slice(1)
         .map((n) => (reconciledAt.get(n) ?? Number.NaN) - (writtenAt.get(n) ?? Number.NaN)),
-      floodBeforeLastQuiet,
-      floodReconciled: floodDone,
+      backlogAtQuietWrites,
+      floodDuringQuiet: floodAtLastQuiet - floodAtQuietWrites,
       wallS: (performance.now() - t0) / 1000,
       cpuS: (cpu.user + cpu.system) / 1e6,
     }
@@ -397,7 +402,7 @@ const fairnessPart = async () => {
         fairRun(withFlood, run).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
       )
       log(
-        `fairness run ${run} ${withFlood ? "with" : "without"} the flood: quiet p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms, max ${Math.max(...r.latenciesMs).toFixed(1)} ms`,
+        `fairness run ${run} ${withFlood ? "with" : "without"} the flood: backlog ${r.backlogAtQuietWrites}, quiet p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms, max ${Math.max(...r.latenciesMs).toFixed(1)} ms, flood reconciles meanwhile ${r.floodDuringQuiet}`,
       )
       runs.push(r)
     }
@@ -433,7 +438,8 @@ const main = async () => {
             hubRequestsPerClusterMinute: stats(engage.map((r) => perMinute(r.steady.hub))),
             workloadRequestsPerClusterMinute: stats(engage.map((r) => perMinute(r.steady.workload))),
             heapPerClusterKiB: stats(engage.map((r) => r.heapPerClusterKiB)),
-            rssPerClusterKiB: stats(engage.map((r) => r.rssPerClusterKiB)),
+            // RSS only grows in a fresh process: later runs reuse what the first one freed.
+            rssPerClusterKiBFirstRun: (engage[0] as EngageRun).rssPerClusterKiB,
             cpuToAllReconciledS: stats(engage.map((r) => r.cpuToEngagedS)),
             wallS: stats(engage.map((r) => r.wallS)),
             startupByRequest: {
@@ -459,7 +465,8 @@ const main = async () => {
                   flood: withFlood ? FLOOD : 0,
                   quietP50Ms: stats(rs.map((r) => percentile(r.latenciesMs, 50))),
                   quietMaxMs: stats(rs.map((r) => Math.max(...r.latenciesMs))),
-                  floodReconciledBeforeLastQuiet: stats(rs.map((r) => r.floodBeforeLastQuiet)),
+                  backlogAtQuietWrites: stats(rs.map((r) => r.backlogAtQuietWrites)),
+                  floodReconcilesWhileQuietWaited: stats(rs.map((r) => r.floodDuringQuiet)),
                   wallS: stats(rs.map((r) => r.wallS)),
                   cpuS: stats(rs.map((r) => r.cpuS)),
                 },
@@ -483,7 +490,7 @@ const main = async () => {
       `  hub requests while starting:  ${fmt(e.hubRequestsPerClusterStarting, 2)} per cluster`,
       `  workload requests starting:   ${fmt(e.workloadRequestsPerClusterStarting, 2)} per cluster`,
       `  afterwards (${STEADY_S} s): hub ${fmt(e.hubRequestsPerClusterMinute, 2)}, workload ${fmt(e.workloadRequestsPerClusterMinute, 2)} per cluster and minute`,
-      `  memory per engaged cluster:   heap ${fmt(e.heapPerClusterKiB, 0, " KiB")}, RSS ${fmt(e.rssPerClusterKiB, 0, " KiB")}`,
+      `  memory per engaged cluster:   heap after GC ${fmt(e.heapPerClusterKiB, 0, " KiB")}; RSS growth in the first run ${e.rssPerClusterKiBFirstRun.toFixed(0)} KiB`,
       `  CPU until all reconciled:     ${fmt(e.cpuToAllReconciledS, 2, " s")}; wall per run ${fmt(e.wallS, 1, " s")}`,
       `  requests of run 1 while starting, per cluster: hub ${JSON.stringify(e.startupByRequest.hub)}, workload ${JSON.stringify(e.startupByRequest.workload)}`,
       `  afterwards, per cluster and minute: hub ${JSON.stringify(e.steadyByRequestPerClusterMinute.hub)}, workload ${JSON.stringify(e.steadyByRequestPerClusterMinute.workload)}`,
@@ -495,7 +502,8 @@ const main = async () => {
         {
           quietP50Ms: ReturnType<typeof stats>
           quietMaxMs: ReturnType<typeof stats>
-          floodReconciledBeforeLastQuiet: ReturnType<typeof stats>
+          backlogAtQuietWrites: ReturnType<typeof stats>
+          floodReconcilesWhileQuietWaited: ReturnType<typeof stats>
           wallS: ReturnType<typeof stats>
           cpuS: ReturnType<typeof stats>
           runs: number
@@ -504,11 +512,11 @@ const main = async () => {
     | undefined
   if (f !== undefined) {
     lines.push(
-      `fairness: ${QUIET} quiet clusters, one event each; one cluster floods ${FLOOD} events (min / median / max over runs)`,
+      `fairness: ${QUIET} quiet clusters, one event each, written once ${BACKLOG} flood requests wait; one cluster floods ${FLOOD} events; reconciles of ${RECONCILE_MS} ms, one worker (min / median / max over runs)`,
     )
     for (const [k, v] of Object.entries(f)) {
       lines.push(
-        `  ${k === "withFlood" ? "with the flood:   " : "without the flood:"} quiet p50 ${fmt(v.quietP50Ms, 1, " ms")}, quiet max ${fmt(v.quietMaxMs, 1, " ms")}, flood reconciles before the last quiet one ${fmt(v.floodReconciledBeforeLastQuiet, 0)}, wall ${fmt(v.wallS, 2, " s")}, CPU ${fmt(v.cpuS, 2, " s")} (${v.runs} runs)`,
+        `  ${k === "withFlood" ? "with the flood:   " : "without the flood:"} quiet p50 ${fmt(v.quietP50Ms, 1, " ms")}, quiet max ${fmt(v.quietMaxMs, 1, " ms")}, backlog ${fmt(v.backlogAtQuietWrites, 0)}, flood reconciles while the quiet ones waited ${fmt(v.floodReconcilesWhileQuietWaited, 0)}, wall ${fmt(v.wallS, 2, " s")}, CPU ${fmt(v.cpuS, 2, " s")} (${v.runs} runs)`,
       )
     }
   }
