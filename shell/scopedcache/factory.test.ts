@@ -4,6 +4,7 @@ import { informerCacheFactory } from "../cache/informerCache.ts"
 import { FakeApiServer } from "../kube/fake/server.ts"
 import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { Resources } from "../kube/resource.ts"
+import { makeCluster } from "../multicluster/cluster.ts"
 import { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "./factory.ts"
 import { InvalidScopedCacheOptions } from "./options.ts"
 
@@ -16,7 +17,7 @@ describe("scopedCacheFactory", () => {
       const client = yield* makeMemoryClient(fake)
       yield* fake.client().create(cms, { metadata: { namespace: "a", name: "x" } })
       const cache = yield* scopedCacheFactory(client, { cluster: "c1" })
-      yield* cache.start
+      assert.isTrue(yield* cache.isStarted, "started by the factory, as providers do not call start")
       const informer = yield* cache.getInformer(cms, { namespace: "a" })
       yield* informer.waitForSync
       assert.deepStrictEqual(informer.store.keys(), ["a/x"])
@@ -40,10 +41,25 @@ describe("scopedCacheFactory", () => {
       const fake = yield* FakeApiServer.make()
       const client = yield* makeMemoryClient(fake)
       const cache = yield* makeScopedCacheFactory()(client, { cluster: "c1" })
-      yield* cache.start
       assert.strictEqual(
         (yield* Effect.flip(cache.getInformer(cms, { namespace: "a" })))._tag,
         "InformerNotFound",
+      )
+    }),
+  )
+
+  it.effect("a multi-cluster Cluster built on it finds its informers through getInformer", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      yield* fake.client().create(cms, { metadata: { namespace: "b", name: "y" } })
+      const cluster = yield* makeCluster({ client, cacheFactory: scopedCacheFactory })
+      const informer = yield* cluster.cache.getInformer(cms, { namespace: "b" })
+      yield* informer.waitForSync
+      assert.deepStrictEqual(informer.store.keys(), ["b/y"])
+      assert.deepStrictEqual(
+        (yield* cluster.cache.list(cms, { namespace: "b" })).map((o) => o.metadata.name),
+        ["y"],
       )
     }),
   )
