@@ -64,6 +64,8 @@ export const startIpam = async (options: {
   readonly dir: string
   readonly config: string
   readonly args?: ReadonlyArray<string>
+  /** Wait for `/readyz` (default); false: only for `/healthz` (a replica waiting for its Lease). */
+  readonly waitReady?: boolean
 }): Promise<IpamProcess> => {
   const [metricsPort, healthPort] = await freePorts(2)
   const logPath = join(options.dir, `krtt-ipam-${Date.now()}.log`)
@@ -108,7 +110,8 @@ export const startIpam = async (options: {
   for (;;) {
     const exit = p.exit()
     if (exit !== undefined) throw new Error(`krtt ipam exited (${JSON.stringify(exit)}); ${proc.tail()}`)
-    const ready = await fetch(`${healthUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
+    const probe = options.waitReady === false ? "/healthz" : "/readyz"
+    const ready = await fetch(`${healthUrl}${probe}`, { signal: AbortSignal.timeout(5_000) }).then(
       (r) => r.status === 200,
       () => false,
     )
