@@ -67,6 +67,9 @@ interface RunResult {
   readonly cpuMs: number
   readonly addUs: number
   readonly removeUs: number
+  /** CPU time (user + system, the whole process) during the calls, per call. */
+  readonly addCpuUs: number
+  readonly removeCpuUs: number
   readonly baselineHeap: number
   readonly finalHeap: number
   readonly openWatches: number
@@ -88,18 +91,25 @@ const run = Effect.scoped(
     const dependent = { uid: "bench-dependent", kind: "Bench" }
     let addNs = 0
     let removeNs = 0
+    let addCpu = 0
+    let removeCpu = 0
+    const cpuOf = (u: NodeJS.CpuUsage) => u.user + u.system
     const cycle = Effect.gen(function* () {
       for (const r of resources)
         for (const ns of namespaces) {
           const t = process.hrtime.bigint()
+          const c = process.cpuUsage()
           yield* cache.addInformer({ resource: r, namespace: ns, dependent })
+          addCpu += cpuOf(process.cpuUsage(c))
           addNs += Number(process.hrtime.bigint() - t)
         }
       if (!(yield* cache.waitForCacheSync)) throw new Error("the cache stopped")
       for (const r of resources)
         for (const ns of namespaces) {
           const t = process.hrtime.bigint()
+          const c = process.cpuUsage()
           yield* cache.removeInformer({ resource: r, namespace: ns, dependent })
+          removeCpu += cpuOf(process.cpuUsage(c))
           removeNs += Number(process.hrtime.bigint() - t)
         }
       // Let the background closes finish before the next cycle.
@@ -109,6 +119,8 @@ const run = Effect.scoped(
     const baselineHeap = heapAfterGc()
     addNs = 0
     removeNs = 0
+    addCpu = 0
+    removeCpu = 0
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
     for (let c = 0; c < CYCLES; c++) {
@@ -124,6 +136,8 @@ const run = Effect.scoped(
       cpuMs: (cpu.user + cpu.system) / 1000,
       addUs: addNs / ops / 1000,
       removeUs: removeNs / ops / 1000,
+      addCpuUs: addCpu / ops,
+      removeCpuUs: removeCpu / ops,
       baselineHeap,
       finalHeap: heapAfterGc(),
       openWatches: fake.watchCount(),
@@ -138,7 +152,9 @@ for (let i = 0; i < RUNS; i++) {
   const r = await Effect.runPromise(run)
   results.push(r)
   process.stderr.write(
-    `run ${i + 1}/${RUNS}: ${(r.wallMs / 1000).toFixed(1)} s wall, add ${r.addUs.toFixed(1)} µs, remove ${r.removeUs.toFixed(1)} µs\n`,
+    `run ${i + 1}/${RUNS}: ${(r.wallMs / 1000).toFixed(1)} s wall, ${(r.cpuMs / 1000).toFixed(1)} s CPU, ` +
+      `add ${r.addUs.toFixed(1)} µs (CPU ${r.addCpuUs.toFixed(1)}), remove ${r.removeUs.toFixed(1)} µs (CPU ${r.removeCpuUs.toFixed(1)}), heap ${(r.baselineHeap / 2 ** 20).toFixed(1)} → ` +
+      `${(r.finalHeap / 2 ** 20).toFixed(1)} MiB, ${r.openWatches} watches and ${r.running} informers left\n`,
   )
 }
 
@@ -172,13 +188,23 @@ console.log(
       "s",
     ),
     row(
-      "per add",
+      "per add (wall)",
       results.map((r) => r.addUs),
       "µs",
     ),
     row(
-      "per remove",
+      "per add (CPU)",
+      results.map((r) => r.addCpuUs),
+      "µs",
+    ),
+    row(
+      "per remove (wall)",
       results.map((r) => r.removeUs),
+      "µs",
+    ),
+    row(
+      "per remove (CPU)",
+      results.map((r) => r.removeCpuUs),
       "µs",
     ),
     row(
@@ -191,6 +217,7 @@ console.log(
       results.map((r) => mib(r.finalHeap)),
       "MiB",
     ),
+    `peak RSS              ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (the process, all runs)`,
     `open watches after    ${results.map((r) => r.openWatches).join(", ")}`,
     `informers left        ${results.map((r) => `${r.running} running, ${r.registered} registered`).join("; ")}`,
     `leak check            ${leaks.length === 0 ? "passed: watches, informers and heap back to baseline" : `${leaks.length} runs leaked`}`,
