@@ -306,6 +306,21 @@ describe("krtt ipam on a real control plane", () => {
       .filter((c) => c.metadata.labels?.tier === "gold")
       .map((c) => c.metadata.name as string)
     expect(goldNames.length).toBeGreaterThan(0)
+    // The Clusters that match a rule of the new config (ipam.trigger#6 enqueues exactly those).
+    const matching = clusters.filter(
+      (c) =>
+        c.metadata.labels?.tier === "gold" ||
+        expectedRules((c.spec as { purposes: ReadonlyArray<string> }).purposes).length > 0,
+    ).length
+    const reconciles = async () =>
+      [
+        ...(await (ipam as IpamProcess).metrics()).matchAll(
+          /^controller_runtime_reconcile_total\{[^}]*controller="ipam"[^}]*\} (\d+)/gm,
+        ),
+      ]
+        .map((m) => Number(m[1]))
+        .reduce((a, b) => a + b, 0)
+    const reconcilesBefore = await reconciles()
     await apply(cluster, ipamConfig({ parentCIDRs: PARENTS, injectionRules: rules([gold]) }))
     await waitFor(
       "every gold Cluster to have the gold rule",
@@ -327,6 +342,12 @@ describe("krtt ipam on a real control plane", () => {
       if (!isGold)
         expect(c.metadata.resourceVersion, `${c.metadata.name} untouched`).toBe(versions.get(c.metadata.name))
     }
+    await waitFor(
+      "one reconcile per matching Cluster",
+      async () => ((await reconciles()) - reconcilesBefore >= matching ? true : undefined),
+      { context },
+    )
+    expect((await reconciles()) - reconcilesBefore).toBe(matching)
     await checkDisjoint()
   }, 180_000)
 
