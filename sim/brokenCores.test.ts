@@ -152,10 +152,14 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
       if (!step.actions.some((a) => a._tag === "DeleteObject" && a.role === "descendant")) return step
       const ref = input.desired.controlPlaneRef
       if (ref === undefined) return step
+      const target = step.actions.find(
+        (a): a is Extract<ClusterAction, { _tag: "DeleteObject" }> => a._tag === "DeleteObject",
+      )
+      if (target === undefined) return step
       const cp: ClusterAction = {
-        _tag: "DeleteObject",
+        ...target,
         role: "controlPlane",
-        ref: { ...ref, namespace: input.desired.namespace ?? "default" } as never,
+        ref: { ...target.ref, kind: ref.kind, name: ref.name },
       }
       return { ...step, actions: [...step.actions, cp] }
     }

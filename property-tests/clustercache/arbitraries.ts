@@ -50,9 +50,12 @@ const before = (now: number, maxAgo: number, never = 0.15, edges: ReadonlyArray<
     { weight: Math.round(never * 100), arbitrary: fc.constant(undefined) },
   )
 
-/** A failure count, biased to the threshold (5) and its neighbours. */
+/**
+ * A stored failure count, biased to the threshold's edge: the tables compare the count after one
+ * more failure with the threshold (5), so 4 is the edge and 3, 4 and 5 decide both sides of it.
+ */
 const failures = (max: number) =>
-  fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: nearEdge([5]) })
+  fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: nearEdge([4]) })
 
 const sourceNames = ["machine", "machinehealthcheck", "machinepool", "cluster"] as const
 const watchNames = ["node-watcher", "pod-watcher", "machine-node-watcher", "configmap-watcher", "x"] as const

@@ -46,8 +46,8 @@ describe("boundary-biased ClusterCache generators", () => {
     })
   }
 
-  it("the failure threshold (5): 4, 5 and 6 consecutive failures are all frequent", () => {
-    for (const n of [4, 5, 6]) {
+  it("the failure threshold (5): 3, 4 and 5 stored failures (one more failure makes 4, 5, 6) are all frequent", () => {
+    for (const n of [3, 4, 5]) {
       expect(
         count(health, (i) => i.observed.consecutiveFailures === n),
         `${n}`,
