@@ -15,6 +15,7 @@ import { Command, Flag } from "effect/cli"
 import { type SimConfig, SimDefaults, simConfig } from "./config.ts"
 import { type Progress, runFleet } from "./fleet.ts"
 import { CheckNames } from "./invariants.ts"
+import { ipamSettingsOf, runSimulateIpam } from "./ipamCli.ts"
 import { checkLiveOptions, LiveDefaults, live } from "./live.ts"
 import { renderReport } from "./report.ts"
 import { parseScenario, ScenarioError } from "./scenario.ts"
@@ -43,6 +44,8 @@ export interface SimulateOptions {
   readonly trace?: string | undefined
   /** Worker threads; by default 1 for small runs, else up to 2. */
   readonly workers?: number | undefined
+  /** Runs the IPAM controller over the fleet (also on when the scenario has an `ipam` section). */
+  readonly ipam?: boolean | undefined
 }
 
 /** Where the command writes; a test passes its own. */
@@ -144,6 +147,8 @@ export const runSimulate = async (o: SimulateOptions, io: SimulateIo = processIo
     const out = fd
     trace = textSink((text) => writeSync(out, text), CheckNames)
   }
+  const ipam = await ipamSettingsOf(o)
+  if (ipam !== undefined) return runSimulateIpam(o, config, ipam, io, trace, fd)
   let summary: SimSummary
   try {
     const result = await runFleet(config, {
@@ -221,6 +226,12 @@ export const simulate = Command.make(
     workers: Flag.optional(
       Flag.Int("workers").pipe(Flag.withDescription("Worker threads (default: 1 for small runs, else 2)")),
     ),
+    ipam: Flag.Boolean("ipam").pipe(
+      Flag.withDescription(
+        "Run the IPAM controller (seed 004) over the fleet and check its invariants; the scenario's ipam section configures it",
+      ),
+      Flag.withDefault(false),
+    ),
   },
   (f) =>
     userFacing(() =>
@@ -237,6 +248,7 @@ export const simulate = Command.make(
         report: Option.getOrUndefined(f.report),
         trace: Option.getOrUndefined(f.trace),
         workers: Option.getOrUndefined(f.workers),
+        ipam: f.ipam,
       }),
     ),
 ).pipe(

@@ -116,9 +116,13 @@ const FIELDS = new Set(["at", "clusters", "incident", "for", "fixAfter"])
 
 /** Validates parsed data (from YAML or JSON) as a scenario; throws {@link ScenarioError}. */
 export const validateScenario = (data: unknown, clusters?: number): ReadonlyArray<Incident> => {
+  // a mapping holds `incidents` and/or the IPAM section `ipam` (sim/ipam.ts reads that one)
   const list =
-    data !== null && typeof data === "object" && !Array.isArray(data) && "incidents" in data
-      ? (data as { incidents: unknown }).incidents
+    data !== null &&
+    typeof data === "object" &&
+    !Array.isArray(data) &&
+    ("incidents" in data || "ipam" in data)
+      ? ((data as { incidents?: unknown }).incidents ?? [])
       : data
   if (!Array.isArray(list)) throw new ScenarioError([`expected a list of incidents, got ${describe(list)}`])
   const problems: Array<string> = []

@@ -1,0 +1,504 @@
+/**
+ * The IPAM controller in a simulated world: Clusters and ClusterConfigs as plain objects, a
+ * work queue in virtual time, the garbage collector, and the controller's steps run on the pure
+ * core (`core/ipam`): every watch event goes through `triggerTransition`, every reconcile
+ * through `reconcileCluster`, and the actions are applied to the world as the real shell applies
+ * them to the API server (the allocator state committed first, `ReleaseCidrs` applied after the
+ * finalizer is gone).
+ *
+ * After every step the world is checked, independently of the allocator: the CIDRs recorded for
+ * different Clusters (annotations and ClusterConfigs) never overlap, each lies within a parent
+ * of the config (or within another CIDR of the same Cluster, for nested injections), and each is
+ * allocated in the controller's state (nothing lost). At every state refresh the state rebuilt
+ * from annotations and ClusterConfigs alone must hold exactly the same CIDRs (nothing lost,
+ * nothing changed, nothing leaked).
+ *
+ * Used by the fleet simulator (`sim/ipam.ts`) and by the property tests, which drive it with
+ * `fc.commands`.
+ *
+ * @module
+ */
+import {
+  APPLIED_RULES_ANNOTATION,
+  allocations,
+  type Cidr,
+  CLUSTER_TARGET_LABEL,
+  type ClusterConfigView,
+  type ClusterView,
+  type ControllerIdentity,
+  cidrOf,
+  contains,
+  emptyIpam,
+  type IpamConfigSpec,
+  type IpamEvent,
+  type IpamState,
+  isCidrError,
+  OPERATION_ANNOTATION,
+  overlaps,
+  parentCidrsOf,
+  parseAppliedRules,
+  parseCidr,
+  type ReconcileResult,
+  reconcileCluster,
+  reconfigure,
+  releaseAll,
+  restoreIpam,
+  triggerTransition,
+} from "../core/ipam/index.ts"
+
+/** The invariants of the IPAM world, by name (the fleet simulator adds them to its checks). */
+export const IpamChecks = {
+  "ipam-disjoint":
+    "CIDRs recorded for different Clusters (applied-rules annotations and ClusterConfigs) never overlap, on every step, and each lies within a parent CIDR of the config (seed 004, issue 15: allocated CIDRs pairwise disjoint and inside their parents)",
+  "ipam-restore":
+    "Every recorded CIDR is allocated in the controller's state, and the state rebuilt from annotations and ClusterConfigs alone holds exactly the same CIDRs: a restart loses nothing and changes nothing (upstream docs/controllers/state.md)",
+} as const
+export type IpamCheck = keyof typeof IpamChecks
+
+/** The world's numbers, each documented and configurable. */
+export interface IpamWorldSettings {
+  readonly identity: ControllerIdentity
+  /** Namespace of the simulated Clusters. */
+  readonly namespace: string
+  /** Virtual ms from a trigger to its reconcile (the work queue's latency). Default 0. */
+  readonly reconcileDelay: number
+  /** Virtual ms from a Cluster's removal to the garbage collector deleting its ClusterConfigs. Default 2 s. */
+  readonly gcDelay: number
+  /** Virtual ms between state refreshes (rebuild and compare); 0: never. Default 1 h. */
+  readonly refreshEvery: number
+  /** The reconcile to run; the unmodified core by default (tests pass broken ones to prove the checks). */
+  readonly reconcile: typeof reconcileCluster
+}
+
+export const IpamWorldDefaults: IpamWorldSettings = {
+  identity: { managedBy: "ipam", environment: "sim" },
+  namespace: "default",
+  reconcileDelay: 0,
+  gcDelay: 2_000,
+  refreshEvery: 3_600_000,
+  reconcile: reconcileCluster,
+}
+
+export interface IpamStats {
+  reconciles: number
+  triggers: number
+  acquired: number
+  released: number
+  exhaustedEvents: number
+  refreshes: number
+  peakAllocated: number
+  readonly rows: Record<string, number>
+}
+
+type Pending =
+  | { readonly at: number; readonly seq: number; readonly kind: "reconcile"; readonly name: string }
+  | { readonly at: number; readonly seq: number; readonly kind: "gc"; readonly uid: string }
+
+interface Held {
+  readonly owner: string
+  readonly cidr: Cidr
+  readonly text: string
+}
+
+const key = (c: Cidr) => `${c.family}:${c.base}`
+
+/** The simulated world of the IPAM controller. Mutable; every method is one step. */
+export class IpamWorld {
+  readonly settings: IpamWorldSettings
+  readonly config: IpamConfigSpec
+  readonly clusters = new Map<string, ClusterView>()
+  readonly clusterConfigs = new Map<string, ClusterConfigView>()
+  ipam: IpamState
+  now = 0
+  readonly stats: IpamStats = {
+    reconciles: 0,
+    triggers: 0,
+    acquired: 0,
+    released: 0,
+    exhaustedEvents: 0,
+    refreshes: 0,
+    peakAllocated: 0,
+    rows: {},
+  }
+  private readonly queue: Array<Pending> = []
+  private seq = 0
+  private nextRefresh: number
+  /** Maximal recorded blocks of every Cluster, sorted by family and address. */
+  private held: Array<Held> = []
+  private readonly heldBy = new Map<string, Array<Held>>()
+  private readonly parents: ReadonlyArray<Cidr>
+  private readonly report: (cluster: string, check: IpamCheck, message: string) => void
+
+  constructor(
+    config: IpamConfigSpec,
+    report: (cluster: string, check: IpamCheck, message: string) => void,
+    settings: Partial<IpamWorldSettings> = {},
+  ) {
+    this.config = config
+    this.settings = { ...IpamWorldDefaults, ...settings }
+    this.report = report
+    this.parents = parentCidrsOf(config)
+    this.ipam = reconfigure(emptyIpam, this.parents)
+    this.nextRefresh = this.settings.refreshEvery > 0 ? this.settings.refreshEvery : Number.POSITIVE_INFINITY
+    this.fire({ _tag: "Started" })
+  }
+
+  // ---- the world's events ---------------------------------------------------------------------
+
+  /** A Cluster is created. */
+  createCluster(
+    name: string,
+    uid: string,
+    purposes: ReadonlyArray<string>,
+    labels: Readonly<Record<string, string>>,
+    at: number,
+  ): void {
+    this.advance(at)
+    const c: ClusterView = {
+      namespace: this.settings.namespace,
+      name,
+      uid,
+      labels,
+      annotations: {},
+      purposes,
+    }
+    this.clusters.set(name, c)
+    this.fire({ _tag: "ClusterCreated", cluster: c })
+    this.advance(at)
+  }
+
+  /** A Cluster gets its deletion timestamp (its own finalizers hold it). */
+  requestDelete(name: string, at: number): void {
+    this.advance(at)
+    const c = this.clusters.get(name)
+    if (c === undefined || c.deletionTimestamp !== undefined) return
+    this.updateCluster(c, { ...c, deletionTimestamp: `t${at}` })
+    this.advance(at)
+  }
+
+  /** The API server removes a Cluster; the garbage collector follows after `gcDelay`. */
+  removeCluster(name: string, at: number): void {
+    this.advance(at)
+    const c = this.clusters.get(name)
+    if (c === undefined) return
+    this.clusters.delete(name)
+    this.fire({ _tag: "ClusterDeleted", cluster: c })
+    this.push({ at: at + this.settings.gcDelay, seq: this.seq++, kind: "gc", uid: c.uid ?? "" })
+    this.advance(at)
+  }
+
+  /** The user asks for a reconcile with `openmcp.cloud/operation: reconcile`. */
+  annotateReconcile(name: string, at: number): void {
+    this.advance(at)
+    const c = this.clusters.get(name)
+    if (c === undefined) return
+    this.updateCluster(c, { ...c, annotations: { ...c.annotations, [OPERATION_ANNOTATION]: "reconcile" } })
+    this.advance(at)
+  }
+
+  /** The operator restarts: its state is rebuilt from the cluster alone, then every Cluster is reconciled. */
+  restart(at: number): void {
+    this.advance(at)
+    this.refresh("restart")
+    this.advance(at)
+  }
+
+  /** Runs everything due up to `until`, refreshes included. */
+  advance(until: number): void {
+    for (;;) {
+      const next = this.queue[0]
+      const refreshFirst = this.nextRefresh <= until && (next === undefined || this.nextRefresh < next.at)
+      if (refreshFirst) {
+        this.now = this.nextRefresh
+        this.nextRefresh += this.settings.refreshEvery
+        this.refresh("refresh")
+        continue
+      }
+      if (next === undefined || next.at > until) break
+      this.queue.shift()
+      this.now = next.at
+      if (next.kind === "gc") this.collect(next.uid)
+      else this.reconcile(next.name)
+    }
+    if (until > this.now) this.now = until
+  }
+
+  /** Every CIDR recorded in the world (annotations and ClusterConfigs), sorted. */
+  recorded(): ReadonlyArray<string> {
+    const all = new Set<string>()
+    for (const owner of new Set([...this.clusters.keys(), ...this.ccOwners()]))
+      for (const t of this.recordedFor(owner)) all.add(t)
+    return [...all].sort()
+  }
+
+  // ---- the controller -------------------------------------------------------------------------
+
+  private push(p: Pending): void {
+    let i = this.queue.length
+    while (
+      i > 0 &&
+      ((this.queue[i - 1] as Pending).at > p.at ||
+        ((this.queue[i - 1] as Pending).at === p.at && (this.queue[i - 1] as Pending).seq > p.seq))
+    )
+      i--
+    this.queue.splice(i, 0, p)
+  }
+
+  private fire(event: IpamEvent): void {
+    const r = triggerTransition({
+      observed: { config: this.config, clusters: [...this.clusters.values()] },
+      desired: this.settings.identity,
+      trigger: event,
+      now: this.now,
+    })
+    this.stats.triggers++
+    this.stats.rows[r.row] = (this.stats.rows[r.row] ?? 0) + 1
+    for (const a of r.actions) {
+      const pending = this.queue.some((q) => q.kind === "reconcile" && q.name === a.name)
+      if (!pending)
+        this.push({
+          at: this.now + this.settings.reconcileDelay,
+          seq: this.seq++,
+          kind: "reconcile",
+          name: a.name,
+        })
+    }
+  }
+
+  private updateCluster(old: ClusterView, next: ClusterView): void {
+    this.clusters.set(next.name, next)
+    this.fire({ _tag: "ClusterUpdated", old, cluster: next })
+  }
+
+  private ccKey(namespace: string, name: string) {
+    return `${namespace}/${name}`
+  }
+
+  private setCc(next: ClusterConfigView | undefined, old: ClusterConfigView | undefined): void {
+    if (next === undefined) {
+      if (old === undefined) return
+      this.clusterConfigs.delete(this.ccKey(old.namespace, old.name))
+      this.fire({ _tag: "ClusterConfigDeleted", clusterConfig: old })
+      return
+    }
+    this.clusterConfigs.set(this.ccKey(next.namespace, next.name), next)
+    if (old === undefined) this.fire({ _tag: "ClusterConfigCreated", clusterConfig: next })
+    else this.fire({ _tag: "ClusterConfigUpdated", old, clusterConfig: next })
+  }
+
+  /** The garbage collector deletes the ClusterConfigs owned by a Cluster that is gone. */
+  private collect(uid: string): void {
+    for (const cc of [...this.clusterConfigs.values()]) {
+      if (!cc.ownerReferences.some((o) => o.uid === uid) || cc.deletionTimestamp !== undefined) continue
+      if (cc.finalizers.length === 0) this.setCc(undefined, cc)
+      else this.setCc({ ...cc, deletionTimestamp: `t${this.now}` }, cc)
+    }
+  }
+
+  /** One reconcile of one Cluster on the pure core, its actions applied to the world. */
+  reconcile(name: string): ReconcileResult {
+    const ns = this.settings.namespace
+    const ccs = [...this.clusterConfigs.values()].filter(
+      (cc) => cc.namespace === ns && cc.labels[CLUSTER_TARGET_LABEL] === name,
+    )
+    const result = this.settings.reconcile({
+      observed: { cluster: this.clusters.get(name), clusterConfigs: ccs },
+      desired: { config: this.config, identity: this.settings.identity },
+      trigger: { _tag: "Reconcile", namespace: ns, name },
+      ipam: this.ipam,
+    })
+    this.stats.reconciles++
+    this.stats.rows[result.row] = (this.stats.rows[result.row] ?? 0) + 1
+    this.stats.acquired += result.status.acquired.length
+    // decide, commit, then act (the shell's order)
+    this.ipam = result.ipam
+    let finalizerRemoved = new Set<string>()
+    for (const a of result.actions) {
+      switch (a._tag) {
+        case "RemoveOperationAnnotation": {
+          const c = this.clusters.get(name)
+          if (c === undefined) break
+          const { [OPERATION_ANNOTATION]: _, ...rest } = c.annotations
+          this.updateCluster(c, { ...c, annotations: rest })
+          break
+        }
+        case "SetAppliedRules": {
+          const c = this.clusters.get(name)
+          if (c === undefined) break
+          this.updateCluster(c, {
+            ...c,
+            annotations: { ...c.annotations, [APPLIED_RULES_ANNOTATION]: a.value },
+          })
+          break
+        }
+        case "CreateClusterConfig": {
+          const m = a.object.metadata
+          if (this.clusterConfigs.has(this.ccKey(m.namespace, m.name))) break // AlreadyExists
+          this.setCc(
+            {
+              namespace: m.namespace,
+              name: m.name,
+              labels: m.labels,
+              annotations: {},
+              finalizers: m.finalizers,
+              ownerReferences: m.ownerReferences,
+              patches: a.object.spec.patches,
+            },
+            undefined,
+          )
+          break
+        }
+        case "AddPatches": {
+          const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
+          if (old !== undefined) this.setCc({ ...old, patches: [...old.patches, ...a.patches] }, old)
+          break
+        }
+        case "AddFinalizer": {
+          const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
+          if (old !== undefined && !old.finalizers.includes(a.finalizer))
+            this.setCc({ ...old, finalizers: [...old.finalizers, a.finalizer] }, old)
+          break
+        }
+        case "RemoveFinalizer": {
+          const k = this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name)
+          const old = this.clusterConfigs.get(k)
+          if (old === undefined) break
+          const next = { ...old, finalizers: old.finalizers.filter((f) => f !== a.finalizer) }
+          finalizerRemoved = new Set([...finalizerRemoved, k])
+          // a deleting object whose last finalizer goes is removed by the API server
+          this.setCc(
+            next.deletionTimestamp !== undefined && next.finalizers.length === 0 ? undefined : next,
+            old,
+          )
+          break
+        }
+        case "ReleaseCidrs":
+          if (finalizerRemoved.has(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))) {
+            this.ipam = releaseAll(this.ipam, a.cidrs)
+            this.stats.released += a.cidrs.length
+          }
+          break
+        case "DeleteClusterConfig": {
+          const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
+          if (old === undefined) break
+          this.setCc(
+            old.finalizers.length === 0 ? undefined : { ...old, deletionTimestamp: `t${this.now}` },
+            old,
+          )
+          break
+        }
+        case "Event":
+          if (a.type === "Warning" && a.action === "CIDRGeneration") this.stats.exhaustedEvents++
+          break
+      }
+    }
+    const n = this.ipam.allocated.size
+    if (n > this.stats.peakAllocated) this.stats.peakAllocated = n
+    this.check(name)
+    return result
+  }
+
+  /** Rebuilds the state from annotations and ClusterConfigs and compares it with the live one. */
+  private refresh(why: "refresh" | "restart"): void {
+    this.stats.refreshes++
+    const restored = restoreIpam({
+      config: this.config,
+      clusters: [...this.clusters.values()],
+      clusterConfigs: [...this.clusterConfigs.values()],
+      identity: this.settings.identity,
+    })
+    const live = allocations(this.ipam)
+    const rebuilt = allocations(restored.ipam)
+    const lost = live.filter((c) => !rebuilt.includes(c))
+    const added = rebuilt.filter((c) => !live.includes(c))
+    if (lost.length > 0 || added.length > 0 || restored.conflicts.length > 0) {
+      this.report(
+        "",
+        "ipam-restore",
+        `the state rebuilt at a ${why} differs: ${lost.length > 0 ? `lost ${lost.slice(0, 5).join(", ")}` : ""}${added.length > 0 ? ` added ${added.slice(0, 5).join(", ")}` : ""}${
+          restored.conflicts.length > 0
+            ? ` conflicts ${restored.conflicts
+                .slice(0, 3)
+                .map((c) => `${c.cidr}/${c.with}`)
+                .join(", ")}`
+            : ""
+        }`,
+      )
+    }
+    this.ipam = restored.ipam
+    this.fire({ _tag: why === "restart" ? "Started" : "StateRefreshed" })
+  }
+
+  // ---- the checks -----------------------------------------------------------------------------
+
+  private ccOwners(): ReadonlyArray<string> {
+    return [...new Set([...this.clusterConfigs.values()].map((cc) => cc.labels[CLUSTER_TARGET_LABEL] ?? ""))]
+  }
+
+  /** CIDRs recorded for one Cluster name: its annotation and its ClusterConfigs. */
+  private recordedFor(owner: string): ReadonlyArray<string> {
+    const out = new Set<string>()
+    const c = this.clusters.get(owner)
+    const parsed = parseAppliedRules(c?.annotations[APPLIED_RULES_ANNOTATION])
+    if (parsed.ok) for (const m of Object.values(parsed.rules)) for (const v of Object.values(m)) out.add(v)
+    for (const cc of this.clusterConfigs.values()) {
+      if (cc.labels[CLUSTER_TARGET_LABEL] !== owner) continue
+      for (const p of cc.patches) if (typeof p.value === "string") out.add(p.value)
+    }
+    return [...out]
+  }
+
+  private check(owner: string): void {
+    const texts = this.recordedFor(owner)
+    const blocks: Array<Held> = []
+    for (const t of texts) {
+      const c = parseCidr(t)
+      if (isCidrError(c)) {
+        this.report(owner, "ipam-disjoint", `recorded value ${t} is not a CIDR`)
+        continue
+      }
+      blocks.push({ owner, cidr: c, text: t })
+      if (!this.ipam.allocated.has(t))
+        this.report(
+          owner,
+          "ipam-restore",
+          `${t} is recorded for ${owner} but not allocated in the controller's state`,
+        )
+      const inside =
+        this.parents.some((p) => contains(p, c)) || texts.some((o) => o !== t && contains(cidrOf(o), c))
+      if (!inside) this.report(owner, "ipam-disjoint", `${t} of ${owner} lies within no parent CIDR`)
+    }
+    // maximal blocks only: nested CIDRs of one Cluster are its own business
+    const maximal = blocks.filter(
+      (b) => !blocks.some((o) => o !== b && contains(o.cidr, b.cidr) && o.cidr.prefix < b.cidr.prefix),
+    )
+    const previous = this.heldBy.get(owner) ?? []
+    if (previous.length > 0) this.held = this.held.filter((h) => h.owner !== owner)
+    this.heldBy.set(owner, maximal)
+    if (maximal.length === 0) this.heldBy.delete(owner)
+    for (const b of maximal) this.insert(b)
+  }
+
+  private insert(b: Held): void {
+    const cmp = (x: Cidr, y: Cidr) =>
+      x.family !== y.family ? x.family - y.family : x.base < y.base ? -1 : x.base > y.base ? 1 : 0
+    let lo = 0
+    let hi = this.held.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cmp((this.held[mid] as Held).cidr, b.cidr) < 0) lo = mid + 1
+      else hi = mid
+    }
+    for (const n of [this.held[lo - 1], this.held[lo]]) {
+      if (n !== undefined && n.owner !== b.owner && overlaps(n.cidr, b.cidr)) {
+        this.report(b.owner, "ipam-disjoint", `${b.text} of ${b.owner} overlaps ${n.text} of ${n.owner}`)
+      }
+    }
+    this.held.splice(lo, 0, b)
+  }
+
+  /** Sanity for tests: the keys of the held blocks (one per maximal block). */
+  heldKeys(): ReadonlyArray<string> {
+    return this.held.map((h) => key(h.cidr))
+  }
+}
