@@ -119,6 +119,8 @@ interface Pair {
   cluster: Cluster | undefined
   /** The provider's scope of the current generation: fibers of this pair's actions run in it. */
   lifetime: Scope.Scope | undefined
+  /** The cluster filter's verdict, taken when the cluster was added or replaced. */
+  filter: "accept" | "reject" | undefined
   /** Engage scopes by generation (normally at most one). */
   readonly engageScopes: Map<string, Scope.Closeable>
 }
@@ -142,24 +144,28 @@ export const make = <E>(
     const pairs = new Map<ClusterName, Pair>()
     const controllerScope = yield* Effect.scope
 
-    const optionsFor = (cluster: Cluster | undefined, clusterName: ClusterName): EngagementOptions => ({
+    const optionsFor = (
+      clusterName: ClusterName,
+      filterVerdict: "accept" | "reject" | undefined,
+    ): EngagementOptions => ({
       cluster: clusterName,
       hasProvider: host.hasProvider,
       engageWithLocalCluster: options.engageWithLocalCluster,
       engageWithProviderClusters: options.engageWithProviderClusters,
-      clusterFilter:
-        options.clusterFilter === undefined || cluster === undefined || clusterName === ""
-          ? undefined
-          : options.clusterFilter(cluster)
-            ? "accept"
-            : "reject",
+      clusterFilter: filterVerdict,
       watches: watchSpecs,
     })
 
     const pairOf = (cluster: ClusterName): Pair => {
       let pair = pairs.get(cluster)
       if (pair === undefined) {
-        pair = { engagement: absent, cluster: undefined, lifetime: undefined, engageScopes: new Map() }
+        pair = {
+          engagement: absent,
+          cluster: undefined,
+          lifetime: undefined,
+          filter: undefined,
+          engageScopes: new Map(),
+        }
         pairs.set(cluster, pair)
       }
       return pair
@@ -181,7 +187,7 @@ export const make = <E>(
         const result = engagementTransition(
           {
             observed: pair.engagement,
-            desired: optionsFor(pair.cluster, clusterName),
+            desired: optionsFor(clusterName, pair.filter),
             trigger,
             now,
           },
@@ -401,6 +407,12 @@ export const make = <E>(
           pair.cluster.generation !== cluster.generation
         pair.cluster = cluster
         pair.lifetime = scope
+        pair.filter =
+          options.clusterFilter === undefined || cluster.name === ""
+            ? undefined
+            : options.clusterFilter(cluster)
+              ? "accept"
+              : "reject"
         yield* Scope.addFinalizer(
           scope,
           Effect.suspend(() => {
