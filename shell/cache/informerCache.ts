@@ -345,8 +345,11 @@ export const makeInformerCache = (
               byName = new Map()
               indexers.set(id, byName)
             }
-            if (byName.has(name)) {
-              yield* Effect.logWarning("index already exists; keeping the first").pipe(
+            const existing = byName.get(name)
+            // The same function again (a provider and the manager both apply an index): nothing to do.
+            if (existing === (extract as unknown as IndexFunc<KubeObject>)) return
+            if (existing !== undefined) {
+              yield* Effect.logWarning("another index of this name exists; keeping the first").pipe(
                 Effect.annotateLogs({ cluster: options.cluster, resource: r.resource, index: name }),
               )
               return

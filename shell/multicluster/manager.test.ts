@@ -352,6 +352,43 @@ describe("multi-cluster manager", () => {
       }),
   )
 
+  it.effect("manager.indexField indexes the hub and every current and future cluster's cache", () =>
+    Effect.gen(function* () {
+      const logs = captureLogs()
+      yield* Effect.gen(function* () {
+        const { manager, provider } = yield* setup(1)
+        const byData = (o: KubeObject) => [
+          String((o.data as Record<string, string> | undefined)?.team ?? "none"),
+        ]
+        yield* manager.indexField(cms, "team", byData)
+        const found: Array<string> = []
+        yield* controllerManagedBy(manager)
+          .named(unique("index"))
+          .watches(cms, enqueueRequestForObject())
+          .complete((req) =>
+            Effect.gen(function* () {
+              const cluster = yield* manager.getCluster(req.cluster)
+              const mine = yield* cluster.cache.list(cms, { index: { name: "team", value: "blue" } })
+              found.push(`${req.cluster}:${mine.map((o) => o.metadata.name).join(",")}`)
+              return done()
+            }),
+          )
+        yield* manager.start
+        const later = yield* FakeApiServer.make()
+        yield* later
+          .client()
+          .create(cms, { metadata: { name: "b1", namespace: "default" }, data: { team: "blue" } })
+        yield* provider.add("later", later)
+        yield* eventually("indexed in the later cluster", () => found.includes("later:b1"))
+        assert.include(found, "c1:")
+      }).pipe(Effect.provide(logs.layer))
+      assert.isFalse(
+        logs.lines.some((l) => String(l.message).includes("index")),
+        "applying the same index twice (provider and manager) is silent",
+      )
+    }),
+  )
+
   it.effect("a handler with deepCopyFor is copied per engaged cluster, each copy knowing its cluster", () =>
     Effect.gen(function* () {
       const { manager } = yield* setup(2)
