@@ -7,8 +7,11 @@
  * Conditions of other writers are taken out before the check: they come from the API server,
  * which validated them when they were written; the controller only keeps them.
  */
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
+import { parse } from "yaml"
 import {
   ClusterControllerDefaults,
   type ClusterStatus,
@@ -21,11 +24,52 @@ import { anyInput, arbitraries } from "./arbitraries.ts"
 import { fieldSchema, type Schema, validate } from "./openapi.ts"
 
 let status: Schema
+let upstreamSpec: Schema
+const deployCrd = parse(
+  readFileSync(
+    fileURLToPath(new URL("../../deploy/crds/cluster.x-k8s.io_clusters.yaml", import.meta.url)),
+    "utf8",
+  ),
+) as Parameters<typeof fieldSchema>[0]
+const deployStatus = fieldSchema(deployCrd, "v1beta2", "status")
+const deploySpec = fieldSchema(deployCrd, "v1beta2", "spec")
 
 beforeAll(async () => {
   const crd = await clusterApiCrd("cluster.x-k8s.io_clusters.yaml")
   status = fieldSchema(crd, "v1beta2", "status")
+  upstreamSpec = fieldSchema(crd, "v1beta2", "spec")
 }, 600_000)
+
+/** The constraints the API server enforces, by field path (descriptions and defaults left out). */
+const CONSTRAINTS = [
+  "type",
+  "required",
+  "enum",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "minProperties",
+  "format",
+  "x-kubernetes-list-type",
+  "x-kubernetes-list-map-keys",
+] as const
+const constraints = (schema: Schema, path: string, out = new Map<string, unknown>()) => {
+  const own: Record<string, unknown> = {}
+  for (const k of CONSTRAINTS)
+    if (schema[k] !== undefined)
+      own[k] = k === "required" ? [...(schema[k] as Array<string>)].sort() : schema[k]
+  out.set(path, own)
+  for (const [k, v] of Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {}))
+    constraints(v, `${path}.${k}`, out)
+  if (schema.items !== undefined) constraints(schema.items as Schema, `${path}[]`, out)
+  if (typeof schema.additionalProperties === "object")
+    constraints(schema.additionalProperties as Schema, `${path}{}`, out)
+  return out
+}
 
 const V2 = new Set<string>(V1Beta2ConditionTypes)
 const V1 = new Set<string>(V1Beta1ConditionTypes)
@@ -67,6 +111,32 @@ describe("statuses the Cluster controller writes validate against upstream Clust
       )
     })
   }
+
+  it("deploy/crds has upstream's constraints on every status field and on the spec fields krtt reads", () => {
+    const ours = constraints(deployStatus, "status")
+    for (const [path, theirs] of constraints(status, "status")) expect(ours.get(path), path).toEqual(theirs)
+    const spec = constraints(deploySpec, "spec")
+    const upstream = constraints(upstreamSpec, "spec")
+    const read = [
+      "spec.paused",
+      "spec.controlPlaneEndpoint",
+      "spec.infrastructureRef",
+      "spec.controlPlaneRef",
+      "spec.availabilityGates",
+    ]
+    for (const [path, theirs] of upstream)
+      if (read.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[`)))
+        expect(spec.get(path), path).toEqual(theirs)
+  })
+
+  it("every status the controller writes validates against deploy/crds too", () => {
+    fc.assert(
+      fc.property(anyInput, (input) => {
+        for (const s of writtenStatuses(input)) expect(validate(deployStatus, owned(s), "status")).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
+  })
 
   it("the validator catches what the API server refused: a condition without a message, an empty failureDomains", () => {
     const bad = {
