@@ -17,6 +17,7 @@
  * @module
  */
 import type { ClusterAction, ExternalRole } from "./actions.ts"
+import { ConditionLimits } from "./conditions.ts"
 import {
   ClusterNameLabel,
   clusterOwnerReference,
@@ -151,8 +152,12 @@ const copyFailure = (
   const reason = o.status?.failureReason
   const message = o.status?.failureMessage
   if (reason !== undefined && reason !== "") s.failure.reason = reason
-  if (message !== undefined && message !== "")
-    s.failure.message = `Failure detected from referenced resource ${o.apiVersion ?? ref.apiGroup}, Kind=${ref.kind} with name "${ref.name}": ${message}`
+  if (message !== undefined && message !== "") {
+    const full = `Failure detected from referenced resource ${o.apiVersion ?? ref.apiGroup}, Kind=${ref.kind} with name "${ref.name}": ${message}`
+    // Upstream's CRD: at most 10240 characters.
+    const max = ConditionLimits.v1beta1MessageMax
+    s.failure.message = full.length <= max ? full : `${full.slice(0, max - 3)}...`
+  }
 }
 
 /** Copies a provider's endpoint into `spec.controlPlaneEndpoint` when the Cluster has none. */

@@ -346,6 +346,46 @@ describe("reconcile", () => {
     expect(again.actions.map((a) => a._tag)).toEqual(["ReturnError"])
   })
 
+  it("gates Available as upstream: the Cluster's own gates, else the ClusterClass's, and TopologyReconciled for a topology", () => {
+    const cc = {
+      _tag: "Found" as const,
+      object: { metadata: { name: "cc" }, spec: { availabilityGates: [{ conditionType: "FromClass" }] } },
+    }
+    const available = (spec: ClusterSpec) =>
+      condition(
+        reconcile(
+          input({
+            spec: {
+              ...spec,
+              topology: { classRef: { name: "cc" } },
+              infrastructureRef: infraRef,
+              controlPlaneRef: cpRef,
+            },
+            observed: { clusterClass: cc },
+            status: {
+              conditions: [
+                ...(NOT_PAUSED.conditions ?? []),
+                ...["FromClass", "Own", "TopologyReconciled"].map((type) => ({
+                  type,
+                  status: "False" as const,
+                  reason: "NotYet",
+                  message: `${type} not yet`,
+                })),
+              ],
+            },
+          }),
+          ClusterControllerDefaults,
+        ).status,
+        "Available",
+      )
+    const fromClass = available({})
+    expect(fromClass?.message).toContain("FromClass")
+    expect(fromClass?.message).toContain("TopologyReconciled")
+    const own = available({ availabilityGates: [{ conditionType: "Own" }] })
+    expect(own?.message).toContain("Own")
+    expect(own?.message).not.toContain("FromClass")
+  })
+
   it("answers a failed child delete with Deleting=InternalError and the error (Error Handling, row 8)", () => {
     const action: ClusterAction = {
       _tag: "DeleteObject",

@@ -588,17 +588,23 @@ const availableCondition = (s: StatusScope, parts: ReadonlyArray<readonly [strin
   return { status: "True", reason: "Available" }
 }
 
-/** The Cluster's availability gates, then the ClusterClass's that the Cluster does not repeat. */
+/**
+ * What gates `Available` besides the four summarized conditions, as upstream's
+ * setAvailableCondition: the Cluster's availability gates, or the ClusterClass's when the Cluster
+ * has none; and, for a Cluster with a topology, the topology controller's `TopologyReconciled`.
+ */
 const availabilityGates = (s: StatusScope): ReadonlyArray<AvailabilityGate> => {
-  const own = s.spec.availabilityGates ?? []
-  const cc =
-    s.spec.topology !== undefined && s.observed.clusterClass._tag === "Found"
-      ? (s.observed.clusterClass.object.spec?.availabilityGates ?? [])
-      : []
-  if (cc.length === 0) return own
-  const merged = [...own]
-  for (const g of cc) if (!merged.some((o) => o.conditionType === g.conditionType)) merged.push(g)
-  return merged
+  const topology = s.spec.topology !== undefined
+  const own = s.spec.availabilityGates
+  const gates =
+    own !== undefined
+      ? own
+      : topology && s.observed.clusterClass._tag === "Found"
+        ? (s.observed.clusterClass.object.spec?.availabilityGates ?? [])
+        : []
+  return topology && !gates.some((g) => g.conditionType === "TopologyReconciled")
+    ? [...gates, { conditionType: "TopologyReconciled" }]
+    : gates
 }
 
 /** A provider's condition mirrored: its status, reason and message. */
