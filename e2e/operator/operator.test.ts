@@ -217,15 +217,15 @@ describe("krtt run, on a management cluster of its own", () => {
       await watchMetrics("the first connection", c, (m) => m.up === 1 && m.success >= 1, 60_000)
       const before = cacheMetrics(await op.metrics(), c)
 
-      // A rotation gone wrong: the Secret gets a wrong token, and the old token is revoked.
-      await rotateKubeconfig(mgmt, ns, c.name, tokenKubeconfig(w, "wrong", "not-a-valid-token"))
+      // The token is revoked: the next probe gets a 401.
       await sa.revoke()
       const down = await watchMetrics("connection_up 0 after a 401", c, (m) => m.up === 0, 45_000)
       const atDown = down.at(-1) as CacheMetrics
       // At once: one failed probe, not the five of an unreachable cluster.
       expect(atDown.error - before.error).toBeGreaterThanOrEqual(1)
       expect(atDown.error - before.error).toBeLessThan(5)
-      // The reconnect read the rotated Secret and was refused with it.
+      // A rotation gone wrong: the Secret gets a wrong token; the reconnect reads it and is refused.
+      await rotateKubeconfig(mgmt, ns, c.name, tokenKubeconfig(w, "wrong", "not-a-valid-token"))
       await waitFor(
         "a failed reconnect with the wrong token in the log",
         () =>
@@ -253,6 +253,55 @@ describe("krtt run, on a management cluster of its own", () => {
       await watchMetrics("connection_up 1 again", c, (m) => m.up === 1, 75_000)
       await second.revoke()
     }, 200_000)
+
+    it("a rotated kubeconfig Secret is used at once, while the old credentials still work (issue 10)", async ({
+      expect,
+    }) => {
+      const w = workload(1)
+      const ns = await namespace()
+      const first = await workloadAdmin(w, ns, "first")
+      const c = await createCluster(mgmt, {
+        namespace: ns,
+        name: "rotation",
+        kubeconfig: tokenKubeconfig(w, `system:serviceaccount:${ns}:first`, first.token),
+        endpoint: endpointOf(w.server),
+        markInfrastructureProvisioned: true,
+      })
+      await watchMetrics("the first connection", c, (m) => m.up === 1 && m.success >= 1, 60_000)
+      const second = await workloadAdmin(w, ns, "second")
+      await rotateKubeconfig(
+        mgmt,
+        ns,
+        c.name,
+        tokenKubeconfig(w, `system:serviceaccount:${ns}:second`, second.token),
+      )
+      await waitFor(
+        "a reconnect because the kubeconfig Secret changed",
+        () =>
+          op
+            .logs()
+            .some(
+              (l) =>
+                String(l.message).startsWith("the kubeconfig Secret changed") &&
+                (l.annotations as Record<string, string>).cluster === `${ns}/${c.name}`,
+            )
+            ? true
+            : undefined,
+        { timeoutMs: 30_000, context },
+      )
+      // The old credentials can go now: the connection already uses the new ones.
+      await first.revoke()
+      const after = cacheMetrics(await op.metrics(), c)
+      await watchMetrics(
+        "probes succeed with the new token",
+        c,
+        (m) => m.up === 1 && m.success >= after.success + 2,
+        45_000,
+      )
+      const last = cacheMetrics(await op.metrics(), c)
+      expect(last.error).toBe(after.error)
+      await second.revoke()
+    }, 150_000)
 
     it("an unreachable workload API server gives consecutive failures, a disconnect after the fifth, and a reconnect once it is back", async ({
       expect,
