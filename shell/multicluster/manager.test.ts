@@ -389,6 +389,46 @@ describe("multi-cluster manager", () => {
     }),
   )
 
+  it.effect("Owns enqueues the hub owner of an owned object", () =>
+    Effect.gen(function* () {
+      const { manager, hubFake } = yield* setup(1)
+      const parent = yield* hubFake.client().create(cms, cm("parent"))
+      const seen: Array<string> = []
+      yield* controllerManagedBy(manager)
+        .withOptions({ engageWithLocalCluster: true })
+        .named(unique("owns"))
+        .for(cms, { predicates: [(e) => e.object.metadata.name === "parent"] })
+        .owns(Resources.secrets)
+        .complete((req) => note(seen, formatRequest(req)))
+      yield* manager.start
+      yield* eventually("parent reconciled", () => seen.length === 1)
+      yield* hubFake.client().create(Resources.secrets, {
+        metadata: {
+          name: "child",
+          namespace: "default",
+          ownerReferences: [
+            {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              name: "parent",
+              uid: parent.metadata.uid ?? "",
+              controller: true,
+            },
+          ],
+        },
+      })
+      yield* eventually("owner reconciled again", () => seen.length === 2)
+      assert.deepStrictEqual(seen, ["cluster:///default/parent", "cluster:///default/parent"])
+      const err = yield* Effect.flip(
+        controllerManagedBy(manager)
+          .named(unique("bad"))
+          .owns(Resources.secrets)
+          .complete(() => Effect.succeed(done())),
+      )
+      assert.include(err.message, "owns() needs for() first")
+    }),
+  )
+
   it.effect("a handler with deepCopyFor is copied per engaged cluster, each copy knowing its cluster", () =>
     Effect.gen(function* () {
       const { manager } = yield* setup(2)
