@@ -184,6 +184,64 @@ describe("IPAM controller (in-memory API server)", () => {
       }),
   )
 
+  it.effect(
+    "a ClusterConfig removed by hand comes back from the annotation; a patch removed by hand comes back on the reconcile annotation",
+    () =>
+      Effect.gen(function* () {
+        const twoPaths = {
+          ...validSpec,
+          injectionRules: [
+            {
+              id: "r",
+              injections: [
+                { path: "/spec/networking/nodes", parents: ["a"], subnetSize: 24 },
+                { path: "/spec/networking/pods", parents: ["a"], subnetSize: 26 },
+              ],
+            },
+          ],
+        }
+        const { client, start } = yield* setup(1)
+        yield* client.create(IpamConfigResource, config(twoPaths))
+        yield* client.create(OpenmcpClusterResource, openmcpCluster("kept"))
+        yield* start()
+        const [cc] = yield* eventually(
+          "a ClusterConfig",
+          Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? l : undefined)),
+        )
+        const key = { namespace: "ns", name: cc?.metadata.name ?? "" }
+        const patches = (cc?.spec as { patches: ReadonlyArray<{ path: string; value: string }> }).patches
+        // Deleted by hand (finalizer removed first): ipam.trigger#4, restored by ipam.reconcile#5.
+        yield* client.patch(ClusterConfigResource, key, {
+          type: "merge",
+          body: { metadata: { finalizers: null } },
+        })
+        yield* client.delete(ClusterConfigResource, key)
+        const back = yield* eventually(
+          "the ClusterConfig restored",
+          Effect.map(clusterConfigs(client), (l) =>
+            l.length === 1 && l[0]?.metadata.uid !== cc?.metadata.uid ? l[0] : undefined,
+          ),
+        )
+        assert.deepStrictEqual((back.spec as { patches: unknown }).patches, patches)
+        assert.deepStrictEqual(back.metadata.finalizers, [CIDR_FINALIZER])
+        // A patch removed by hand: an update triggers nothing (ipam.trigger#10); the reconcile
+        // annotation on the ClusterConfig does (ipam.trigger#11) and the patch is added back.
+        const current = yield* client.get(ClusterConfigResource, key)
+        yield* client.update(ClusterConfigResource, {
+          ...current,
+          metadata: { ...current.metadata, annotations: { "openmcp.cloud/operation": "reconcile" } },
+          spec: { ...(current.spec as object), patches: patches.slice(0, 1) },
+        })
+        const repaired = yield* eventually(
+          "the patch added back",
+          Effect.map(client.get(ClusterConfigResource, key), (o) =>
+            (o.spec as { patches: ReadonlyArray<unknown> }).patches.length === 2 ? o : undefined,
+          ),
+        )
+        assert.sameDeepMembers((repaired.spec as { patches: Array<unknown> }).patches, [...patches])
+      }),
+  )
+
   it.effect("a ClusterConfig whose finalizer could not be removed keeps its CIDRs held", () =>
     Effect.gen(function* () {
       const { fake, client, start } = yield* setup(1)
