@@ -49,7 +49,7 @@ import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
-import { make as makeReflector, type Reflector, type ReflectorEvent } from "../reflector/reflector.ts"
+import { make as makeReflector, type ReflectorEvent } from "../reflector/reflector.ts"
 import { HubCluster, makeRequest, type Request } from "../workqueue/request.ts"
 import { interpret } from "./interpret.ts"
 import { recordDecision, recordUsage, stateRestores } from "./metrics.ts"
@@ -502,5 +502,3 @@ const setClusterConditions = (
         ),
       )
   })
-
-export type { Reflector }
