@@ -13,7 +13,7 @@ import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { Resources } from "../../shell/kube/resource.ts"
 import { ownerOf } from "../../shell/multicluster/rendezvous.ts"
 import type { Cluster } from "../../testenv/index.ts"
-import { type Managed, startProcess, stopProcess } from "../../testenv/processes.ts"
+import { freePorts, type Managed, startProcess, stopProcess } from "../../testenv/processes.ts"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
 import { repoRoot } from "../fixtures/index.ts"
 import { clientOf, createNamespace, suffix } from "../shell/support.ts"
@@ -152,7 +152,8 @@ describe("multi-cluster programs on a real control plane", () => {
       names.map((n, i) => [n, (i % 2 === 0 ? w1 : w2).admin.kubeconfig] as const),
     )
     const prefix = `stamp-${suffix()}`
-    const replica = async (identity: string) => {
+    const [metricsPort] = await freePorts(1)
+    const replica = async (identity: string, extra: ReadonlyArray<string> = []) => {
       const logPath = join(dir, `${identity}.log`)
       const p = await startProcess(
         identity,
@@ -171,6 +172,7 @@ describe("multi-cluster programs on a real control plane", () => {
           ns,
           "--shard-identity",
           identity,
+          ...extra,
         ],
         { cwd: repoRoot, logPath, env: env() },
       )
@@ -191,7 +193,7 @@ describe("multi-cluster programs on a real control plane", () => {
       return { p, held, log: () => readFileSync(logPath, "utf8").split("\n").slice(-30).join("\n") }
     }
     const a = await replica("replica-a")
-    const b = await replica("replica-b")
+    const b = await replica("replica-b", ["--metrics-bind-address", `127.0.0.1:${metricsPort}`])
     const expectedA = names.filter((n) => ownerOf(n, ["replica-a", "replica-b"]) === "replica-a")
     await until(
       "the six clusters split by rendezvous hashing",
@@ -227,5 +229,18 @@ describe("multi-cluster programs on a real control plane", () => {
         b.log,
       )
     }
+    // b's /metrics has the per-cluster series of the stamp controller and its queue
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+    const series = metrics.split("\n").filter((l) => l.includes(`cluster="${expectedA[0]}"`))
+    assert.isTrue(
+      series.some((l) => l.startsWith("workqueue_adds_total{") && l.includes('name="stamp"')),
+      metrics.slice(0, 2_000),
+    )
+    assert.isTrue(
+      series.some(
+        (l) => l.startsWith("controller_runtime_reconcile_total{") && l.includes('controller="stamp"'),
+      ),
+      metrics.slice(0, 2_000),
+    )
   }, 240_000)
 })

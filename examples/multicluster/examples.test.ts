@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { parseProgramFlags } from "../../shell/multicluster/program.ts"
+import { parseProgramFlags, runProgram } from "../../shell/multicluster/program.ts"
 import { demo as aggregating } from "./aggregating.ts"
 import { demo as uniform } from "./uniform.ts"
 
@@ -47,6 +50,31 @@ describe("examples/multicluster", () => {
         [ok.provider, ok.providerNamespace, ok.shardLeasePrefix],
         ["kubeconfig-secrets", "fleet", "stamp"],
       )
+      const withMetrics = yield* parseProgramFlags(["--metrics-bind-address", ":9090"])
+      assert.strictEqual(withMetrics.metricsBindAddress, ":9090")
+      // a bad address is refused before anything starts, naming the flag
+      const dir = mkdtempSync(join(tmpdir(), "krtt-example-flags-"))
+      const kubeconfig = join(dir, "config")
+      writeFileSync(
+        kubeconfig,
+        [
+          "apiVersion: v1",
+          "kind: Config",
+          "clusters: [{name: hub, cluster: {server: 'https://127.0.0.1:9'}}]",
+          "users: [{name: me, user: {token: t}}]",
+          "contexts: [{name: hub, context: {cluster: hub, user: me}}]",
+          "current-context: hub",
+        ].join("\n"),
+      )
+      const address = yield* Effect.flip(
+        Effect.scoped(
+          runProgram(
+            { kubeconfig, provider: "namespaces", metricsBindAddress: "nowhere" },
+            () => Effect.void,
+          ),
+        ),
+      )
+      assert.strictEqual((address as { flag?: string }).flag, "--metrics-bind-address")
       const bad = yield* Effect.flip(parseProgramFlags(["--provider-namespce", "fleet"]))
       assert.strictEqual(bad.flag, "--provider-namespce")
       assert.include(bad.message, "closest: --provider-namespace")

@@ -12,13 +12,19 @@
  *   provider clusters by rendezvous hashing over their Leases `<PREFIX>-<identity>`.
  * - `--shard-lease-namespace NS`: where those Leases live (default: `$POD_NAMESPACE`, else `default`).
  * - `--shard-identity ID`: this replica's identity (default: hostname plus a random suffix).
+ * - `--metrics-bind-address ADDR`: serve `/metrics` (with the per-cluster series) on `host:port`
+ *   or `:port`; default `0`, off (two replicas on one machine would fight over controller-runtime's
+ *   `:8080`).
+ * - `--health-probe-bind-address ADDR`: serve `/healthz` and `/readyz` (ready once started);
+ *   default `0`, off.
  *
  * @module
  */
 import { parseArgs } from "node:util"
-import { Data, Effect, Logger, type Scope } from "effect"
+import { Data, Effect, Layer, Logger, type Scope } from "effect"
 import type { KubeClientShape } from "../kube/client.ts"
 import { makeRestClient } from "../kube/restClient.ts"
+import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { makeCluster } from "./cluster.ts"
 import { type MultiClusterManager, make as makeManager } from "./manager.ts"
@@ -35,6 +41,8 @@ export interface ProgramFlags {
   readonly shardLeasePrefix?: string | undefined
   readonly shardLeaseNamespace?: string | undefined
   readonly shardIdentity?: string | undefined
+  readonly metricsBindAddress?: string | undefined
+  readonly healthProbeBindAddress?: string | undefined
 }
 
 /** A bad command line: the message names the flag. Exit code 2. */
@@ -51,6 +59,8 @@ const known = {
   "shard-lease-prefix": "shardLeasePrefix",
   "shard-lease-namespace": "shardLeaseNamespace",
   "shard-identity": "shardIdentity",
+  "metrics-bind-address": "metricsBindAddress",
+  "health-probe-bind-address": "healthProbeBindAddress",
 } as const
 
 /** Parses the flags; an unknown or valueless flag fails naming it (and the closest known one). */
@@ -112,6 +122,15 @@ export const runProgram = <E>(
         flag: "--kubeconfig",
         message: "--kubeconfig: no hub cluster is configured",
       })
+    let metricsAddress: ReturnType<typeof parseBindAddress>
+    let healthAddress: ReturnType<typeof parseBindAddress>
+    try {
+      metricsAddress = parseBindAddress("metrics-bind-address", flags.metricsBindAddress ?? "0")
+      healthAddress = parseBindAddress("health-probe-bind-address", flags.healthProbeBindAddress ?? "0")
+    } catch (e) {
+      const message = (e as Error).message
+      return yield* new ProgramUsageError({ flag: message.slice(0, message.indexOf(":")), message })
+    }
     const hubClient = yield* makeRestClient(resolved.kubeconfig, { userAgent: "krtt-multicluster" })
     const provider = yield* makeProvider(flags.provider, hubClient, {
       ...(flags.providerNamespace === undefined ? {} : { providerNamespace: flags.providerNamespace }),
@@ -127,7 +146,11 @@ export const runProgram = <E>(
           })
     const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider, gate })
     yield* setup({ manager, hubClient })
+    let ready = false
+    yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(Effect.orDie)
+    yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.sync(() => ready)))).pipe(Effect.orDie)
     yield* manager.start
+    ready = true
     return yield* Effect.never
   })
 
