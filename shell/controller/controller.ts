@@ -43,8 +43,9 @@ export interface ControllerOptions<E, R> extends Partial<BackoffOptions> {
   /** How long a stop waits for in-flight reconciles. Default 30 s (controller-runtime's). */
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
   /**
-   * Also record the reconcile metrics per cluster (labels `controller` and `cluster`), for a
-   * multi-cluster controller. Default false: only the `controller` series.
+   * Record the reconcile metrics per cluster (labels `controller` and `cluster`) instead of per
+   * controller only, for a multi-cluster controller. Default false. Active and max workers stay
+   * per controller.
    */
   readonly perClusterMetrics?: boolean | undefined
 }
@@ -84,10 +85,13 @@ export const make = <E, R>(
     const metrics = forController(name)
     let active = 0
     let serial = 0
-    /** The per-cluster series of a request's cluster, when asked for (`perClusterMetrics`). */
+    /**
+     * The series a request's outcome is booked in: the controller's, or with `perClusterMetrics`
+     * its cluster's instead (never both, so that sums over the series stay right).
+     */
     const clusterSeries = new Map<string, ReturnType<typeof forControllerCluster>>()
-    const perCluster = (request: Request) => {
-      if (options.perClusterMetrics !== true) return undefined
+    const seriesOf = (request: Request): ReturnType<typeof forControllerCluster> => {
+      if (options.perClusterMetrics !== true) return metrics
       let m = clusterSeries.get(request.cluster)
       if (m === undefined) {
         m = forControllerCluster(name, request.cluster)
@@ -114,38 +118,22 @@ export const make = <E, R>(
             ...(after > 0 ? { requeueAfterMs: after } : {}),
           }),
         )
-        const byCluster = perCluster(request)
-        return Effect.all(
-          [
-            requeue,
-            Metric.update(metrics.total(label), 1),
-            byCluster === undefined ? Effect.void : Metric.update(byCluster.total(label), 1),
-            log,
-          ],
-          { discard: true },
-        ).pipe(result.row === undefined ? (e) => e : Effect.annotateLogs({ row: result.row }))
+        return Effect.all([requeue, Metric.update(seriesOf(request).total(label), 1), log], {
+          discard: true,
+        }).pipe(result.row === undefined ? (e) => e : Effect.annotateLogs({ row: result.row }))
       }
       if (Cause.hasInterruptsOnly(exit.cause)) return Effect.void
       const failure = exit.cause.reasons.find(Cause.isFailReason)
       const error = failure?.error as { readonly _tag?: unknown; readonly row?: unknown } | undefined
       const terminal = error?._tag === "TerminalError"
       const row = typeof error?.row === "string" ? error.row : undefined
-      const byCluster = perCluster(request)
+      const series = seriesOf(request)
       return Effect.all(
         [
-          byCluster === undefined
-            ? Effect.void
-            : Effect.andThen(
-                Effect.andThen(
-                  Metric.update(byCluster.total("error"), 1),
-                  Metric.update(byCluster.errors, 1),
-                ),
-                terminal ? Metric.update(byCluster.terminal, 1) : Effect.void,
-              ),
           terminal ? queue.forget(request) : queue.addRateLimited(request),
-          Metric.update(metrics.total("error"), 1),
-          Metric.update(metrics.errors, 1),
-          terminal ? Metric.update(metrics.terminal, 1) : Effect.void,
+          Metric.update(series.total("error"), 1),
+          Metric.update(series.errors, 1),
+          terminal ? Metric.update(series.terminal, 1) : Effect.void,
           Effect.logError("Reconciler error").pipe(
             Effect.annotateLogs({ terminal, error: Cause.pretty(exit.cause) }),
           ),
@@ -163,10 +151,10 @@ export const make = <E, R>(
           () =>
             Effect.gen(function* () {
               yield* Metric.update(metrics.active, --active)
-              const seconds = ((yield* Clock.currentTimeMillis) - started) / 1000
-              yield* Metric.update(metrics.time, seconds)
-              const byCluster = perCluster(request)
-              if (byCluster !== undefined) yield* Metric.update(byCluster.time, seconds)
+              yield* Metric.update(
+                seriesOf(request).time,
+                ((yield* Clock.currentTimeMillis) - started) / 1000,
+              )
             }),
         )
         yield* settle(request, exit)

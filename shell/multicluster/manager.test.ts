@@ -203,6 +203,12 @@ describe("multi-cluster manager", () => {
         assert.strictEqual((yield* Metric.value(m.adds)).count, 1, "per-cluster queue metrics")
         const total = ControllerMetrics.forControllerCluster(controller.name, "flood").total("success")
         assert.strictEqual((yield* Metric.value(total)).count, 500, "per-cluster reconcile metrics")
+        const base = ControllerMetrics.forController(controller.name).total("success")
+        assert.strictEqual(
+          (yield* Metric.value(base)).count,
+          0,
+          "instead of the per-controller series: sums stay right",
+        )
       }),
   )
 

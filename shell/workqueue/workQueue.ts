@@ -34,8 +34,8 @@ export interface WorkQueueOptions extends Partial<BackoffOptions> {
   /** The metrics label `name`; by convention the controller's name. */
   readonly name: string
   /**
-   * Also record the `workqueue_*` metrics per cluster (labels `name` and `cluster`), for a
-   * multi-cluster controller. Default false: only the `name` series.
+   * Record the `workqueue_*` metrics per cluster (labels `name` and `cluster`) instead of per
+   * queue only, for a multi-cluster controller. Default false.
    */
   readonly perClusterMetrics?: boolean | undefined
 }
@@ -81,25 +81,26 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     const startedAt = new Map<string, number>()
     let down = false
 
-    const setDepth = Effect.suspend(() => Metric.update(metrics.depth, state.length))
-    /** The per-cluster series, when asked for (`perClusterMetrics`). */
-    const clusterMetrics = new Map<string, ReturnType<typeof forQueueCluster>>()
-    const perCluster = (
-      request: Request,
-      f: (m: ReturnType<typeof forQueueCluster>) => Effect.Effect<void>,
-    ) => {
-      if (options.perClusterMetrics !== true) return Effect.void
-      let m = clusterMetrics.get(request.cluster)
+    /**
+     * The series a request is booked in: the queue's, or with `perClusterMetrics` its cluster's
+     * instead (never both, so that sums over the series stay right).
+     */
+    const clusterSeries = new Map<string, ReturnType<typeof forQueueCluster>>()
+    const seriesOf = (request: Request): ReturnType<typeof forQueueCluster> => {
+      if (options.perClusterMetrics !== true) return metrics
+      let m = clusterSeries.get(request.cluster)
       if (m === undefined) {
         m = forQueueCluster(name, request.cluster)
-        clusterMetrics.set(request.cluster, m)
+        clusterSeries.set(request.cluster, m)
       }
-      const series = m
-      return Effect.andThen(
-        f(series),
-        Effect.suspend(() => Metric.update(series.depth, state.clusterLength(request.cluster))),
-      )
+      return m
     }
+    const setDepth = (request: Request) =>
+      Effect.suspend(() =>
+        options.perClusterMetrics === true
+          ? Metric.update(seriesOf(request).depth, state.clusterLength(request.cluster))
+          : Metric.update(metrics.depth, state.length),
+      )
 
     const add = (request: Request): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -108,10 +109,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         if (outcome === "deduplicated") return Effect.void
         if (!addedAt.has(requestKey(request))) addedAt.set(requestKey(request), now)
         if (outcome === "queued") Queue.offerUnsafe(signal, undefined)
-        return Effect.andThen(
-          Effect.andThen(Metric.update(metrics.adds, 1), setDepth),
-          perCluster(request, (m) => Metric.update(m.adds, 1)),
-        )
+        return Effect.andThen(Metric.update(seriesOf(request).adds, 1), setDepth(request))
       })
 
     const addAfter = (request: Request, delay: Duration.Input): Effect.Effect<void> =>
@@ -147,11 +145,8 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
           const since = addedAt.get(key)
           addedAt.delete(key)
           startedAt.set(key, now)
-          if (since !== undefined) yield* Metric.update(metrics.queueDuration, (now - since) / 1000)
-          if (since !== undefined)
-            yield* perCluster(request, (m) => Metric.update(m.queueDuration, (now - since) / 1000))
-          else yield* perCluster(request, () => Effect.void)
-          yield* setDepth
+          if (since !== undefined) yield* Metric.update(seriesOf(request).queueDuration, (now - since) / 1000)
+          yield* setDepth(request)
           return request
         }
       }),
@@ -165,11 +160,10 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         const again = state.done(request)
         if (again && !down) Queue.offerUnsafe(signal, undefined)
         const observe =
-          started === undefined ? Effect.void : Metric.update(metrics.workDuration, (now - started) / 1000)
-        const observeCluster = perCluster(request, (m) =>
-          started === undefined ? Effect.void : Metric.update(m.workDuration, (now - started) / 1000),
-        )
-        return Effect.andThen(Effect.andThen(observe, setDepth), observeCluster)
+          started === undefined
+            ? Effect.void
+            : Metric.update(seriesOf(request).workDuration, (now - started) / 1000)
+        return Effect.andThen(observe, setDepth(request))
       })
 
     const shutdown = Effect.suspend(() => {
@@ -189,13 +183,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
       addRateLimited: (request) =>
         Effect.suspend(() => {
           const delay = backoff.when(requestKey(request))
-          return Effect.andThen(
-            Effect.andThen(
-              Metric.update(metrics.retries, 1),
-              perCluster(request, (m) => Metric.update(m.retries, 1)),
-            ),
-            addAfter(request, delay),
-          )
+          return Effect.andThen(Metric.update(seriesOf(request).retries, 1), addAfter(request, delay))
         }),
       forget: (request) => Effect.sync(() => backoff.forget(requestKey(request))),
       numRequeues: (request) => Effect.sync(() => backoff.retries(requestKey(request))),
