@@ -3,10 +3,12 @@
 // down (its old ClusterConfig held by the finalizer after the garbage collector took it), state
 // refresh cycles, IPv6, leader election (issue 15, items 1, 3, 5; seed 004).
 import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parse } from "yaml"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
 import {
   apply,
@@ -27,6 +29,7 @@ import {
   cidrsOf,
   clusterObject,
   createCluster,
+  GARDENER,
   type IpamProcess,
   installIpamCrds,
   listClusterConfigs,
@@ -127,6 +130,81 @@ describe("deploy/ipam", () => {
     )
     expect(pod.status, pod.text).toBe(201)
     expect(pod.headers.warning).toBeUndefined()
+  }, 60_000)
+
+  it("the CRDs take objects shaped as openmcp writes them, and docs/ipam.md's example, under strict field validation", async () => {
+    // Every field of upstream's schemas (openmcp-operator's Cluster, cluster-provider-gardener's
+    // ClusterConfig, platform-service-gardener-ipam's IPAMConfig), set once.
+    const upstreamShaped: ReadonlyArray<KubeObject> = [
+      {
+        apiVersion: "clusters.openmcp.cloud/v1alpha1",
+        kind: "Cluster",
+        metadata: { namespace: ns, name: "upstream-shaped" },
+        spec: {
+          profile: "gardener-aws",
+          clusterConfigRef: { apiGroup: "gardener.clusters.openmcp.cloud", kind: "ClusterConfig", name: "x" },
+          kubernetes: { version: "1.34.4" },
+          purposes: ["mcp", "workload"],
+          tenancy: "Shared",
+        },
+      },
+      {
+        apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+        kind: "ClusterConfig",
+        metadata: { namespace: ns, name: "upstream-shaped" },
+        spec: {
+          patchOptions: { createMissingOnAdd: true, ignoreMissingOnRemove: false },
+          patches: [
+            { op: "add", path: "/spec/networking/nodes", value: "10.0.0.0/24" },
+            { op: "copy", from: "/spec/a", path: "/spec/b" },
+          ],
+          extensions: [{ type: "shoot-dns-service", disabled: false, providerConfig: { any: { thing: 1 } } }],
+          resources: [{ name: "r", resourceRef: { apiVersion: "v1", kind: "Secret", name: "s" } }],
+        },
+      },
+      {
+        apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+        kind: "IPAMConfig",
+        metadata: { name: `upstream-shaped-${s}` },
+        spec: {
+          internalStateRefreshCycleDuration: "24h",
+          parentCIDRs: { foo: ["10.27.0.0/16"], bar: ["10.28.0.0/24"] },
+          injectionRules: [
+            {
+              id: "all-selectors",
+              matchIdentities: [{ name: "a", namespace: "b" }],
+              matchLabels: { "clusters.openmcp.cloud/test": "true" },
+              matchExpressions: [{ key: "k", operator: "In", values: ["v"] }],
+              matchPurposes: [{ operator: "ContainsNone", values: ["onboarding"] }],
+              injections: [
+                { id: "n", path: "/spec/networking/nodes", parents: ["foo", "bar"], subnetSize: 24 },
+                { paths: [".spec.networking.pods", "/spec/x"], parents: ["n"], subnetSize: 28 },
+              ],
+            },
+          ],
+        },
+      },
+    ]
+    const docs = readFileSync(join(repoRoot, "docs", "ipam.md"), "utf8")
+    const examples = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1] ?? "") as KubeObject)
+    expect(examples.map((o) => o.kind)).toEqual(["IPAMConfig", "Cluster"])
+    for (const o of [...upstreamShaped, ...examples]) {
+      const r = await apply(cluster, o, { dryRun: true })
+      expect(r.headers.warning, `${o.kind} ${o.metadata.name}`).toBeUndefined()
+    }
+    // The schema's own check of an injection: path or paths.
+    const noPath = await cluster.request("POST", `${GARDENER}/ipamconfigs?dryRun=All`, {
+      body: {
+        apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+        kind: "IPAMConfig",
+        metadata: { name: `no-path-${s}` },
+        spec: { parentCIDRs: {}, injectionRules: [{ id: "r", injections: [{ subnetSize: 24 }] }] },
+      },
+    })
+    expect(noPath.status).toBe(422)
+    expect(noPath.text).toContain(
+      "either 'path' must be non-empty or 'paths' must contain at least one entry",
+    )
   }, 60_000)
 
   it("its RBAC is all krtt ipam needs: the controller runs as the krtt-ipam ServiceAccount", async () => {
