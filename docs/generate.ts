@@ -143,6 +143,21 @@ stateDiagram-v2
     Releasing --> [*]: reconcile#1 remove finalizer, release CIDRs, delete ClusterConfig
 \`\`\``
 
+const inventoryDiagram = `\`\`\`mermaid
+stateDiagram-v2
+    [*] --> Reachable: entry#1 engaged (put at once)
+    Reachable --> Reachable: entry#3 unchanged / entry#6 change written after the debounce
+    Reachable --> Pending: entry#4 Nodes or version changed (wait the debounce, 2 s)
+    Pending --> Pending: entry#5 still within the debounce
+    Pending --> Reachable: entry#6 written / entry#3 back to the stored facts
+    Reachable --> Unreachable: entry#7 disengaged by health (put at once)
+    Pending --> Unreachable: entry#7
+    Unreachable --> Unreachable: entry#8
+    Unreachable --> Reachable: entry#2 engaged again (put at once)
+    Reachable --> [*]: entry#10 left the provider (key removed)
+    Unreachable --> [*]: entry#10
+\`\`\``
+
 interface Area {
   readonly file: string
   readonly title: string
@@ -191,6 +206,14 @@ const areas: ReadonlyArray<Area> = [
     intro:
       "The pure decisions live in `core/ipam/` (trigger, reconcile, allocator, matching, config validation, state restore); the transcriptions in `spec/ipam/`. The seed is prose, not a table: every bullet of its trigger specifics is a row of `ipam.trigger` (those that must not trigger included), and the reconcile sentence, the state document and the release rule are rows of `ipam.reconcile`; derived rows carry their reason, taken from upstream openmcp-project/platform-service-gardener-ipam. Input shapes for `krtt explain` are in [../ipam-inputs.md](../ipam-inputs.md).",
     diagram: `## Life of a Cluster's CIDRs\n\nEdges name the deciding rows (ids without the \`ipam.\` prefix).\n\n${ipamDiagram}\n`,
+  },
+  {
+    file: "inventory.md",
+    title: "Inventory table (issue 14, seed 003's aggregating controller)",
+    prefix: "inventory.",
+    intro:
+      "`krtt inventory` keeps one hub ConfigMap `krtt-inventory` with a key per engaged cluster ([../fleet.md](../fleet.md)). The pure decision for one cluster's entry lives in `core/inventory/entry.ts`; the transcription in `spec/inventory/`. Rows 1, 3-8 and 10 are the issue's sentences, rows 2, 9, 11 and 12 derived, each with its reason. An input example for `krtt explain` is in [../fleet.md](../fleet.md).",
+    diagram: `## One cluster's entry\n\nStates of one cluster's key; edges name the deciding rows (ids without the \`inventory.\` prefix). Waiting clusters (engagement under way, another replica's) change nothing (entry#12).\n\n${inventoryDiagram}\n`,
   },
 ]
 

@@ -6,6 +6,7 @@
 import type fc from "fast-check"
 import { arbitraries as cluster } from "./cluster/arbitraries.ts"
 import { inputs as clustercache } from "./clustercache/arbitraries.ts"
+import { inputs as inventory } from "./inventory/arbitraries.ts"
 import { arbitraries as ipam } from "./ipam/arbitraries.ts"
 import { inputs as multicluster } from "./multicluster/arbitraries.ts"
 import { inputs as scopedcache } from "./scopedcache/arbitraries.ts"
@@ -16,4 +17,5 @@ export const arbitraries: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
   ...multicluster,
   ...scopedcache,
   ...ipam,
+  ...inventory,
 }

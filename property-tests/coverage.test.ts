@@ -29,6 +29,11 @@ describe("krtt:coverage", () => {
     ])
   })
 
+  it("lists the inventory table (issue 14) with 8 documented and 4 derived rows", () => {
+    const rows = report.tables.find((t) => t.id === "inventory.entry")?.rows ?? []
+    expect([rows.filter((r) => !r.derived).length, rows.filter((r) => r.derived).length]).toEqual([8, 4])
+  })
+
   it("lists the six ClusterCache tables with 13, 8, 6, 5, 3 and 7 documented rows", () => {
     const documented = (id: string) =>
       report.tables.find((t) => t.id === id)?.rows.filter((r) => !r.derived).length

@@ -9,6 +9,7 @@ import type { Schema } from "effect"
 import * as cluster from "../../core/cluster/index.ts"
 import { inputSchemas as clusterSchemas } from "../../core/cluster/schema.ts"
 import * as clustercache from "../../core/clustercache/index.ts"
+import * as inventory from "../../core/inventory/index.ts"
 import * as ipam from "../../core/ipam/index.ts"
 import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
 import * as multicluster from "../../core/multicluster/index.ts"
@@ -16,6 +17,7 @@ import { inputSchemas as multiclusterSchemas } from "../../core/multicluster/sch
 import * as scopedcache from "../../core/scopedcache/index.ts"
 import * as clusterSpec from "../../spec/cluster/index.ts"
 import * as clustercacheSpec from "../../spec/clustercache/index.ts"
+import * as inventorySpec from "../../spec/inventory/index.ts"
 import * as ipamSpec from "../../spec/ipam/index.ts"
 import * as multiclusterSpec from "../../spec/multicluster/index.ts"
 import * as scopedcacheSpec from "../../spec/scopedcache/index.ts"
@@ -98,6 +100,16 @@ export const bindings: ReadonlyArray<TableBinding> = [
   ...ipamSpec.tables.map((spec) => {
     const id = spec.id as keyof typeof ipamTransitions
     return bind(spec, ipamTransitions[id], ipam.IpamDefaults, ipam.inputSchemas[id], ipamDocs)
+  }),
+  ...inventorySpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof inventory.transitions
+    return bind(
+      spec,
+      inventory.transitions[id],
+      inventory.InventoryDefaults,
+      inventory.inputSchemas[id],
+      "docs/fleet.md",
+    )
   }),
 ]
 

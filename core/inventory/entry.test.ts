@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest"
+import {
+  EntryRow,
+  entryKey,
+  entryTransition,
+  InventoryDefaults,
+  inventoryConfig,
+  parseEntry,
+  renderEntry,
+} from "./index.ts"
+
+const NOW = Date.parse("2026-11-24T07:00:00.000Z")
+const facts = { kubernetesVersion: "v1.34.1", nodes: 3, readyNodes: 2 }
+const input = (
+  view: Parameters<typeof entryTransition>[0]["observed"]["view"],
+  stored?: string,
+  pendingSince?: number,
+) => ({
+  observed: { cluster: "east", view, stored, pendingSince },
+  desired: {},
+  trigger: { _tag: "Reconcile" as const },
+  now: NOW,
+})
+
+describe("InventoryDefaults", () => {
+  it("documents a 2 s debounce, a 1 s cluster poll, a 10 min version refresh and a 1 s retry", () => {
+    expect(InventoryDefaults).toEqual({
+      debounce: 2_000,
+      clusterPollInterval: 1_000,
+      versionRefresh: 600_000,
+      retry: 1_000,
+    })
+  })
+
+  it("inventoryConfig overrides a value and refuses an unknown key naming the closest", () => {
+    expect(inventoryConfig({ debounce: 0 }).debounce).toBe(0)
+    expect(() => inventoryConfig({ debounse: 5 } as never)).toThrow(
+      /unknown key debounse; did you mean "debounce"/,
+    )
+    expect(() => inventoryConfig({ debounce: -1 })).toThrow(/debounce must be a non-negative/)
+  })
+})
+
+describe("entryKey", () => {
+  it("is the cluster's name when that is a valid ConfigMap key", () => {
+    expect(entryKey("east")).toBe("east")
+    expect(entryKey("a.b-c_d")).toBe("a.b-c_d")
+  })
+
+  it("sanitizes other names and keeps them apart with a hash suffix", () => {
+    const a = entryKey("fleet/prod-1")
+    const b = entryKey("fleet#prod-1")
+    expect(a).toMatch(/^fleet-prod-1\.[0-9a-f]{8}$/)
+    expect(b).toMatch(/^fleet-prod-1\.[0-9a-f]{8}$/)
+    expect(a).not.toBe(b)
+    expect(entryKey("x/".repeat(200)).length).toBeLessThanOrEqual(253)
+  })
+})
+
+describe("parseEntry", () => {
+  const doc = {
+    cluster: "east",
+    ...facts,
+    engagedSince: "2026-11-24T06:00:00.000Z",
+    lastChange: "2026-11-24T06:30:00.000Z",
+    reachable: true,
+  }
+  it("round-trips a rendered entry", () => {
+    expect(parseEntry("east", renderEntry(doc))).toEqual(doc)
+  })
+  it("refuses another cluster's document, junk and wrong types", () => {
+    expect(parseEntry("west", renderEntry(doc))).toBeUndefined()
+    expect(parseEntry("east", "{")).toBeUndefined()
+    expect(parseEntry("east", JSON.stringify({ ...doc, nodes: "3" }))).toBeUndefined()
+    expect(parseEntry("east", undefined)).toBeUndefined()
+  })
+})
+
+describe("entryTransition", () => {
+  const stored = renderEntry({
+    cluster: "east",
+    ...facts,
+    engagedSince: "2026-11-24T06:00:00.000Z",
+    lastChange: "2026-11-24T06:30:00.000Z",
+    reachable: true,
+  })
+
+  it("inventory.entry#1: a first engagement writes the whole document at once", () => {
+    const r = entryTransition(input({ _tag: "Engaged", facts }), InventoryDefaults)
+    expect(r.row).toBe(EntryRow.firstEngaged)
+    expect(r.actions).toEqual([
+      {
+        _tag: "PutEntry",
+        key: "east",
+        value:
+          '{"cluster":"east","kubernetesVersion":"v1.34.1","nodes":3,"readyNodes":2,"engagedSince":"2026-11-24T07:00:00.000Z","lastChange":"2026-11-24T07:00:00.000Z","reachable":true}',
+      },
+    ])
+  })
+
+  it("inventory.entry#4, #5, #6: a change waits the 2 s debounce from its first sight, then is written", () => {
+    const more = { _tag: "Engaged" as const, facts: { ...facts, nodes: 4 } }
+    const first = entryTransition(input(more, stored), InventoryDefaults)
+    expect(first).toMatchObject({
+      row: EntryRow.changeStartsWaiting,
+      actions: [{ _tag: "RequeueAfter", delay: 2_000 }],
+    })
+    expect(first.status.pendingSince).toBe(NOW)
+    const later = entryTransition(input(more, stored, NOW - 1_500), InventoryDefaults)
+    expect(later).toMatchObject({
+      row: EntryRow.changeStillWaiting,
+      actions: [{ _tag: "RequeueAfter", delay: 500 }],
+    })
+    const due = entryTransition(input(more, stored, NOW - 2_000), InventoryDefaults)
+    expect(due.row).toBe(EntryRow.changeWritten)
+    const written = parseEntry("east", (due.actions[0] as { value: string }).value)
+    expect(written).toMatchObject({
+      nodes: 4,
+      engagedSince: "2026-11-24T06:00:00.000Z",
+      lastChange: "2026-11-24T07:00:00.000Z",
+    })
+  })
+
+  it("inventory.entry#7, #8, #2: unreachable at once, kept, reachable again with a new engagement", () => {
+    const reason = "probe failed 5 times in a row (threshold 5): connect ECONNREFUSED"
+    const down = entryTransition(input({ _tag: "Unhealthy", reason }, stored), InventoryDefaults)
+    expect(down.row).toBe(EntryRow.markedUnreachable)
+    const value = (down.actions[0] as { value: string }).value
+    expect(parseEntry("east", value)).toMatchObject({ reachable: false, reason, nodes: 3, readyNodes: 2 })
+    expect(
+      entryTransition(input({ _tag: "Unhealthy", reason: "other" }, value), InventoryDefaults).actions,
+    ).toEqual([])
+    const back = entryTransition(input({ _tag: "Engaged", facts }, value), InventoryDefaults)
+    expect(back.row).toBe(EntryRow.engagedAgain)
+    expect(parseEntry("east", (back.actions[0] as { value: string }).value)).toMatchObject({
+      reachable: true,
+      engagedSince: "2026-11-24T07:00:00.000Z",
+    })
+  })
+
+  it("inventory.entry#10: a cluster that left loses its key; #12: a waiting cluster changes nothing", () => {
+    expect(entryTransition(input({ _tag: "Absent" }, stored), InventoryDefaults).actions).toEqual([
+      { _tag: "RemoveEntry", key: "east" },
+    ])
+    expect(entryTransition(input({ _tag: "Waiting" }, stored), InventoryDefaults).actions).toEqual([])
+  })
+})
