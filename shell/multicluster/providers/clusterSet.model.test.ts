@@ -46,7 +46,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       _tag: fc.constant("Advance" as const),
-      ms: fc.oneof(fc.integer({ min: 1, max: 15_000 }), fc.constantFrom(9_999, 10_000, 10_001, 50_000, 70_000)),
+      ms: fc.oneof(
+        fc.integer({ min: 1, max: 15_000 }),
+        fc.constantFrom(9_999, 10_000, 10_001, 50_000, 70_000),
+      ),
     }),
   },
 )

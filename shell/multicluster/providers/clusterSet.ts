@@ -164,16 +164,18 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
       const runScope = yield* Effect.scope
       const chain = new Map<
         ClusterName,
-        { readonly generation: string | undefined; readonly fiber: Fiber.Fiber<void> }
+        { readonly id: number; readonly generation: string | undefined; readonly fiber: Fiber.Fiber<void> }
       >()
+      let nextId = 0
 
-      const lifecycle = (c: Candidate): Effect.Effect<void> => {
+      const lifecycle = (c: Candidate, id: number): Effect.Effect<void> => {
         let live: Live | undefined
         let pending: Scope.Closeable | undefined
         let health: HealthState = { consecutiveFailures: 0 }
         const gated = c.healthGated ?? true
+        /** Only the newest transition of the name writes its state (a superseded one is leaving). */
         const setState = (s: Omit<ClusterState, "name">) => {
-          states.set(c.name, { name: c.name, ...s })
+          if (chain.get(c.name)?.id === id) states.set(c.name, { name: c.name, ...s })
         }
         const annotate = log(c.name, { generation: c.generation })
 
@@ -291,8 +293,9 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
               const step = healthStep(health, yield* probe(l.cluster.client), options.health)
               health = step.state
               if (step.verdict === "unhealthy") {
-                yield* teardown(step.reason)
+                // Unhealthy before the scope closes: the manager asks why it closes (unhealthy, not removed).
                 setState({ engaged: false, healthy: false, reason: step.reason })
+                yield* teardown(step.reason)
                 yield* Effect.logWarning("cluster unhealthy, disengaged").pipe(
                   annotate,
                   Effect.annotateLogs({ reason: step.reason }),
@@ -315,13 +318,18 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
       }
 
       /** Runs `body` for `name` after the previous transition of that name has ended. */
-      const replace = (name: ClusterName, generation: string | undefined, body: Effect.Effect<void>) =>
+      const replace = (
+        name: ClusterName,
+        generation: string | undefined,
+        body: (id: number) => Effect.Effect<void>,
+      ) =>
         Effect.gen(function* () {
           const prev = chain.get(name)
+          const id = ++nextId
           const stopPrev =
             prev === undefined ? Effect.void : Effect.uninterruptible(Fiber.interrupt(prev.fiber))
-          const fiber = yield* Effect.forkIn(Effect.andThen(stopPrev, body), runScope)
-          chain.set(name, { generation, fiber })
+          const fiber = yield* Effect.forkIn(Effect.andThen(stopPrev, body(id)), runScope)
+          chain.set(name, { id, generation, fiber })
         })
 
       const sink: ClusterSink = {
@@ -329,15 +337,13 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
           Effect.suspend(() =>
             chain.get(c.name)?.generation === c.generation
               ? Effect.void
-              : replace(c.name, c.generation, lifecycle(c)),
+              : replace(c.name, c.generation, (id) => lifecycle(c, id)),
           ),
         remove: (name) =>
           Effect.suspend(() => {
             const prev = chain.get(name)
             if (prev === undefined || prev.generation === undefined) return Effect.void
-            return replace(
-              name,
-              undefined,
+            return replace(name, undefined, () =>
               Effect.sync(() => {
                 states.delete(name)
               }),
@@ -347,13 +353,10 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
           Effect.suspend(() => {
             const generation = `rejected: ${healthy} ${reason}`
             if (chain.get(name)?.generation === generation) return Effect.void
-            return replace(
-              name,
-              generation,
-              Effect.andThen(
-                Effect.sync(() => states.set(name, { name, engaged: false, healthy, reason })),
-                Effect.logWarning("cluster rejected").pipe(log(name), Effect.annotateLogs({ reason })),
-              ),
+            // The verdict first: when the engaged generation's scope closes, the manager reads it.
+            states.set(name, { name, engaged: false, healthy, reason })
+            return replace(name, generation, () =>
+              Effect.logWarning("cluster rejected").pipe(log(name), Effect.annotateLogs({ reason })),
             )
           }),
         names: () => [...chain.entries()].flatMap(([name, e]) => (e.generation === undefined ? [] : [name])),
