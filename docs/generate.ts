@@ -143,6 +143,19 @@ stateDiagram-v2
     Releasing --> [*]: reconcile#1 remove finalizer, release CIDRs, delete ClusterConfig
 \`\`\``
 
+const propagateDiagram = `\`\`\`mermaid
+stateDiagram-v2
+    [*] --> Synced: copy#1 create namespace and copy / copy#2 create copy
+    Synced --> Synced: copy#3 update (edited) / copy#8 replace (Secret type) / copy#4 nothing
+    Synced --> Synced: copy#2 re-create (copy deleted in the cluster)
+    Synced --> Clean: copy#5 delete (source deleted, unlabelled, or cluster not selected)
+    Clean --> Synced: copy#1 / copy#2 (labelled again, selected again)
+    Synced --> Blocked: copy#7 informer forbidden (Warning Event)
+    Blocked --> Synced: copy#2 / copy#3 / copy#4 once the Role is back
+    [*] --> Conflict: copy#9 an object that is not ours (Warning Event)
+    Synced --> InvalidSelector: copy#10 bad krtt.io/propagation (Warning Event, nothing written)
+\`\`\``
+
 const inventoryDiagram = `\`\`\`mermaid
 stateDiagram-v2
     [*] --> Reachable: entry#1 engaged (put at once)
@@ -214,6 +227,14 @@ const areas: ReadonlyArray<Area> = [
     intro:
       "`krtt inventory` keeps one hub ConfigMap `krtt-inventory` with a key per engaged cluster ([../fleet.md](../fleet.md)). The pure decision for one cluster's entry lives in `core/inventory/entry.ts`; the transcription in `spec/inventory/`. Rows 1, 3-8 and 10 are the issue's sentences, rows 2, 9, 11 and 12 derived, each with its reason. An input example for `krtt explain` is in [../fleet.md](../fleet.md).",
     diagram: `## One cluster's entry\n\nStates of one cluster's key; edges name the deciding rows (ids without the \`inventory.\` prefix). Waiting clusters (engagement under way, another replica's) change nothing (entry#12).\n\n${inventoryDiagram}\n`,
+  },
+  {
+    file: "propagate.md",
+    title: "Propagation table (issue 14, seed 003's uniform controller)",
+    prefix: "propagate.",
+    intro:
+      '`krtt propagate` keeps every hub ConfigMap and Secret labelled `krtt.io/propagate: "true"` identical in every engaged cluster ([../fleet.md](../fleet.md)). The pure decision for one source and one cluster lives in `core/propagate/copy.ts`, the source-level summary (finalizer, `krtt.io/propagated-to`) in `core/propagate/summary.ts`; the transcription in `spec/propagate/`. Rows 1-7 are the issue\'s sentences, rows 8-10 derived, each with its reason. An input example for `krtt explain` is in [../fleet.md](../fleet.md).',
+    diagram: `## One source in one cluster\n\nStatuses of one (source, cluster) pair; edges name the deciding rows (ids without the \`propagate.\` prefix).\n\n${propagateDiagram}\n`,
   },
 ]
 

@@ -9,6 +9,7 @@ import { inputs as clustercache } from "./clustercache/arbitraries.ts"
 import { inputs as inventory } from "./inventory/arbitraries.ts"
 import { arbitraries as ipam } from "./ipam/arbitraries.ts"
 import { inputs as multicluster } from "./multicluster/arbitraries.ts"
+import { inputs as propagate } from "./propagate/arbitraries.ts"
 import { inputs as scopedcache } from "./scopedcache/arbitraries.ts"
 
 export const arbitraries: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
@@ -18,4 +19,5 @@ export const arbitraries: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
   ...scopedcache,
   ...ipam,
   ...inventory,
+  ...propagate,
 }

@@ -14,12 +14,14 @@ import * as ipam from "../../core/ipam/index.ts"
 import type { AnyTableSpec, TransitionResult } from "../../core/krtt/index.ts"
 import * as multicluster from "../../core/multicluster/index.ts"
 import { inputSchemas as multiclusterSchemas } from "../../core/multicluster/schema.ts"
+import * as propagate from "../../core/propagate/index.ts"
 import * as scopedcache from "../../core/scopedcache/index.ts"
 import * as clusterSpec from "../../spec/cluster/index.ts"
 import * as clustercacheSpec from "../../spec/clustercache/index.ts"
 import * as inventorySpec from "../../spec/inventory/index.ts"
 import * as ipamSpec from "../../spec/ipam/index.ts"
 import * as multiclusterSpec from "../../spec/multicluster/index.ts"
+import * as propagateSpec from "../../spec/propagate/index.ts"
 import * as scopedcacheSpec from "../../spec/scopedcache/index.ts"
 
 /** A documented table and what implements it. */
@@ -108,6 +110,16 @@ export const bindings: ReadonlyArray<TableBinding> = [
       inventory.transitions[id],
       inventory.InventoryDefaults,
       inventory.inputSchemas[id],
+      "docs/fleet.md",
+    )
+  }),
+  ...propagateSpec.tables.map((spec) => {
+    const id = spec.id as keyof typeof propagate.transitions
+    return bind(
+      spec,
+      propagate.transitions[id],
+      propagate.PropagateDefaults,
+      propagate.inputSchemas[id],
       "docs/fleet.md",
     )
   }),

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest"
+import { PropagateDefaults, propagateConfig } from "./config.ts"
+
+describe("PropagateDefaults", () => {
+  it("holds the documented numbers: retry 5 s, cluster timeout 10 s, cluster poll 1 s, 10 at a time", () => {
+    expect(PropagateDefaults).toEqual({
+      retryInterval: 5_000,
+      clusterTimeout: 10_000,
+      clusterPollInterval: 1_000,
+      concurrency: 10,
+    })
+  })
+  it("overrides are checked: an unknown field and a non-positive number are named", () => {
+    expect(propagateConfig({ retryInterval: 50 }).retryInterval).toBe(50)
+    expect(() => propagateConfig({ retryIntervl: 1 } as never)).toThrow(/unknown field "retryIntervl"/)
+    expect(() => propagateConfig({ clusterTimeout: 0 })).toThrow(/clusterTimeout must be a positive number/)
+  })
+})

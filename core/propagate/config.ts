@@ -1,0 +1,39 @@
+/**
+ * The numbers of `krtt propagate`, in one defaults object (each configurable, each tested at its
+ * documented value in `core/propagate/copy.test.ts`).
+ *
+ * @module
+ */
+
+export interface PropagateConfig {
+  /** A source not in sync everywhere (a failure, a missing permission) is looked at again after this. Default 5 s. */
+  readonly retryInterval: number
+  /** One cluster's part of a source's reconcile may take this long; then it counts as failed and the others go on. Default 10 s. */
+  readonly clusterTimeout: number
+  /** How often the set of engaged clusters is compared with the last one (a cluster engaged gets every source). Default 1 s. */
+  readonly clusterPollInterval: number
+  /** Sources reconciled at a time, per kind. Default 10. */
+  readonly concurrency: number
+}
+
+export const PropagateDefaults: PropagateConfig = {
+  retryInterval: 5_000,
+  clusterTimeout: 10_000,
+  clusterPollInterval: 1_000,
+  concurrency: 10,
+}
+
+/** The defaults with some overridden; a non-positive number throws an error naming the field. */
+export const propagateConfig = (overrides: Partial<PropagateConfig> = {}): PropagateConfig => {
+  const known = Object.keys(PropagateDefaults)
+  for (const key of Object.keys(overrides)) {
+    if (!known.includes(key))
+      throw new Error(`propagate config: unknown field "${key}" (known: ${known.join(", ")})`)
+  }
+  const config = { ...PropagateDefaults, ...overrides }
+  for (const [key, value] of Object.entries(config)) {
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(`propagate config: ${key} must be a positive number, got ${String(value)}`)
+  }
+  return config
+}
