@@ -135,7 +135,7 @@ describe("multi-cluster runtime on a real control plane", () => {
         yield* until("flaky engaged and reconciled", () => seen.includes(`cluster://flaky/${ns}/before`))
         yield* proxy.down
         yield* until("flaky disengaged as unhealthy", () =>
-          Effect.map(stateOf(controller, "flaky"), (p) => p?.state === "Unhealthy" || p?.state === "Absent"),
+          Effect.map(stateOf(controller, "flaky"), (p) => p?.state === "Unhealthy"),
         )
         const state = (yield* provider.clusters).find((c) => c.name === "flaky")
         assert.deepStrictEqual([state?.engaged, state?.healthy], [false, false])
