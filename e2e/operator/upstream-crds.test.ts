@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Cluster, type ControlPlane, startControlPlane } from "../../testenv/index.ts"
+import { freePorts } from "../../testenv/processes.ts"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
 import {
   CLUSTER_FINALIZER,
@@ -20,11 +21,13 @@ import {
   installManagement,
   type KubeObject,
   managerIdentity,
+  mergePatch,
   type OperatorProcess,
   paths,
   provisionInfrastructure,
   startOperator,
   waitFor,
+  writeServingCertificate,
 } from "../fixtures/index.ts"
 
 const shared = sharedControlPlane()
@@ -34,13 +37,42 @@ let controlPlane: ControlPlane
 let mgmt: Cluster
 let op: OperatorProcess
 
+let webhookPort: number
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "krtt-e2e-upstream-crds-"))
   controlPlane = await startControlPlane({ clusters: 1 })
   mgmt = controlPlane.clusters[0] as Cluster
   await installManagement(mgmt, { crds: "upstream" })
   const identity = await managerIdentity(mgmt, dir)
-  op = await startOperator({ kubeconfigPath: identity.kubeconfigPath, dir })
+  // The webhook's serving certificate, as cert-manager would write it, and the Cluster CRD's
+  // conversion wired to krtt's /convert, as clusterctl wires it to upstream's webhook Service.
+  const certDir = join(dir, "serving-certs")
+  const ca = await writeServingCertificate(certDir, ["127.0.0.1", "localhost"])
+  webhookPort = (await freePorts(1))[0] as number
+  op = await startOperator({
+    kubeconfigPath: identity.kubeconfigPath,
+    dir,
+    args: [`--webhook-port=${webhookPort}`, `--webhook-cert-dir=${certDir}`],
+  })
+  await mergePatch(
+    mgmt,
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusters.cluster.x-k8s.io",
+    {
+      spec: {
+        conversion: {
+          strategy: "Webhook",
+          webhook: {
+            conversionReviewVersions: ["v1"],
+            clientConfig: {
+              url: `https://127.0.0.1:${webhookPort}/convert`,
+              caBundle: Buffer.from(ca).toString("base64"),
+            },
+          },
+        },
+      },
+    },
+  )
 }, 900_000)
 
 afterAll(async () => {
@@ -116,5 +148,64 @@ describe("krtt run on upstream Cluster API v1.13's CRDs", () => {
     // No status patch was refused along the way.
     const refused = op.logs().filter((l) => String(l.message).includes("an action failed"))
     expect(refused.map((l) => JSON.stringify(l))).toEqual([])
+  }, 240_000)
+
+  it("converts Clusters between v1beta1 and v1beta2 when kube-apiserver calls krtt's /convert", async () => {
+    const ns = await createNamespace(mgmt, `e2e-convert-${Date.now().toString(36)}`)
+    const v1 = (name = "") => `/apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusters${name && `/${name}`}`
+    // A v1beta1 manifest, as older tooling writes it: the ref with its apiVersion.
+    const created = await waitFor(
+      "a v1beta1 Cluster accepted through the conversion webhook",
+      async () => {
+        const r = await mgmt.request("POST", v1(), {
+          body: {
+            apiVersion: "cluster.x-k8s.io/v1beta1",
+            kind: "Cluster",
+            metadata: { name: "old", namespace: ns },
+            spec: {
+              infrastructureRef: {
+                apiVersion: "infrastructure.e2e.krtt.dev/v1alpha1",
+                kind: "E2EInfraCluster",
+                name: "old",
+                namespace: ns,
+              },
+            },
+          },
+        })
+        return r.status === 201 ? r : undefined
+      },
+      { context: () => op.tail(30) },
+    )
+    expect(created.status).toBe(201)
+    const asV1beta2 = await getObject(mgmt, paths.cluster(ns, "old"))
+    expect(asV1beta2?.spec?.infrastructureRef).toEqual({
+      apiGroup: "infrastructure.e2e.krtt.dev",
+      kind: "E2EInfraCluster",
+      name: "old",
+    })
+    // The operator writes v1beta2 status; a v1beta1 reader sees it converted.
+    const asV1beta1 = await waitFor(
+      "the finalizer and a status read through v1beta1",
+      async () => {
+        const c = await getObject(mgmt, v1("old"))
+        return c?.metadata.finalizers?.includes(CLUSTER_FINALIZER) && c.status?.phase === "Provisioning"
+          ? c
+          : undefined
+      },
+      { context: () => op.tail(30) },
+    )
+    expect(asV1beta1.apiVersion).toBe("cluster.x-k8s.io/v1beta1")
+    expect(asV1beta1.spec.infrastructureRef).toEqual({
+      apiVersion: "infrastructure.e2e.krtt.dev/v1alpha1",
+      kind: "E2EInfraCluster",
+      name: "old",
+      namespace: ns,
+    })
+    expect(asV1beta1.status.infrastructureReady).toBe(false)
+    expect(
+      (asV1beta1.status.v1beta2?.conditions as ReadonlyArray<{ type: string }> | undefined)?.some(
+        (c) => c.type === "InfrastructureReady",
+      ),
+    ).toBe(true)
   }, 240_000)
 })

@@ -12,22 +12,26 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
+import { existsSync } from "node:fs"
 import { hostname } from "node:os"
 import { Clock, Effect, Fiber, Layer, Ref, type Scope } from "effect"
 import { clusterControllerConfig } from "../../core/cluster/config.ts"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
+import { resolveContract } from "../cluster/contract.ts"
 import { makeClusterController } from "../cluster/controller.ts"
 import { makeClusterCacheController } from "../clustercache/controller.ts"
 import { ClusterResource, make as makeClusterCache } from "../clustercache/service.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
+import type { CustomResourceDefinition } from "../kube/discovery.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { make as makeReflector, type Reflector } from "../reflector/reflector.ts"
+import { certificatePaths, serveWebhooks } from "../webhook/server.ts"
 import { makeAuthorizer, secureMetricsRoutes, selfSignedCertificate, serveTlsOn } from "./diagnostics.ts"
 import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "./http.ts"
 import type { ResolvedKubeconfig } from "./kubeconfig.ts"
 import { makeLeaderElector } from "./leaderelection.ts"
-import { type ManagerOptions, WatchFilterLabel } from "./options.ts"
+import { type ManagerOptions, UpstreamManagerDefaults, WatchFilterLabel } from "./options.ts"
 
 /** What a controller needs from the manager to run. */
 export interface ManagerContext {
@@ -99,6 +103,40 @@ export const runManager = (
     yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.flatten(Ref.get(ready))))).pipe(
       Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
     )
+
+    // The webhook server (conversion of Clusters between v1beta1 and v1beta2), as upstream's
+    // manager serves it on every replica, leader or not, when the serving certificate is in
+    // --webhook-cert-dir.
+    const webhookOptions = {
+      port: options.webhookPort ?? UpstreamManagerDefaults.webhookPort,
+      certDir: options.webhookCertDir ?? UpstreamManagerDefaults.webhookCertDir,
+      certName: options.webhookCertName ?? UpstreamManagerDefaults.webhookCertName,
+      keyName: options.webhookKeyName ?? UpstreamManagerDefaults.webhookKeyName,
+      tls: { minVersion: options.tlsMinVersion ?? "TLSv1.2", ciphers: options.tlsCipherSuites ?? [] },
+    }
+    const certPath = certificatePaths(webhookOptions)
+    if (existsSync(certPath.cert) && existsSync(certPath.key)) {
+      const crds = yield* makeReflector<CustomResourceDefinition>(client, {
+        resource: Resources.customResourceDefinitions,
+        name: "webhook-crds",
+      })
+      const resolve = (apiGroup: string, kind: string) => {
+        const r = resolveContract(crds.store.list(), { apiGroup, kind })
+        return "error" in r ? undefined : r.version
+      }
+      const layer = yield* Effect.try({
+        try: () => serveWebhooks(webhookOptions, resolve),
+        catch: (e) => new Error(`webhook server: ${(e as Error).message}`),
+      })
+      yield* Layer.build(layer).pipe(Effect.mapError((e) => new Error(`webhook server: ${String(e)}`)))
+      yield* Effect.logInfo("serving webhooks").pipe(
+        Effect.annotateLogs({ port: webhookOptions.port, certificate: certPath.cert }),
+      )
+    } else {
+      yield* Effect.logInfo(
+        "no webhook certificate: the webhook server (Cluster conversion) is not started",
+      ).pipe(Effect.annotateLogs({ certificate: certPath.cert }))
+    }
 
     let lost: Fiber.Fiber<never, Error> | undefined
     if (options.leaderElect) {
