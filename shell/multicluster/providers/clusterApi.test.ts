@@ -1,10 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { ClusterResource, type ConnectionFactory } from "../../clustercache/service.ts"
+import { makeClusterCacheController } from "../../clustercache/controller.ts"
+import {
+  ClusterResource,
+  type ConnectionFactory,
+  make as makeClusterCache,
+} from "../../clustercache/service.ts"
+import { KubeClient } from "../../kube/client.ts"
 import { FakeApiServer } from "../../kube/fake/server.ts"
 import { makeMemoryClient } from "../../kube/memoryClient.ts"
 import { Resources } from "../../kube/resource.ts"
+import { make as makeReflector } from "../../reflector/reflector.ts"
 import { ClusterName } from "../../workqueue/request.ts"
 import { ClusterApiDefaults, makeClusterApiProvider } from "./clusterApi.ts"
 import { kubeconfigYaml, recordingAware, until } from "./testing.ts"
@@ -131,6 +138,36 @@ describe("cluster-api provider (health-gated by the ClusterCache, seed 000)", ()
         (yield* provider.clusters).map((c) => c.name),
         ["default/c1"],
       )
+    }).pipe(Effect.scoped),
+  )
+
+  it.effect("uses the manager's own ClusterCache when given one (existing), without starting a second", () =>
+    Effect.gen(function* () {
+      const hubFake = yield* FakeApiServer.make()
+      hubFake.register(ClusterResource)
+      const hub = yield* makeMemoryClient(hubFake)
+      const workload = yield* FakeApiServer.make()
+      yield* addCluster(hub, "c1")
+      const clusters = yield* makeReflector(hub, { resource: ClusterResource })
+      const cache = yield* makeClusterCache({
+        clusters: clusters.store,
+        connectionFactory: () => makeMemoryClient(workload),
+      }).pipe(Effect.provideService(KubeClient, hub))
+      const controller = yield* makeClusterCacheController(cache, clusters, { concurrency: 1 })
+      yield* controller.start
+      let clusterLists = 0
+      const counted = {
+        ...hub,
+        listAll: ((r, o) => {
+          if (r.resource === "clusters") clusterLists++
+          return hub.listAll(r, o)
+        }) as typeof hub.listAll,
+      }
+      const provider = yield* makeClusterApiProvider(counted, { existing: { cache, clusters } })
+      const aware = recordingAware()
+      yield* provider.run(aware)
+      yield* until("c1 engaged", () => aware.open().has("default/c1"))
+      assert.strictEqual(clusterLists, 0, "the provider listed no Clusters of its own")
     }).pipe(Effect.scoped),
   )
 })
