@@ -303,7 +303,7 @@ export const makeIpamController = (
           }),
         ],
         { concurrency: 2 },
-      )
+      ).pipe(Effect.onError(() => store.abortRestore))
       const restored = restoreIpam({
         config: yield* Ref.get(configRef),
         clusters: cs.items.map(clusterView),

@@ -74,6 +74,10 @@ describe("IpamStore", () => {
         assert.include(now, settledLater.result.cidr)
         // Settled before the refresh began: the listed state is the truth, and it lacks it.
         assert.notInclude(now, before.result.cidr)
+        // Only the decision still in flight is tracked any longer: nothing grows without bound.
+        assert.strictEqual(yield* store.tracked, 1)
+        yield* store.settle(inFlight.ticket, true)
+        assert.strictEqual(yield* store.tracked, 0)
         // A new decision never gets a CIDR still in flight.
         const next = yield* store.decide(takeOne, (r) => [r.cidr])
         assert.notInclude([inFlight.result.cidr, settledLater.result.cidr], next.result.cidr)

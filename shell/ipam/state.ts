@@ -51,6 +51,8 @@ interface Held {
   readonly seq: number
   readonly nextTicket: number
   readonly pending: ReadonlyMap<number, Pending>
+  /** Refreshes under way; while there are none, settled allocations need no tracking. */
+  readonly restoring: number
 }
 
 /** Names the acquisitions of one decision until they are settled. */
@@ -75,7 +77,11 @@ export interface IpamStore {
   readonly beginRestore: Effect.Effect<number>
   /** Replaces the state with a rebuilt one, keeping what reconciles acquired since `since`. */
   readonly completeRestore: (since: number, restored: IpamState) => Effect.Effect<ReadonlyArray<string>>
+  /** A refresh that failed before `completeRestore`: the state stays as it is. */
+  readonly abortRestore: Effect.Effect<void>
   readonly current: Effect.Effect<IpamState>
+  /** Decisions whose allocations are tracked for a refresh (in flight, or settled during one). */
+  readonly tracked: Effect.Effect<number>
   /** Allocated and free addresses per parent, for the metrics. */
   readonly usage: Effect.Effect<ReturnType<typeof usage>>
 }
@@ -110,7 +116,7 @@ const mergeInto = (
 
 export const makeIpamStore = (initial: IpamState = emptyIpam): Effect.Effect<IpamStore> =>
   Effect.map(
-    Ref.make<Held>({ ipam: initial, seq: 0, nextTicket: 1, pending: new Map() }),
+    Ref.make<Held>({ ipam: initial, seq: 0, nextTicket: 1, pending: new Map(), restoring: 0 }),
     (ref): IpamStore => ({
       decide: (f, acquiredOf) =>
         Ref.modify(ref, (held) => {
@@ -129,7 +135,8 @@ export const makeIpamStore = (initial: IpamState = emptyIpam): Effect.Effect<Ipa
           if (!held.pending.has(ticket.id)) return held
           const pending = new Map(held.pending)
           const seq = held.seq + 1
-          if (recorded) pending.set(ticket.id, { cidrs: ticket.acquired, settled: seq })
+          // A refresh under way may have listed before these writes: it must still see them.
+          if (recorded && held.restoring > 0) pending.set(ticket.id, { cidrs: ticket.acquired, settled: seq })
           else pending.delete(ticket.id)
           return {
             ...held,
@@ -141,7 +148,10 @@ export const makeIpamStore = (initial: IpamState = emptyIpam): Effect.Effect<Ipa
       release: (cidrs) => Ref.update(ref, (held) => ({ ...held, ipam: releaseAll(held.ipam, cidrs) })),
       reconfigure: (config) =>
         Ref.update(ref, (held) => ({ ...held, ipam: reconfigure(held.ipam, parentCidrsOf(config)) })),
-      beginRestore: Ref.modify(ref, (held) => [held.seq, { ...held, seq: held.seq + 1 }] as const),
+      beginRestore: Ref.modify(
+        ref,
+        (held) => [held.seq, { ...held, seq: held.seq + 1, restoring: held.restoring + 1 }] as const,
+      ),
       completeRestore: (since, restored) =>
         Ref.modify(ref, (held) => {
           const keep = [...held.pending.values()].filter((p) => p.settled === undefined || p.settled > since)
@@ -150,12 +160,19 @@ export const makeIpamStore = (initial: IpamState = emptyIpam): Effect.Effect<Ipa
             held.ipam,
             keep.flatMap((p) => p.cidrs),
           )
+          const restoring = Math.max(0, held.restoring - 1)
+          // Settled allocations are in the merged state now; with no other refresh under way
+          // only those still in flight need tracking.
           const pending = new Map(
-            [...held.pending].filter(([, p]) => p.settled === undefined || p.settled > since),
+            [...held.pending].filter(
+              ([, p]) => p.settled === undefined || (restoring > 0 && p.settled > since),
+            ),
           )
-          return [merged.conflicts, { ...held, ipam: merged.ipam, pending }] as const
+          return [merged.conflicts, { ...held, ipam: merged.ipam, pending, restoring }] as const
         }),
+      abortRestore: Ref.update(ref, (held) => ({ ...held, restoring: Math.max(0, held.restoring - 1) })),
       current: Effect.map(Ref.get(ref), (h) => h.ipam),
+      tracked: Effect.map(Ref.get(ref), (h) => h.pending.size),
       usage: Effect.map(Ref.get(ref), (h) => usage(h.ipam)),
     }),
   )
