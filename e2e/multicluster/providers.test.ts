@@ -354,4 +354,75 @@ describe("providers on a real control plane (hub + 3 workload API servers)", () 
       }).pipe(Effect.scoped),
     180_000,
   )
+
+  it.live(
+    "cluster-api: rotated credentials of an engaged Cluster re-engage as the new user once the ClusterCache drops the old ones",
+    () =>
+      Effect.gen(function* () {
+        const { hub, workloads } = clusters()
+        const hubClient: KubeClientShape = yield* clientOf(hub)
+        for (const crd of readManifests(join(repoRoot, "deploy/crds/cluster.x-k8s.io_clusters.yaml")))
+          yield* Effect.promise(() => apply(hub, crd))
+        yield* Effect.promise(() => waitForCrd(hub, "clusters.cluster.x-k8s.io"))
+        const ns = yield* createNamespace(hubClient, "mc-capi-rotate")
+        const w2 = workloads[1] as Cluster
+        const a = yield* Effect.promise(() => w2.userWithRules(userRules))
+        const b = yield* Effect.promise(() => w2.userWithRules(userRules))
+        yield* hubClient.create(Resources.secrets, {
+          metadata: { namespace: ns, name: "rot-kubeconfig" },
+          type: "cluster.x-k8s.io/secret",
+          data: { value: b64(a.kubeconfig) },
+        } as KubeObject)
+        yield* hubClient.create(ClusterResource, {
+          apiVersion: "cluster.x-k8s.io/v1beta2",
+          kind: "Cluster",
+          metadata: { namespace: ns, name: "rot" },
+          spec: {},
+        } as KubeObject)
+        yield* hubClient.patchStatus(
+          ClusterResource,
+          { namespace: ns, name: "rot" },
+          { type: "merge", body: { status: { initialization: { infrastructureProvisioned: true } } } },
+        )
+        const provider = yield* makeClusterApiProvider(hubClient, {
+          namespace: ns,
+          // Probes every 500 ms and a 1 s retry instead of seed 000's 10 s and 30 s.
+          clusterCache: clusterCacheConfig({
+            connectionCreationRetryInterval: 1_000,
+            healthProbe: { interval: 500 },
+          }),
+          resyncInterval: "500 millis",
+        })
+        const aware = recordingAware()
+        yield* provider.run(aware)
+        const name = `${ns}/rot`
+        yield* eventually("rot engaged", () => aware.open().has(name), 60_000)
+        assert.strictEqual(yield* whoami(yield* provider.get(ClusterName(name))), a.user)
+        // Rotate: the Secret now holds user B, and user A loses its access (its probes fail).
+        yield* hubClient.patch(
+          Resources.secrets,
+          { namespace: ns, name: "rot-kubeconfig" },
+          { type: "merge", body: { data: { value: b64(b.kubeconfig) } } },
+        )
+        const removed = yield* Effect.promise(() =>
+          w2.request(
+            "DELETE",
+            `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/krtt-testenv-${a.user}`,
+          ),
+        )
+        assert.strictEqual(removed.status, 200)
+        yield* eventually(
+          "rot re-engaged",
+          () =>
+            aware.engagements.filter((e) => e.cluster.name === name).length === 2 && aware.open().has(name),
+          60_000,
+        )
+        assert.strictEqual(yield* whoami(yield* provider.get(ClusterName(name))), b.user)
+        assert.deepStrictEqual(
+          aware.engagements.filter((e) => e.cluster.name === name).map((e) => e.closed),
+          [1, 0],
+        )
+      }).pipe(Effect.scoped),
+    180_000,
+  )
 })
