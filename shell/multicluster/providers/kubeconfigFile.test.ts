@@ -2,7 +2,7 @@ import { mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { type Duration, Effect } from "effect"
+import { type Duration, Effect, Logger, References } from "effect"
 import { ClusterName } from "../../workqueue/request.ts"
 import { KubeconfigFileDefaults, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
 import { eventually, multiContextYaml, recordingAware, workloads } from "./testing.ts"
@@ -77,20 +77,29 @@ describe("kubeconfig-file provider", () => {
     }).pipe(Effect.scoped),
   )
 
-  it.live("a file that does not parse keeps the last good contexts; the poll picks up the fix", () =>
-    Effect.gen(function* () {
-      const { path, aware } = yield* started("20 millis")
-      yield* eventually("engaged", () => aware.open().size === 2)
-      yield* Effect.promise(() => writeFile(path, "contexts: [ {{ broken SECRET-TOKEN"))
-      yield* Effect.sleep("100 millis")
-      assert.strictEqual(aware.open().size, 2)
-      assert.strictEqual(aware.engagements.length, 2)
-      yield* Effect.promise(() =>
-        writeFile(path, multiContextYaml([{ name: "east", server: "https://east.example", token: "e1" }])),
-      )
-      yield* eventually("west removed", () => aware.open().size === 1 && aware.open().has("east"))
-      assert.strictEqual(aware.engagements.length, 2)
-    }).pipe(Effect.scoped),
+  it.live(
+    "a file that does not parse keeps the last good contexts, unquoted in logs; the poll picks up the fix",
+    () => {
+      const lines: Array<string> = []
+      const logger = Logger.make((o) => {
+        lines.push(JSON.stringify({ m: o.message, a: o.fiber.getRef(References.CurrentLogAnnotations) }))
+      })
+      return Effect.gen(function* () {
+        const { path, aware } = yield* started("20 millis")
+        yield* eventually("engaged", () => aware.open().size === 2)
+        yield* Effect.promise(() => writeFile(path, "contexts: [ {{ broken SECRET-TOKEN"))
+        yield* Effect.sleep("100 millis")
+        assert.strictEqual(aware.open().size, 2)
+        assert.strictEqual(aware.engagements.length, 2)
+        yield* Effect.promise(() =>
+          writeFile(path, multiContextYaml([{ name: "east", server: "https://east.example", token: "e1" }])),
+        )
+        yield* eventually("west removed", () => aware.open().size === 1 && aware.open().has("east"))
+        assert.strictEqual(aware.engagements.length, 2)
+        assert.isTrue(lines.some((l) => l.includes("does not parse")))
+        assert.isFalse(lines.some((l) => l.includes("SECRET-TOKEN")))
+      }).pipe(Effect.scoped, Effect.provide(Logger.layer([logger])))
+    },
   )
 
   it.effect("without --provider-kubeconfig it names the flag", () =>
