@@ -50,3 +50,35 @@ describe("makeProvider with several names", () => {
     }),
   )
 })
+
+describe("the providers' documented numbers", () => {
+  it("every provider defaults to seed 000's health numbers and sync timeout, and its own documented values", async () => {
+    const m = await import("./index.ts")
+    const { ClusterSetDefaults } = await import("./clusterSet.ts")
+    assert.deepStrictEqual(m.HealthDefaults, {
+      interval: "10 seconds",
+      timeout: "5 seconds",
+      failureThreshold: 5,
+    })
+    assert.strictEqual(ClusterSetDefaults.syncTimeout, "5 minutes")
+    for (const d of [
+      m.KubeconfigSecretsDefaults,
+      m.KubeconfigFileDefaults,
+      m.NamespacesDefaults,
+      m.ClusterApiDefaults,
+    ]) {
+      assert.strictEqual(d.syncTimeout, "5 minutes")
+    }
+    for (const d of [m.KubeconfigSecretsDefaults, m.KubeconfigFileDefaults, m.NamespacesDefaults])
+      assert.deepStrictEqual(d.health, m.HealthDefaults)
+    assert.strictEqual(m.KubeconfigFileDefaults.pollInterval, "5 seconds")
+    assert.strictEqual(m.NamespacesDefaults.labelSelector, undefined)
+    assert.strictEqual(m.ClusterApiDefaults.resyncInterval, "10 seconds")
+    assert.strictEqual(m.ClusterApiDefaults.concurrency, 100)
+    assert.deepStrictEqual(m.ClusterApiDefaults.clusterCache.healthProbe, {
+      interval: 10_000,
+      timeout: 5_000,
+      failureThreshold: 5,
+    })
+  })
+})
