@@ -30,6 +30,7 @@ describe("deploy/ against a real API server", () => {
       "deploy/rbac/role.yaml",
       "deploy/webhook/cert-manager.yaml",
       "deploy/webhook/service.yaml",
+      "deploy/webhook/webhooks.yaml",
     ])
     expect(objects.map(describeObject)).toEqual(
       expect.arrayContaining([
@@ -67,6 +68,21 @@ describe("deploy/ against a real API server", () => {
     expect(certificate?.spec?.dnsNames).toContain(
       `${service?.metadata.name}.${service?.metadata.namespace}.svc`,
     )
+    // Upstream's admission paths, against the Service, with the CA of the Certificate.
+    const configs = objects.filter((o) => o.kind.endsWith("WebhookConfiguration"))
+    expect(configs.map((c) => c.kind).sort()).toEqual([
+      "MutatingWebhookConfiguration",
+      "ValidatingWebhookConfiguration",
+    ])
+    for (const c of configs) {
+      expect(c.metadata.annotations?.["cert-manager.io/inject-ca-from"]).toBe(
+        `${certificate?.metadata.namespace}/${certificate?.metadata.name}`,
+      )
+      const hooks = (
+        c as unknown as { webhooks: Array<{ clientConfig: { service: { name: string; path: string } } }> }
+      ).webhooks
+      for (const h of hooks) expect(h.clientConfig.service.name).toBe(service?.metadata.name)
+    }
   })
 
   it("every manifest passes a server-side dry run with strict field validation, without warnings", async () => {

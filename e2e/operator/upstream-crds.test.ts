@@ -13,6 +13,7 @@ import { freePorts } from "../../testenv/processes.ts"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
 import {
   CLUSTER_FINALIZER,
+  create,
   createCluster,
   createNamespace,
   endpointOf,
@@ -53,7 +54,46 @@ beforeAll(async () => {
   op = await startOperator({
     kubeconfigPath: identity.kubeconfigPath,
     dir,
-    args: [`--webhook-port=${webhookPort}`, `--webhook-cert-dir=${certDir}`],
+    args: [
+      `--webhook-port=${webhookPort}`,
+      `--webhook-cert-dir=${certDir}`,
+      "--feature-gates=ClusterTopology=true",
+    ],
+  })
+  // Upstream's Cluster admission webhooks, pointed at krtt's server.
+  const hook = (path: string) => ({
+    admissionReviewVersions: ["v1"],
+    sideEffects: "None",
+    failurePolicy: "Fail",
+    matchPolicy: "Equivalent",
+    clientConfig: {
+      url: `https://127.0.0.1:${webhookPort}${path}`,
+      caBundle: Buffer.from(ca).toString("base64"),
+    },
+    rules: [
+      {
+        apiGroups: ["cluster.x-k8s.io"],
+        apiVersions: ["v1beta2"],
+        operations: ["CREATE", "UPDATE"],
+        resources: ["clusters"],
+      },
+    ],
+  })
+  await create(mgmt, "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingWebhookConfiguration",
+    metadata: { name: "krtt-e2e-mutating" },
+    webhooks: [
+      { name: "default.cluster.cluster.x-k8s.io", ...hook("/mutate-cluster-x-k8s-io-v1beta2-cluster") },
+    ],
+  })
+  await create(mgmt, "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name: "krtt-e2e-validating" },
+    webhooks: [
+      { name: "validation.cluster.cluster.x-k8s.io", ...hook("/validate-cluster-x-k8s-io-v1beta2-cluster") },
+    ],
   })
   await mergePatch(
     mgmt,
@@ -208,4 +248,52 @@ describe("krtt run on upstream Cluster API v1.13's CRDs", () => {
       ),
     ).toBe(true)
   }, 240_000)
+
+  it("defaults and validates Clusters when kube-apiserver calls krtt's admission webhooks, each refusal naming its field", async () => {
+    const ns = await createNamespace(mgmt, `e2e-admission-${Date.now().toString(36)}`)
+    const post = (name: string, spec: Record<string, unknown>) =>
+      mgmt.request("POST", paths.cluster(ns), {
+        body: {
+          apiVersion: "cluster.x-k8s.io/v1beta2",
+          kind: "Cluster",
+          metadata: { name, namespace: ns },
+          spec,
+        },
+      })
+    const infra = { apiGroup: "infrastructure.e2e.krtt.dev", kind: "E2EInfraCluster", name: "x" }
+    const empty = await waitFor(
+      "the validating webhook answering",
+      async () => {
+        const r = await post("no-refs", { paused: true })
+        return r.status === 422 ? r : undefined
+      },
+      { context: () => op.tail(30) },
+    )
+    expect(JSON.stringify(empty.body)).toContain(
+      "one of spec.controlPlaneRef, spec.infrastructureRef or spec.topology must be set",
+    )
+    const cidr = await post("bad-cidr", {
+      infrastructureRef: infra,
+      clusterNetwork: { pods: { cidrBlocks: ["10.0.0.0/33"] } },
+    })
+    expect(cidr.status).toBe(422)
+    expect(JSON.stringify(cidr.body)).toContain("spec.clusterNetwork.pods.cidrBlocks[0]")
+    // Defaulting: the topology version gets its v.
+    const topo = await post("topo", {
+      infrastructureRef: infra,
+      controlPlaneRef: { apiGroup: "controlplane.e2e.krtt.dev", kind: "E2EControlPlane", name: "x" },
+      topology: { classRef: { name: "quick" }, version: "1.34.0" },
+    })
+    expect(topo.status, JSON.stringify(topo.body)).toBe(201)
+    expect((await getObject(mgmt, paths.cluster(ns, "topo")))?.spec?.topology?.version).toBe("v1.34.0")
+    // Refs cannot be removed.
+    const ok = await post("refs", { infrastructureRef: infra })
+    expect(ok.status).toBe(201)
+    const removed = await mgmt.request("PATCH", paths.cluster(ns, "refs"), {
+      body: JSON.stringify({ spec: { infrastructureRef: null, controlPlaneRef: infra } }),
+      headers: { "content-type": "application/merge-patch+json" },
+    })
+    expect(removed.status).toBe(422)
+    expect(JSON.stringify(removed.body)).toContain("spec.infrastructureRef: Forbidden: cannot be removed")
+  }, 120_000)
 })

@@ -125,7 +125,8 @@ export const runManager = (
         return "error" in r ? undefined : r.version
       }
       const layer = yield* Effect.try({
-        try: () => serveWebhooks(webhookOptions, resolve),
+        try: () =>
+          serveWebhooks(webhookOptions, resolve, { clusterTopology: options.featureGates.clusterTopology }),
         catch: (e) => new Error(`webhook server: ${(e as Error).message}`),
       })
       yield* Layer.build(layer).pipe(Effect.mapError((e) => new Error(`webhook server: ${String(e)}`)))

@@ -61,3 +61,44 @@ describe("review (POST /convert)", () => {
     expect(version.response.result.message).toContain("request.desiredAPIVersion")
   })
 })
+
+describe("mutate and validate (upstream's Cluster admission paths)", () => {
+  it("defaults a topology version with a JSON patch", async () => {
+    const { mutate } = await import("./server.ts")
+    const r = mutate({
+      request: {
+        uid: "m",
+        object: {
+          metadata: { name: "c" },
+          spec: { topology: { classRef: { name: "q" }, version: "1.34.0" } },
+        },
+      },
+    }) as { response: { uid: string; allowed: boolean; patchType: string; patch: string } }
+    expect(r.response).toMatchObject({ uid: "m", allowed: true, patchType: "JSONPatch" })
+    expect(JSON.parse(Buffer.from(r.response.patch, "base64").toString())).toEqual([
+      { op: "replace", path: "/spec/topology/version", value: "v1.34.0" },
+    ])
+  })
+  it("refuses an invalid update with 422 and a message naming the field; allows deletes", async () => {
+    const { validate } = await import("./server.ts")
+    const refs = { infrastructureRef: { apiGroup: "g", kind: "K", name: "c" } }
+    const r = validate(
+      {
+        request: {
+          uid: "v",
+          operation: "UPDATE",
+          oldObject: { metadata: { name: "c" }, spec: refs },
+          object: { metadata: { name: "c" }, spec: {} },
+        },
+      },
+      { clusterTopology: false },
+    ) as { response: { allowed: boolean; status: { code: number; message: string } } }
+    expect(r.response.allowed).toBe(false)
+    expect(r.response.status.code).toBe(422)
+    expect(r.response.status.message).toContain("spec.infrastructureRef: Forbidden: cannot be removed")
+    const d = validate({ request: { uid: "d", operation: "DELETE" } }, { clusterTopology: false }) as {
+      response: { allowed: boolean }
+    }
+    expect(d.response.allowed).toBe(true)
+  })
+})

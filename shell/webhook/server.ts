@@ -7,7 +7,10 @@
  * Routes: `POST /convert`, the CRD conversion webhook (`apiextensions.k8s.io/v1`
  * ConversionReview) for Clusters between `cluster.x-k8s.io/v1beta1` and `v1beta2`
  * (`core/cluster/conversion.ts`); the version of a ref going down to v1beta1 is the one the
- * provider CRD's contract label names, as upstream resolves it.
+ * provider CRD's contract label names, as upstream resolves it. Upstream's admission paths
+ * `/mutate-cluster-x-k8s-io-v1beta2-cluster` (defaulting) and
+ * `/validate-cluster-x-k8s-io-v1beta2-cluster` (validation), AdmissionReview v1, with the rules of
+ * `core/cluster/admission.ts`; each refusal names its field.
  *
  * Caveat: the certificate is read at start; a rotated certificate (cert-manager renews it) is
  * used after a restart, where controller-runtime's certificate watcher reloads it at once.
@@ -21,6 +24,13 @@ import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  type AdmittedCluster,
+  defaultCluster,
+  type FieldError,
+  invalidMessage,
+  validateCluster,
+} from "../../core/cluster/admission.ts"
 import {
   type ClusterObject,
   ConversionError,
@@ -85,28 +95,95 @@ export const review = (body: unknown, resolve: VersionResolver): Record<string, 
   }
 }
 
+interface AdmissionRequest {
+  readonly uid?: string
+  readonly operation?: string
+  readonly name?: string
+  readonly object?: AdmittedCluster
+  readonly oldObject?: AdmittedCluster
+}
+
+const admissionResponse = (uid: string, response: Record<string, unknown>) => ({
+  apiVersion: "admission.k8s.io/v1",
+  kind: "AdmissionReview",
+  response: { uid, ...response },
+})
+
+const refused = (uid: string, name: string, errors: ReadonlyArray<FieldError>) =>
+  admissionResponse(uid, {
+    allowed: false,
+    status: { status: "Failure", code: 422, reason: "Invalid", message: invalidMessage(name, errors) },
+  })
+
+/** Answers a mutating AdmissionReview: the defaulting as a JSON patch. */
+export const mutate = (body: unknown): Record<string, unknown> => {
+  const request = ((body as { request?: AdmissionRequest } | undefined)?.request ?? {}) as AdmissionRequest
+  const uid = request.uid ?? ""
+  const object = request.object
+  if (object === undefined) return admissionResponse(uid, { allowed: true })
+  const d = defaultCluster(object)
+  if ("errors" in d) return refused(uid, object.metadata?.name ?? request.name ?? "", d.errors)
+  return d.patch.length === 0
+    ? admissionResponse(uid, { allowed: true })
+    : admissionResponse(uid, {
+        allowed: true,
+        patchType: "JSONPatch",
+        patch: Buffer.from(JSON.stringify(d.patch)).toString("base64"),
+      })
+}
+
+/** Answers a validating AdmissionReview; deletes are always allowed. */
+export const validate = (
+  body: unknown,
+  gates: { readonly clusterTopology: boolean },
+): Record<string, unknown> => {
+  const request = ((body as { request?: AdmissionRequest } | undefined)?.request ?? {}) as AdmissionRequest
+  const uid = request.uid ?? ""
+  const object = request.object
+  if (request.operation === "DELETE" || object === undefined) return admissionResponse(uid, { allowed: true })
+  const old = request.operation === "UPDATE" ? request.oldObject : undefined
+  const errors = validateCluster(old, object, gates)
+  return errors.length === 0
+    ? admissionResponse(uid, { allowed: true })
+    : refused(uid, object.metadata?.name ?? request.name ?? "", errors)
+}
+
 const json = (value: unknown, status = 200) =>
   HttpServerResponse.text(JSON.stringify(value), { status, contentType: "application/json" })
 
-/** The routes: `POST /convert`. */
-export const webhookRoutes = (resolve: VersionResolver) =>
+const route = (path: `/${string}`, answer: (body: unknown) => Record<string, unknown>) =>
   HttpRouter.add(
     "POST",
-    "/convert",
+    path,
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const body = yield* Effect.result(request.json)
-      if (body._tag === "Failure") return json({ message: "the body is not a JSON ConversionReview" }, 400)
-      return json(review(body.success, resolve))
+      if (body._tag === "Failure") return json({ message: "the body is not JSON" }, 400)
+      return json(answer(body.success))
     }),
   )
 
+/** The routes: `/convert` and upstream's Cluster admission paths. */
+export const webhookRoutes = (
+  resolve: VersionResolver,
+  gates: { readonly clusterTopology: boolean } = { clusterTopology: false },
+) =>
+  Layer.mergeAll(
+    route("/convert", (body) => review(body, resolve)),
+    route("/mutate-cluster-x-k8s-io-v1beta2-cluster", mutate),
+    route("/validate-cluster-x-k8s-io-v1beta2-cluster", (body) => validate(body, gates)),
+  )
+
 /** Serves the webhooks over HTTPS with the certificate of the cert dir (read now). */
-export const serveWebhooks = (options: WebhookServerOptions, resolve: VersionResolver) => {
+export const serveWebhooks = (
+  options: WebhookServerOptions,
+  resolve: VersionResolver,
+  gates: { readonly clusterTopology: boolean } = { clusterTopology: false },
+) => {
   const paths = certificatePaths(options)
   const cert = readFileSync(paths.cert, "utf8")
   const key = readFileSync(paths.key, "utf8")
-  return HttpRouter.serve(webhookRoutes(resolve), { disableLogger: true }).pipe(
+  return HttpRouter.serve(webhookRoutes(resolve, gates), { disableLogger: true }).pipe(
     Layer.provide(
       NodeHttpServer.layer(
         () =>
