@@ -121,6 +121,10 @@ export class IpamWorld {
     rows: {},
   }
   private readonly queue: Array<Pending> = []
+  /** Names with a reconcile in the queue (the work queue coalesces). */
+  private readonly queued = new Set<string>()
+  /** ClusterConfigs by the Cluster name of their label, for the reconcile's list. */
+  private readonly ccsByCluster = new Map<string, Map<string, ClusterConfigView>>()
   private seq = 0
   private nextRefresh: number
   /** Maximal recorded blocks of every Cluster, sorted by family and address. */
@@ -216,6 +220,7 @@ export class IpamWorld {
       }
       if (next === undefined || next.at > until) break
       this.queue.shift()
+      if (next.kind === "reconcile") this.queued.delete(next.name)
       this.now = next.at
       if (next.kind === "gc") this.collect(next.uid)
       else this.reconcile(next.name)
@@ -245,8 +250,10 @@ export class IpamWorld {
   }
 
   private fire(event: IpamEvent): void {
+    // only a config change, a start and a refresh read the list of Clusters
+    const all = event._tag === "Started" || event._tag === "StateRefreshed" || event._tag === "ConfigChanged"
     const r = triggerTransition({
-      observed: { config: this.config, clusters: [...this.clusters.values()] },
+      observed: { config: this.config, clusters: all ? [...this.clusters.values()] : [] },
       desired: this.settings.identity,
       trigger: event,
       now: this.now,
@@ -274,7 +281,23 @@ export class IpamWorld {
     return `${namespace}/${name}`
   }
 
+  private index(cc: ClusterConfigView, present: boolean): void {
+    const owner = cc.labels[CLUSTER_TARGET_LABEL] ?? ""
+    let m = this.ccsByCluster.get(owner)
+    if (m === undefined) {
+      m = new Map()
+      this.ccsByCluster.set(owner, m)
+    }
+    if (present) m.set(this.ccKey(cc.namespace, cc.name), cc)
+    else {
+      m.delete(this.ccKey(cc.namespace, cc.name))
+      if (m.size === 0) this.ccsByCluster.delete(owner)
+    }
+  }
+
   private setCc(next: ClusterConfigView | undefined, old: ClusterConfigView | undefined): void {
+    if (old !== undefined) this.index(old, false)
+    if (next !== undefined) this.index(next, true)
     if (next === undefined) {
       if (old === undefined) return
       this.clusterConfigs.delete(this.ccKey(old.namespace, old.name))
@@ -409,8 +432,10 @@ export class IpamWorld {
     })
     const live = allocations(this.ipam)
     const rebuilt = allocations(restored.ipam)
-    const lost = live.filter((c) => !rebuilt.includes(c))
-    const added = rebuilt.filter((c) => !live.includes(c))
+    const liveSet = new Set(live)
+    const rebuiltSet = new Set(rebuilt)
+    const lost = live.filter((c) => !rebuiltSet.has(c))
+    const added = rebuilt.filter((c) => !liveSet.has(c))
     if (lost.length > 0 || added.length > 0 || restored.conflicts.length > 0) {
       this.report(
         "",
@@ -432,7 +457,7 @@ export class IpamWorld {
   // ---- the checks -----------------------------------------------------------------------------
 
   private ccOwners(): ReadonlyArray<string> {
-    return [...new Set([...this.clusterConfigs.values()].map((cc) => cc.labels[CLUSTER_TARGET_LABEL] ?? ""))]
+    return [...this.ccsByCluster.keys()]
   }
 
   /** CIDRs recorded for one Cluster name: its annotation and its ClusterConfigs. */
@@ -441,8 +466,7 @@ export class IpamWorld {
     const c = this.clusters.get(owner)
     const parsed = parseAppliedRules(c?.annotations[APPLIED_RULES_ANNOTATION])
     if (parsed.ok) for (const m of Object.values(parsed.rules)) for (const v of Object.values(m)) out.add(v)
-    for (const cc of this.clusterConfigs.values()) {
-      if (cc.labels[CLUSTER_TARGET_LABEL] !== owner) continue
+    for (const cc of this.ccsByCluster.get(owner)?.values() ?? []) {
       for (const p of cc.patches) if (typeof p.value === "string") out.add(p.value)
     }
     return [...out]
@@ -472,23 +496,31 @@ export class IpamWorld {
     const maximal = blocks.filter(
       (b) => !blocks.some((o) => o !== b && contains(o.cidr, b.cidr) && o.cidr.prefix < b.cidr.prefix),
     )
-    const previous = this.heldBy.get(owner) ?? []
-    if (previous.length > 0) this.held = this.held.filter((h) => h.owner !== owner)
+    for (const h of this.heldBy.get(owner) ?? []) {
+      const at = this.held.indexOf(h, this.position(h.cidr))
+      if (at !== -1) this.held.splice(at, 1)
+    }
     this.heldBy.set(owner, maximal)
     if (maximal.length === 0) this.heldBy.delete(owner)
     for (const b of maximal) this.insert(b)
   }
 
-  private insert(b: Held): void {
+  /** The first index of `held` whose block is not before `c`. */
+  private position(c: Cidr): number {
     const cmp = (x: Cidr, y: Cidr) =>
       x.family !== y.family ? x.family - y.family : x.base < y.base ? -1 : x.base > y.base ? 1 : 0
     let lo = 0
     let hi = this.held.length
     while (lo < hi) {
       const mid = (lo + hi) >> 1
-      if (cmp((this.held[mid] as Held).cidr, b.cidr) < 0) lo = mid + 1
+      if (cmp((this.held[mid] as Held).cidr, c) < 0) lo = mid + 1
       else hi = mid
     }
+    return lo
+  }
+
+  private insert(b: Held): void {
+    const lo = this.position(b.cidr)
     for (const n of [this.held[lo - 1], this.held[lo]]) {
       if (n !== undefined && n.owner !== b.owner && overlaps(n.cidr, b.cidr)) {
         this.report(b.owner, "ipam-disjoint", `${b.text} of ${b.owner} overlaps ${n.text} of ${n.owner}`)

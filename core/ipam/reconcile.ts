@@ -20,7 +20,7 @@
  * @module
  */
 import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
-import { acquire, acquireSpecific, emptyIpam, type IpamState, reconfigure, withParents } from "./allocator.ts"
+import { acquire, emptyIpam, IpamBuilder, type IpamState, reconfigure, withParents } from "./allocator.ts"
 import { type Cidr, formatCidr, isCidrError, parseCidr } from "./cidr.ts"
 import { type InjectionRule, type IpamConfigSpec, parentCidrsOf } from "./config.ts"
 import {
@@ -526,16 +526,13 @@ export const ipamFromEntries = (
   config: IpamConfigSpec | undefined,
   entries: ReadonlyArray<AllocationEntry>,
 ): IpamState => {
-  let s = config === undefined ? emptyIpam : reconfigure(emptyIpam, parentCidrsOf(config))
+  const s = new IpamBuilder(config === undefined ? emptyIpam : reconfigure(emptyIpam, parentCidrsOf(config)))
   const sorted = [...entries]
     .map((e) => ({ e, c: parseCidr(e.cidr) }))
     .filter((x): x is { e: AllocationEntry; c: Cidr } => !isCidrError(x.c))
     .sort((a, b) => a.c.prefix - b.c.prefix)
-  for (const { e, c } of sorted) {
-    const res = acquireSpecific(s, e.parent, c)
-    if (res._tag === "Acquired") s = res.state
-  }
-  return s
+  for (const { e, c } of sorted) s.acquireSpecific(e.parent, c)
+  return s.done()
 }
 
 /** The table's input: the allocator state as a JSON list of allocations (`krtt explain`). */

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { acquireSpecific, emptyIpam, type IpamState, reconfigure } from "./allocator.ts"
+import { emptyIpam, IpamBuilder, type IpamState, reconfigure } from "./allocator.ts"
 import { type Cidr, compareCidr, contains, formatCidr, isCidrError, parseCidr } from "./cidr.ts"
 import { type IpamConfigSpec, parentCidrsOf } from "./config.ts"
 import {
@@ -86,7 +86,7 @@ export const restoreIpam = (input: RestoreInput): RestoreResult => {
   }
 
   const parents = input.config === undefined ? [] : parentCidrsOf(input.config)
-  let ipam = reconfigure(emptyIpam, parents)
+  const ipam = new IpamBuilder(reconfigure(emptyIpam, parents))
   const conflicts: Array<RestoreConflict> = []
   const keys = [...groups.keys()].sort()
   for (const key of keys) {
@@ -100,14 +100,13 @@ export const restoreIpam = (input: RestoreInput): RestoreResult => {
       const inLocal = [...local].reverse().find((l) => contains(l, c) && l.prefix < c.prefix)
       const inParent = parents.find((p) => contains(p, c) && p.prefix < c.prefix)
       const parent = inLocal !== undefined ? inLocal : inParent
-      const res = acquireSpecific(ipam, parent === undefined ? undefined : formatCidr(parent), c)
-      if (res._tag === "Conflict") {
-        conflicts.push({ cidr: res.cidr, with: res.with, cluster: g.cluster, rule: g.rule })
+      const res = ipam.acquireSpecific(parent === undefined ? undefined : formatCidr(parent), c)
+      if (res !== "Acquired") {
+        conflicts.push({ cidr: formatCidr(c), with: res.conflict, cluster: g.cluster, rule: g.rule })
         continue
       }
-      ipam = res.state
       local.push(c)
     }
   }
-  return { ipam, conflicts, unreadable }
+  return { ipam: ipam.done(), conflicts, unreadable }
 }
