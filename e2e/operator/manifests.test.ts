@@ -61,7 +61,8 @@ describe("deploy/ against a real API server", () => {
     }
     const container = pod.containers[0]
     expect(container?.ports.find((p) => p.name === "webhook-server")?.containerPort).toBe(9443)
-    expect((service?.spec?.ports as Array<{ targetPort: string }>)[0]?.targetPort).toBe("webhook-server")
+    const ports = (service?.spec?.ports ?? []) as Array<{ targetPort: string }>
+    expect(ports[0]?.targetPort).toBe("webhook-server")
     const mount = container?.volumeMounts.find((m) => m.mountPath === "/tmp/k8s-webhook-server/serving-certs")
     const volume = pod.volumes.find((v) => v.name === mount?.name)
     expect(volume?.secret?.secretName).toBe(certificate?.spec?.secretName)
