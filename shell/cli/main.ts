@@ -21,6 +21,7 @@ import {
   tablesJson,
   UsageError,
 } from "./explain.ts"
+import { inventoryCommand } from "./inventory.ts"
 import { ipamCommand } from "./ipam.ts"
 
 const json = Flag.Boolean("json").pipe(
@@ -103,6 +104,7 @@ export const krtt = Command.make("krtt").pipe(
     liveCommand,
     clustersCommand,
     ipamCommand,
+    inventoryCommand(),
   ]),
 )
 

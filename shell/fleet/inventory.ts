@@ -61,6 +61,8 @@ export interface InventoryOptions {
   readonly name?: string | undefined
   /** The numbers (debounce, poll, version refresh, retry); defaults `InventoryDefaults`. */
   readonly config?: Partial<InventoryConfig> | undefined
+  /** How long a stop waits for in-flight reconciles (the manager's `--graceful-shutdown-timeout`). */
+  readonly gracefulShutdownTimeout?: number | undefined
 }
 
 /** What `addInventoryController` returns. */
@@ -114,6 +116,10 @@ export const addInventoryController = (
     // The hub controller is created first; the node controller (created next) forwards into
     // its queue, and the hub's reconcile asks it which clusters it watches.
     let nodesController: MultiClusterController | undefined
+    const stop =
+      options.gracefulShutdownTimeout === undefined
+        ? {}
+        : { gracefulShutdownTimeout: Duration.millis(options.gracefulShutdownTimeout) }
 
     const versionOf = (cluster: Cluster, now: number) =>
       Effect.gen(function* () {
@@ -254,7 +260,7 @@ export const addInventoryController = (
 
     const hubController = yield* controllerManagedBy(manager)
       .named("inventory")
-      .withOptions({ engageWithLocalCluster: true, engageWithProviderClusters: false })
+      .withOptions({ engageWithLocalCluster: true, engageWithProviderClusters: false, ...stop })
       .for(Resources.configMaps, {
         namespace: target.namespace,
         predicates: [(e) => e.object.metadata.name === target.name],
@@ -268,6 +274,7 @@ export const addInventoryController = (
 
     nodesController = yield* controllerManagedBy(manager)
       .named("inventory-nodes")
+      .withOptions(stop)
       .watches(
         NodesResource,
         enqueueRequestsFromMapFunc((_node, cluster) => [makeRequest({ name: "nodes" }, cluster.name)]),
