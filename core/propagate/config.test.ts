@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest"
 import { PropagateDefaults, propagateConfig } from "./config.ts"
 
 describe("PropagateDefaults", () => {
-  it("holds the documented numbers: retry 5 s, cluster timeout 10 s, cluster poll 1 s, 10 at a time", () => {
+  it("holds the documented numbers: retry 5 s, cluster timeout 10 s, cluster poll 1 s, 10 at a time, permission recheck 10 s", () => {
     expect(PropagateDefaults).toEqual({
       retryInterval: 5_000,
       clusterTimeout: 10_000,
       clusterPollInterval: 1_000,
       concurrency: 10,
+      permissionRecheckInterval: 10_000,
     })
   })
   it("overrides are checked: an unknown field and a non-positive number are named", () => {

@@ -14,6 +14,12 @@ export interface PropagateConfig {
   readonly clusterPollInterval: number
   /** Sources reconciled at a time, per kind. Default 10. */
   readonly concurrency: number
+  /**
+   * Each workload cluster's scoped cache reviews its running informers' permission this often
+   * (the API server does not re-authorize an open watch), so a revoked Role is noticed within it.
+   * Default 10 s.
+   */
+  readonly permissionRecheckInterval: number
 }
 
 export const PropagateDefaults: PropagateConfig = {
@@ -21,6 +27,7 @@ export const PropagateDefaults: PropagateConfig = {
   clusterTimeout: 10_000,
   clusterPollInterval: 1_000,
   concurrency: 10,
+  permissionRecheckInterval: 10_000,
 }
 
 /** The defaults with some overridden; a non-positive number throws an error naming the field. */

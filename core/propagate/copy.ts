@@ -69,7 +69,7 @@ const sameMap = (a: Readonly<Record<string, string>>, b: Readonly<Record<string,
 
 /** Whether the source asks for copies at all (labelled and not being deleted). */
 export const sourceWanted = (source: Source | null): source is Source =>
-  source !== null && source.labelled && !source.deleting
+  source?.labelled === true && !source.deleting
 
 const row = (n: number): `${string}#${number}` => `${PROPAGATE_COPY}#${n}`
 const result = (n: number, status: CopyStatus, actions: ReadonlyArray<CopyAction> = []): CopyResult => ({

@@ -22,6 +22,7 @@ import {
   UsageError,
 } from "./explain.ts"
 import { inventoryCommand } from "./inventory.ts"
+import { propagateCommand } from "./propagate.ts"
 import { ipamCommand } from "./ipam.ts"
 
 const json = Flag.Boolean("json").pipe(
@@ -105,6 +106,7 @@ export const krtt = Command.make("krtt").pipe(
     clustersCommand,
     ipamCommand,
     inventoryCommand(),
+    propagateCommand(),
   ]),
 )
 

@@ -360,12 +360,38 @@ export const addPropagateControllers = (
           (e: unknown) => ["AlreadyExists", "Conflict"].includes((e as { _tag?: string })._tag ?? ""),
           () => attempt(cluster, source, uid, true),
         ),
+        // A write refused (a Role revoked before the informer noticed) is a missing permission too.
+        Effect.catchIf(
+          (e: unknown) => (e as { _tag?: string })._tag === "Forbidden",
+          () => Effect.succeed(forbidden(cluster, source)),
+        ),
         Effect.flatMap((run) =>
           run.outcome.status === "Clean" && !run.live
             ? attempt(cluster, source, uid, true)
             : Effect.succeed(run),
         ),
       )
+
+    /** Row 7 for a cluster whose API refused a read or a write. */
+    const forbidden = (cluster: Cluster, source: Source): ClusterRun & { readonly live: boolean } => {
+      const target = targetOf(source.content.annotations, cluster.name)
+      const result = copyTransition(
+        {
+          observed: { source, copy: null, access: "Forbidden", namespace: "Unknown" },
+          desired: { cluster: cluster.name, target },
+          trigger: { _tag: "SourceChanged" },
+          now: 0,
+        },
+        config,
+      )
+      return {
+        outcome: { cluster: cluster.name, targeted: target._tag !== "NotSelected", status: result.status },
+        events: result.actions.flatMap((a) =>
+          a._tag === "SourceEvent" ? [{ reason: a.reason, message: a.message }] : [],
+        ),
+        live: true,
+      }
+    }
 
     const attempt = (
       cluster: Cluster,

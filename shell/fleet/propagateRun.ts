@@ -1,0 +1,122 @@
+/**
+ * `krtt propagate` as a process: the manager's facilities (metrics or the authenticated
+ * diagnostics endpoint, `/healthz` and `/readyz`, leader election, graceful stop: the same
+ * `ManagerOptions` and servers as `krtt run`), then the provider (every cluster on the scoped
+ * cache) and the multi-cluster manager with the propagation controllers, until interrupted.
+ *
+ * Expected flow: serve probes and metrics → (leader election: wait to lead) → build the provider
+ * against the hub, its clusters' caches scoped (`makeScopedCacheFactory`, permissions re-checked
+ * every `permissionRecheckInterval`) → add the controllers → start the manager → `/readyz` turns
+ * ready → on SIGTERM the scope closes (in-flight reconciles finish within the graceful shutdown
+ * timeout, the Lease is released). A lost Lease ends the process with an error.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { Clock, Duration, Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { type PropagateConfig, propagateConfig } from "../../core/propagate/index.ts"
+import { makeRestClient } from "../kube/restClient.ts"
+import {
+  makeAuthorizer,
+  secureMetricsRoutes,
+  selfSignedCertificate,
+  serveTlsOn,
+} from "../manager/diagnostics.ts"
+import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"
+import type { ResolvedKubeconfig } from "../manager/kubeconfig.ts"
+import { makeLeaderElector } from "../manager/leaderelection.ts"
+import type { ManagerOptions } from "../manager/options.ts"
+import { makeCluster, makeManager } from "../multicluster/index.ts"
+import { makeProvider, type ProviderFlags } from "../multicluster/providers/index.ts"
+import { makeScopedCacheFactory } from "../scopedcache/index.ts"
+import { addPropagateControllers } from "./propagate.ts"
+
+/** Everything `krtt propagate` runs with. */
+export interface PropagateRunOptions {
+  readonly manager: ManagerOptions
+  /** `--provider`: a provider name, or a comma-separated list (composed). */
+  readonly provider: string
+  readonly providerFlags: Omit<ProviderFlags, "cacheFactory">
+  /** `--namespace`: where `krtt-propagate-pending` lives on the hub. */
+  readonly namespace: string
+  readonly config: Partial<PropagateConfig>
+}
+
+/** Runs the propagation until interrupted (or until the Lease is lost: an error). */
+export const runPropagate = (
+  options: PropagateRunOptions,
+  resolved: ResolvedKubeconfig,
+): Effect.Effect<void, Error, Scope.Scope> =>
+  Effect.gen(function* () {
+    const m = options.manager
+    const config = propagateConfig(options.config)
+    const metricsAddress = parseBindAddress(
+      m.metricsSecure === true ? "diagnostics-address" : "metrics-bind-address",
+      m.metricsBindAddress,
+    )
+    const healthAddress = parseBindAddress("health-addr", m.healthProbeBindAddress)
+    const client = yield* makeRestClient(resolved.kubeconfig, {
+      qps: m.kubeApiQps,
+      burst: m.kubeApiBurst,
+      userAgent: "krtt-propagate",
+    })
+    yield* Effect.logInfo("starting krtt propagate").pipe(
+      Effect.annotateLogs({
+        kubeconfig: resolved.source,
+        server: resolved.kubeconfig.getCurrentCluster()?.server ?? "",
+        provider: options.provider,
+      }),
+    )
+    const ready = yield* Ref.make(false)
+    if (m.metricsSecure === true && metricsAddress !== "off") {
+      const authorize = yield* makeAuthorizer(client)
+      const now = yield* Clock.currentTimeMillis
+      const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
+      const tls = { minVersion: m.tlsMinVersion ?? "TLSv1.2", ciphers: m.tlsCipherSuites ?? [] }
+      yield* Layer.build(serveTlsOn(metricsAddress, secureMetricsRoutes(authorize), certificate, tls)).pipe(
+        Effect.mapError((e) => new Error(`diagnostics server: ${String(e)}`)),
+      )
+    } else {
+      yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
+        Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
+      )
+    }
+    yield* Layer.build(serveOn(healthAddress, healthRoutes(Ref.get(ready)))).pipe(
+      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
+    )
+    let lost: Fiber.Fiber<never, Error> | undefined
+    if (m.leaderElect) {
+      const elector = yield* makeLeaderElector(client, {
+        namespace: m.leaderElectNamespace,
+        name: m.leaderElectId,
+        identity: `${hostname()}_${randomUUID()}`,
+        leaseDuration: m.leaseDuration,
+        renewDeadline: m.renewDeadline,
+        retryPeriod: m.retryPeriod,
+      })
+      yield* Effect.logInfo("waiting to lead").pipe(
+        Effect.annotateLogs({ lease: `${m.leaderElectNamespace}/${m.leaderElectId}` }),
+      )
+      yield* elector.acquire
+      yield* Effect.addFinalizer(() => elector.release)
+      lost = yield* Effect.forkScoped(
+        Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
+      )
+    }
+    const cacheFactory = makeScopedCacheFactory({
+      permissionRecheckInterval: Duration.millis(config.permissionRecheckInterval),
+    })
+    const provider = yield* makeProvider(options.provider, client, {
+      ...options.providerFlags,
+      cacheFactory,
+    }).pipe(Effect.mapError((e) => new Error(e.message)))
+    const manager = yield* makeManager({ hub: yield* makeCluster({ client }), provider })
+    yield* addPropagateControllers(manager, client, { pendingNamespace: options.namespace, config }).pipe(
+      Effect.mapError((e) => (e instanceof Error ? e : new Error(String(e)))),
+    )
+    yield* manager.start
+    yield* Ref.set(ready, true)
+    yield* Effect.logInfo("krtt propagate started")
+    yield* lost === undefined ? Effect.never : Fiber.join(lost)
+  })
