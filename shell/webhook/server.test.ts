@@ -102,3 +102,91 @@ describe("mutate and validate (upstream's Cluster admission paths)", () => {
     expect(d.response.allowed).toBe(true)
   })
 })
+
+describe("serveWebhooks", () => {
+  it("serves /convert over HTTPS and loads a renewed certificate without a restart", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const net = await import("node:net")
+    const tls = await import("node:tls")
+    const https = await import("node:https")
+    const { Effect, Layer } = await import("effect")
+    const { selfSignedCertificate } = await import("../manager/diagnostics.ts")
+    const { serveWebhooks } = await import("./server.ts")
+    const dir = mkdtempSync(join(tmpdir(), "krtt-webhook-"))
+    const write = (c: { cert: string; key: string }) => {
+      writeFileSync(join(dir, "tls.key"), c.key)
+      writeFileSync(join(dir, "tls.crt"), c.cert)
+    }
+    const first = selfSignedCertificate(["127.0.0.1"], Date.UTC(2026, 0, 1))
+    const second = selfSignedCertificate(["127.0.0.1"], Date.UTC(2026, 0, 2))
+    write(first)
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port
+        s.close(() => resolve(p))
+      })
+    })
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+          resolve(socket.getPeerX509Certificate()?.toString() ?? "")
+          socket.end()
+        })
+        socket.on("error", reject)
+      })
+    const { X509Certificate } = await import("node:crypto")
+    const pem = (c: string) => new X509Certificate(c).toString()
+    const post = (body: unknown) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = https.request(
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/convert",
+            method: "POST",
+            rejectUnauthorized: false,
+            headers: { "content-type": "application/json" },
+          },
+          (res) => {
+            let text = ""
+            res.on("data", (d: Buffer) => {
+              text += d.toString()
+            })
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, text }))
+          },
+        )
+        req.on("error", reject)
+        req.end(JSON.stringify(body))
+      })
+    const options = {
+      host: "127.0.0.1",
+      port,
+      certDir: dir,
+      certName: "tls.crt",
+      keyName: "tls.key",
+      tls: { minVersion: "TLSv1.2" as const, ciphers: [] },
+    }
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          yield* Layer.build(serveWebhooks(options, () => "v1beta2"))
+          expect(yield* Effect.promise(served)).toBe(pem(first.cert))
+          const r = yield* Effect.promise(() =>
+            post({ request: { uid: "u", desiredAPIVersion: "cluster.x-k8s.io/v1beta2", objects: [] } }),
+          )
+          expect(r.status).toBe(200)
+          expect(JSON.parse(r.text).response.result.status).toBe("Success")
+          write(second)
+          let now = ""
+          for (let i = 0; i < 100 && now !== pem(second.cert); i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+            now = yield* Effect.promise(served)
+          }
+          expect(now).toBe(pem(second.cert))
+        }),
+      ),
+    )
+  }, 30_000)
+})

@@ -12,12 +12,12 @@
  * `/validate-cluster-x-k8s-io-v1beta2-cluster` (validation), AdmissionReview v1, with the rules of
  * `core/cluster/admission.ts`; each refusal names its field.
  *
- * Caveat: the certificate is read at start; a rotated certificate (cert-manager renews it) is
- * used after a restart, where controller-runtime's certificate watcher reloads it at once.
+ * A renewed certificate is loaded when the cert dir changes, as controller-runtime's certificate
+ * watcher does.
  *
  * @module
  */
-import { readFileSync } from "node:fs"
+import { readFileSync, watch } from "node:fs"
 import type { Server } from "node:http"
 import { createServer } from "node:https"
 import { join } from "node:path"
@@ -174,27 +174,42 @@ export const webhookRoutes = (
     route("/validate-cluster-x-k8s-io-v1beta2-cluster", (body) => validate(body, gates)),
   )
 
-/** Serves the webhooks over HTTPS with the certificate of the cert dir (read now). */
+/**
+ * Serves the webhooks over HTTPS with the certificate of the cert dir. The certificate is read at
+ * start and again whenever the directory changes (cert-manager renews it by swapping the Secret
+ * volume's files), as controller-runtime's certificate watcher does; a certificate that cannot be
+ * read then keeps the previous one in use.
+ */
 export const serveWebhooks = (
   options: WebhookServerOptions,
   resolve: VersionResolver,
   gates: { readonly clusterTopology: boolean } = { clusterTopology: false },
 ) => {
   const paths = certificatePaths(options)
-  const cert = readFileSync(paths.cert, "utf8")
-  const key = readFileSync(paths.key, "utf8")
+  const read = () => ({ cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8") })
+  const first = read()
+  const tls = {
+    minVersion: options.tls.minVersion,
+    ...(options.tls.ciphers.length === 0 ? {} : { ciphers: options.tls.ciphers.join(":") }),
+  }
+  const make = () => {
+    const server = createServer({ ...first, ...tls })
+    let loaded = `${first.cert}${first.key}`
+    const reload = () => {
+      try {
+        const next = read()
+        if (`${next.cert}${next.key}` === loaded) return
+        server.setSecureContext({ ...next, ...tls })
+        loaded = `${next.cert}${next.key}`
+      } catch {
+        // Half-written files: the next change event reads them again.
+      }
+    }
+    const watcher = watch(options.certDir, { persistent: false }, reload)
+    server.on("close", () => watcher.close())
+    return server as unknown as Server
+  }
   return HttpRouter.serve(webhookRoutes(resolve, gates), { disableLogger: true }).pipe(
-    Layer.provide(
-      NodeHttpServer.layer(
-        () =>
-          createServer({
-            cert,
-            key,
-            minVersion: options.tls.minVersion,
-            ...(options.tls.ciphers.length === 0 ? {} : { ciphers: options.tls.ciphers.join(":") }),
-          }) as unknown as Server,
-        { host: options.host ?? "0.0.0.0", port: options.port },
-      ),
-    ),
+    Layer.provide(NodeHttpServer.layer(make, { host: options.host ?? "0.0.0.0", port: options.port })),
   )
 }
