@@ -42,25 +42,10 @@ import {
 } from "../e2e/fixtures/index.ts"
 import { type Cluster, startControlPlane } from "../testenv/index.ts"
 
-const { values } = parseArgs({
-  options: {
-    clusters: { type: "string", default: "100" },
-    workloads: { type: "string", default: "2" },
-    steady: { type: "string", default: "30" },
-    json: { type: "boolean", default: false },
-  },
-})
-const N = Number(values.clusters)
-const WORKLOADS = Number(values.workloads)
-const STEADY_S = Number(values.steady)
-if (!Number.isInteger(N) || N < 1) throw new Error(`--clusters: a positive integer, got ${values.clusters}`)
-if (!Number.isInteger(WORKLOADS) || WORKLOADS < 1) throw new Error(`--workloads: a positive integer`)
-if (!Number.isFinite(STEADY_S) || STEADY_S < 0) throw new Error(`--steady: seconds ≥ 0`)
-
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
 
 /** `apiserver_request_total` of a cluster, by `verb resource[/subresource]`. */
-const requestCounts = async (cluster: Cluster): Promise<Map<string, number>> => {
+export const requestCounts = async (cluster: Cluster): Promise<Map<string, number>> => {
   const r = await expectStatus(cluster.request("GET", "/metrics"), [200], "GET /metrics")
   const counts = new Map<string, number>()
   for (const s of select(parseMetrics(r.text), "apiserver_request_total")) {
@@ -72,7 +57,7 @@ const requestCounts = async (cluster: Cluster): Promise<Map<string, number>> => 
 }
 
 /** `after - before - background rate × seconds - own`, by key; keys that end at 0 are dropped. */
-const delta = (
+export const delta = (
   before: Map<string, number>,
   after: Map<string, number>,
   seconds: number,
@@ -87,16 +72,16 @@ const delta = (
   }
   return new Map([...out].sort((a, b) => b[1] - a[1]))
 }
-const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
+export const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
 /** Splits off the leader election's Lease requests: they do not grow with the Clusters. */
-const splitLeases = (m: Map<string, number>) => {
+export const splitLeases = (m: Map<string, number>) => {
   const leases = new Map([...m].filter(([k]) => k.endsWith(" leases")))
   const rest = new Map([...m].filter(([k]) => !k.endsWith(" leases")))
   return { leases, rest }
 }
 
 /** Peak and current resident memory (kB) and CPU seconds of a process, from /proc. */
-const processStats = (pid: number) => {
+export const processStats = (pid: number) => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8")
   const kb = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN)
@@ -106,7 +91,7 @@ const processStats = (pid: number) => {
   return { hwmKb: kb("VmHWM"), rssKb: kb("VmRSS"), cpuSeconds: ticks / 100 }
 }
 
-const pool = async <A>(items: ReadonlyArray<A>, concurrency: number, f: (a: A) => Promise<void>) => {
+export const pool = async <A>(items: ReadonlyArray<A>, concurrency: number, f: (a: A) => Promise<void>) => {
   let next = 0
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -116,6 +101,20 @@ const pool = async <A>(items: ReadonlyArray<A>, concurrency: number, f: (a: A) =
 }
 
 const main = async () => {
+  const { values } = parseArgs({
+    options: {
+      clusters: { type: "string", default: "100" },
+      workloads: { type: "string", default: "2" },
+      steady: { type: "string", default: "30" },
+      json: { type: "boolean", default: false },
+    },
+  })
+  const N = Number(values.clusters)
+  const WORKLOADS = Number(values.workloads)
+  const STEADY_S = Number(values.steady)
+  if (!Number.isInteger(N) || N < 1) throw new Error(`--clusters: a positive integer, got ${values.clusters}`)
+  if (!Number.isInteger(WORKLOADS) || WORKLOADS < 1) throw new Error(`--workloads: a positive integer`)
+  if (!Number.isFinite(STEADY_S) || STEADY_S < 0) throw new Error(`--steady: seconds ≥ 0`)
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), "krtt-bench-operator-"))
   const controlPlane = await startControlPlane({ clusters: 1 + WORKLOADS })
@@ -288,4 +287,5 @@ const main = async () => {
   }
 }
 
-await main()
+// Run only as a program: bench/compare.ts imports the helpers above.
+if (import.meta.main) await main()
