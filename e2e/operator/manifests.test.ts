@@ -1,4 +1,4 @@
-// Every manifest of deploy/ (and the test providers of e2e/fixtures) passes the real API server's
+// Every manifest of the operator's folders of deploy/ (crds, manager, rbac, webhook; see OPERATOR_DEPLOY_DIRS)
 // validation and admission: server-side apply with dryRun=All and strict field validation, the
 // Namespace first (applied for real, as namespaced objects can only be admitted into a namespace
 // that exists), then the rest. The Deployment's Pod template is admitted by the namespace's
