@@ -1,4 +1,4 @@
-// Every manifest of the operator's folders of deploy/ (crds, manager, rbac, webhook; see OPERATOR_DEPLOY_DIRS)
+// Every manifest of the operator's folders of deploy/ (crds, manager, rbac, webhook) passes the real API server's
 // validation and admission: server-side apply with dryRun=All and strict field validation, the
 // Namespace first (applied for real, as namespaced objects can only be admitted into a namespace
 // that exists), then the rest. The Deployment's Pod template is admitted by the namespace's
