@@ -1,6 +1,8 @@
-// The control plane's binaries: kube-apiserver, etcd and kubectl, the set envtest users know.
-// Taken from KUBEBUILDER_ASSETS when it is set, otherwise built once from Go modules and cached
-// outside the repository (XDG_CACHE_HOME or ~/.cache), so that the second run costs nothing.
+// The control plane's binaries: kube-apiserver, etcd and kubectl, the set envtest users know,
+// plus kube-controller-manager (garbage collector, namespace controller, ClusterRole aggregation).
+// Taken from KUBEBUILDER_ASSETS when it is set (kube-controller-manager when it is there, else
+// from the cache), otherwise built once from Go modules and cached outside the repository
+// (XDG_CACHE_HOME or ~/.cache), so that the second run costs nothing.
 import { spawn, spawnSync } from "node:child_process"
 import { constants, existsSync } from "node:fs"
 import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"

@@ -1,13 +1,15 @@
-// A real control plane for tests: kube-apiserver and etcd, started by the project.
+// A real control plane for tests: kube-apiserver, etcd and kube-controller-manager, started by the project.
 // See docs/testenv.md.
 export {
   type Assets,
   AssetsError,
+  CONTROLLER_MANAGER,
   cacheDir,
   ETCD_VERSION,
   ensureAssets,
   KUBERNETES_VERSION,
   locateAssets,
+  locateControllerManager,
 } from "./assets.ts"
 export {
   attachControlPlane,
