@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"
+import type { KubeClientShape } from "../kube/client.ts"
 import { FakeApiServer } from "../kube/fake/server.ts"
 import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
@@ -44,11 +45,11 @@ const workload = () =>
 
 type Doc = Record<string, unknown>
 
-const setup = (debounce: number) =>
+const setup = (debounce: number, wrap: (c: KubeClientShape) => KubeClientShape = (c) => c) =>
   Effect.gen(function* () {
     const hubServer = yield* FakeApiServer.make()
     const hubClient = yield* makeMemoryClient(hubServer)
-    const hub = yield* makeCluster({ client: hubClient })
+    const hub = yield* makeCluster({ client: wrap(hubClient) })
     const provider = yield* makeMemoryProvider({ name: "memory" })
     const east = yield* workload()
     const west = yield* workload()
@@ -109,12 +110,10 @@ describe("addInventoryController (in-memory API servers)", () => {
           expect(e.engagedSince).toBe(e.lastChange)
           // a key nobody's document names is never touched
           const cm = yield* hubServer.client().get(Resources.configMaps, TARGET)
-          yield* hubServer
-            .client()
-            .update(Resources.configMaps, {
-              ...cm,
-              data: { ...(cm.data as Record<string, string>), note: "kept" },
-            })
+          yield* hubServer.client().update(Resources.configMaps, {
+            ...cm,
+            data: { ...(cm.data as Record<string, string>), note: "kept" },
+          })
 
           // inventory.entry#6 (debounce 0): a Node created in west, then made Ready.
           yield* addNode(west, "w1", false)
@@ -204,6 +203,106 @@ describe("addInventoryController (in-memory API servers)", () => {
             Effect.map(entry("fleet/west"), (x) => x === undefined),
           )
           expect((yield* entry("east"))?.nodes).toBe(2)
+        }),
+      ),
+    )
+  }, 30_000)
+
+  it("two replicas over the same clusters and a third writer updating the ConfigMap at once: every key kept, counts right", async () => {
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { hubServer, east, west, entry, inventory } = yield* setup(0)
+          // a second replica over the same hub and the same clusters
+          const hub2 = yield* makeCluster({ client: yield* makeMemoryClient(hubServer) })
+          const provider2 = yield* makeMemoryProvider({ name: "memory" })
+          yield* provider2.add("east", east)
+          yield* provider2.add("fleet/west", west)
+          const manager2 = yield* makeManager({ hub: hub2, provider: provider2 })
+          yield* addInventoryController(manager2, {
+            namespace: NS,
+            config: { debounce: 0, clusterPollInterval: 20 },
+          })
+          yield* manager2.start
+          yield* until(
+            "east present",
+            Effect.map(entry("east"), (x) => x !== undefined),
+          )
+          const client = hubServer.client()
+          /** A writer of its own: get, add a key, update with the resourceVersion read; again on a conflict. */
+          const addKey = (key: string): Effect.Effect<void, unknown> =>
+            Effect.gen(function* () {
+              const cm = yield* client.get(Resources.configMaps, TARGET)
+              yield* client.update(Resources.configMaps, {
+                ...cm,
+                data: { ...(cm.data as Record<string, string>), [key]: "foreign" },
+              })
+            }).pipe(Effect.catchTag("Conflict", () => Effect.suspend(() => addKey(key))))
+          const keys = Array.from({ length: 30 }, (_, i) => `x${i}`)
+          yield* Effect.all(
+            [
+              Effect.forEach(keys, addKey, { discard: true }),
+              Effect.forEach(
+                Array.from({ length: 20 }, (_, i) => `burst-${i}`),
+                (n, i) => addNode(east, n, i % 2 === 0),
+                { discard: true },
+              ),
+            ],
+            { concurrency: "unbounded" },
+          )
+          yield* until(
+            "east 22 Nodes",
+            Effect.map(entry("east"), (x) => x?.nodes === 22),
+          )
+          const data = yield* inventory
+          for (const k of keys) expect(data[k], k).toBe("foreign")
+          expect(Object.keys(data).filter((k) => !k.startsWith("x"))).toEqual([
+            "east",
+            entryKey("fleet/west"),
+          ])
+        }),
+      ),
+    )
+  }, 30_000)
+
+  it("a write that lands between the controller's read and its update is kept: the update is refused (Conflict) and decided again", async () => {
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const raced: Array<string> = []
+          let other: KubeClientShape | undefined
+          // Before each of the controller's first five updates of the ConfigMap, another writer
+          // adds a key of its own: exactly the window a blind write would lose it in.
+          const wrap = (c: KubeClientShape): KubeClientShape => ({
+            ...c,
+            update: ((ref, object) =>
+              Effect.gen(function* () {
+                if (other !== undefined && ref.resource === "configmaps" && raced.length < 5) {
+                  const key = `race-${raced.length}`
+                  raced.push(key)
+                  const cm = yield* other.get(Resources.configMaps, TARGET)
+                  yield* other.update(Resources.configMaps, {
+                    ...cm,
+                    data: { ...(cm.data as Record<string, string>), [key]: "theirs" },
+                  })
+                }
+                return yield* c.update(ref, object)
+              })) as KubeClientShape["update"],
+          })
+          const { hubServer, east, entry, inventory } = yield* setup(0, wrap)
+          other = hubServer.client()
+          yield* until(
+            "east present",
+            Effect.map(entry("east"), (x) => x !== undefined),
+          )
+          for (const n of ["r1", "r2", "r3", "r4", "r5", "r6"]) yield* addNode(east, n, true)
+          yield* until(
+            "east 8 Nodes",
+            Effect.map(entry("east"), (x) => x?.nodes === 8),
+          )
+          expect(raced.length).toBeGreaterThan(0)
+          const data = yield* inventory
+          for (const k of raced) expect(data[k], k).toBe("theirs")
         }),
       ),
     )

@@ -181,6 +181,11 @@ export const addInventoryController = (
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const states = manager.provider === undefined ? [] : yield* manager.provider.clusters
+        // the version of a cluster that left is never needed again
+        yield* Ref.update(versions, (m) => {
+          const known = new Set<string>(states.map((st) => st.name))
+          return [...m.keys()].every((k) => known.has(k)) ? m : new Map([...m].filter(([k]) => known.has(k)))
+        })
         const hub = manager.hub.client
         const current = yield* hub
           .get(Resources.configMaps, target)
