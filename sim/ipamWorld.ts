@@ -321,9 +321,7 @@ export class IpamWorld {
   /** One reconcile of one Cluster on the pure core, its actions applied to the world. */
   reconcile(name: string): ReconcileResult {
     const ns = this.settings.namespace
-    const ccs = [...this.clusterConfigs.values()].filter(
-      (cc) => cc.namespace === ns && cc.labels[CLUSTER_TARGET_LABEL] === name,
-    )
+    const ccs = [...(this.ccsByCluster.get(name)?.values() ?? [])].filter((cc) => cc.namespace === ns)
     const result = this.settings.reconcile({
       observed: { cluster: this.clusters.get(name), clusterConfigs: ccs },
       desired: { config: this.config, identity: this.settings.identity },

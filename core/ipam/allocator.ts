@@ -128,12 +128,13 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
   const bits = p.family === 4 ? 32 : 128
   if (prefix <= p.prefix || prefix > bits) return { _tag: "DoesNotFit", parent, prefix }
   const size = 1n << BigInt(bits - prefix)
-  const align = (v: bigint) => ((v + size - 1n) / size) * size
+  const mask = ~(size - 1n)
   let candidate = p.base
   for (const b of blockedIn(state, parent, p)) {
-    if (candidate + size - 1n < b.base) break
-    const after = lastOf(b) + 1n
-    if (after > candidate) candidate = align(after)
+    if (candidate + size <= b.base) break
+    // the first aligned address after b (blocks are aligned CIDRs: base + size of b)
+    const after = b.base + (1n << BigInt(bits - b.prefix))
+    if (after > candidate) candidate = (after + size - 1n) & mask
   }
   if (candidate + size - 1n > lastOf(p)) return { _tag: "Exhausted", parent, prefix }
   const cidr: Cidr = { family: p.family, base: candidate, prefix }
