@@ -149,6 +149,19 @@ describe("validateIpamConfig()", () => {
     expect(e.map((x) => x.path)).toContain("spec.parentCIDRs")
   })
 
+  it("refuses a rule id longer than a label value, and an injection with no parent to slice from", () => {
+    const e = errorsOf({
+      spec: {
+        parentCIDRs: {},
+        injectionRules: [rule([{ path: "/a", subnetSize: 24 }], { id: "r".repeat(64) })],
+      },
+    })
+    expect(e.map((x) => x.path)).toEqual([
+      "spec.injectionRules[0].id",
+      "spec.injectionRules[0].injections[0].parents",
+    ])
+  })
+
   it("refuses bad selectors, paths, ids and durations", () => {
     const e = errorsOf(
       spec({

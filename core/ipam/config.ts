@@ -239,6 +239,8 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
       ])
       const id = typeof r.id === "string" ? r.id : ""
       if (typeof r.id !== "string") err(`${rp}.id`, "is required and must be a string")
+      else if (id.length > 63)
+        err(`${rp}.id`, `"${id}" is ${id.length} characters long; a rule id is a label value: at most 63`)
       else if (!RULE_ID.test(id))
         err(
           `${rp}.id`,
@@ -313,6 +315,11 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
             )
           } else {
             const candidates = parents.length === 0 ? parsedParents.map((p) => p.cidr) : []
+            if (parents.length === 0 && parsedParents.length === 0 && Object.keys(parentCIDRs).length === 0)
+              err(
+                `${ip}.parents`,
+                "is empty, so every parent of spec.parentCIDRs is allowed, but there is none",
+              )
             let unknown = false
             parents.forEach((pid, pi) => {
               if (localSizes.has(pid)) return
