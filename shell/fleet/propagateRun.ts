@@ -43,6 +43,17 @@ export interface PropagateRunOptions {
   readonly config: Partial<PropagateConfig>
 }
 
+/**
+ * The workload clusters' cache: the scoped cache, each new informer reviewed first (a namespace
+ * the identity may not read is `Forbidden` at once: `propagate.copy#7`) and every running one
+ * re-reviewed every `permissionRecheckInterval` (a revoked Role is noticed within it).
+ */
+export const propagateCacheFactory = (config: PropagateConfig) =>
+  makeScopedCacheFactory({
+    accessReview: true,
+    permissionRecheckInterval: Duration.millis(config.permissionRecheckInterval),
+  })
+
 /** Runs the propagation until interrupted (or until the Lease is lost: an error). */
 export const runPropagate = (
   options: PropagateRunOptions,
@@ -104,9 +115,7 @@ export const runPropagate = (
         Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
       )
     }
-    const cacheFactory = makeScopedCacheFactory({
-      permissionRecheckInterval: Duration.millis(config.permissionRecheckInterval),
-    })
+    const cacheFactory = propagateCacheFactory(config)
     const provider = yield* makeProvider(options.provider, client, {
       ...options.providerFlags,
       cacheFactory,
