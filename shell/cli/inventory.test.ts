@@ -52,6 +52,9 @@ describe("parseInventoryArgs", () => {
     )
     expect(() => parse("--namespace", "x")).toThrow(/--provider is required/)
     expect(() => parse("--provider", "namespaces")).toThrow(/--namespace is required/)
+    expect(() => parse("--provider", "namespaces", "--namespace", "Fleet_1")).toThrow(
+      /invalid argument "Fleet_1" for --namespace/,
+    )
     expect(() => parse(...base, "--debounce=soon")).toThrow(/invalid argument "soon" for --debounce/)
     expect(() => parse(...base, "--debounce")).toThrow(/flag needs an argument: --debounce/)
     expect(() => parse(...base, "--leader-elect-lease-duration=long")).toThrow(

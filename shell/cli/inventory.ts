@@ -139,6 +139,10 @@ export const parseInventoryArgs = (
   const namespace = own.get("namespace")
   if (namespace === undefined || namespace.trim() === "")
     throw new FlagError("--namespace is required: the hub namespace of the ConfigMap krtt-inventory")
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63)
+    throw new FlagError(
+      `invalid argument "${namespace}" for --namespace: not a namespace name (lower-case letters, digits and '-', at most 63)`,
+    )
   const debounceText = own.get("debounce")
   const debounce =
     debounceText === undefined ? InventoryDefaults.debounce : readDuration("debounce", debounceText)
