@@ -1,17 +1,21 @@
 // Upstream's --namespace and --watch-filter (label cluster.x-k8s.io/watch-filter): a manager
 // started with them reconciles only the Clusters of that namespace carrying that label value
-// (issue 10, step 2).
+// (issue 10, step 2). And deploy/crds on a cluster whose Cluster CRD once stored v1beta1.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Cluster, type ControlPlane, startControlPlane } from "../../testenv/index.ts"
 import {
+  apply,
   CLUSTER_FINALIZER,
   create,
   createNamespace,
+  deployManifests,
+  expectStatus,
   getObject,
   installManagement,
+  type KubeObject,
   managerIdentity,
   type OperatorProcess,
   paths,
@@ -82,4 +86,35 @@ describe("krtt run --namespace --watch-filter", () => {
       expect(c?.status, `${ns}/${name}`).toBeUndefined()
     }
   }, 120_000)
+
+  it("deploy/crds applies where the Cluster CRD's storedVersions still holds v1beta1 (a cluster upgraded from v1beta1)", async () => {
+    const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusters.cluster.x-k8s.io"
+    const crd = deployManifests()
+      .flatMap((m) => m.objects)
+      .find((o) => o.kind === "CustomResourceDefinition") as KubeObject
+    await expectStatus(
+      mgmt.request("PATCH", `${crdPath}/status`, {
+        body: JSON.stringify({ status: { storedVersions: ["v1beta1", "v1beta2"] } }),
+        headers: { "content-type": "application/merge-patch+json" },
+      }),
+      [200],
+      "storedVersions with v1beta1",
+    )
+    const r = await apply(mgmt, crd)
+    expect(r.status).toBe(200)
+    // Without v1beta1 the API server refuses it: what the issue saw with a v1beta2-only CRD.
+    const versions = (crd.spec?.versions as ReadonlyArray<{ name: string }>).filter(
+      (v) => v.name !== "v1beta1",
+    )
+    const { conversion: _c, ...spec } = crd.spec as Record<string, unknown>
+    const refused = await mgmt.request("PUT", crdPath, {
+      body: {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: (r.body as KubeObject).metadata.resourceVersion },
+        spec: { ...spec, versions },
+      },
+    })
+    expect(refused.status).toBe(422)
+    expect(refused.text).toContain("storedVersions")
+  }, 60_000)
 })
