@@ -94,7 +94,7 @@ export const copyInputArb: fc.Arbitrary<CopyInput> = fc
   .record({
     source: fc.oneof({ weight: 12, arbitrary: sourceArb }, { weight: 1, arbitrary: fc.constant(null) }),
     access: fc.constantFrom("Allowed", "Allowed", "Allowed", "Allowed", "Allowed", "Allowed", "Forbidden"),
-    namespace: fc.constantFrom("Present", "Missing", "Unknown"),
+    namespace: fc.constantFrom("Present", "Missing", "Missing", "Unknown"),
     cluster: fc.constantFrom("east", "west", "fleet#prod-1"),
     target: targetArb,
     trigger: fc.constantFrom(
