@@ -103,7 +103,7 @@ describe("krtt run --namespace --watch-filter", () => {
     const r = await apply(mgmt, crd)
     expect(r.status).toBe(200)
     // Without v1beta1 the API server refuses it: what the issue saw with a v1beta2-only CRD.
-    const versions = (crd.spec?.versions as ReadonlyArray<{ name: string }>).filter(
+    const versions = ((crd.spec?.versions ?? []) as ReadonlyArray<{ name: string }>).filter(
       (v) => v.name !== "v1beta1",
     )
     const { conversion: _c, ...spec } = crd.spec as Record<string, unknown>
