@@ -105,7 +105,8 @@ const key = (c: Cidr) => `${c.family}:${c.base}`
 /** The simulated world of the IPAM controller. Mutable; every method is one step. */
 export class IpamWorld {
   readonly settings: IpamWorldSettings
-  readonly config: IpamConfigSpec
+  /** The last valid IPAMConfig. */
+  config: IpamConfigSpec
   readonly clusters = new Map<string, ClusterView>()
   readonly clusterConfigs = new Map<string, ClusterConfigView>()
   ipam: IpamState
@@ -130,7 +131,8 @@ export class IpamWorld {
   /** Maximal recorded blocks of every Cluster, sorted by family and address. */
   private held: Array<Held> = []
   private readonly heldBy = new Map<string, Array<Held>>()
-  private readonly parents: ReadonlyArray<Cidr>
+  /** Every parent CIDR of every config so far: CIDRs of a removed parent stay where they were. */
+  private parents: ReadonlyArray<Cidr>
   private readonly report: (cluster: string, check: IpamCheck, message: string) => void
 
   constructor(
@@ -197,6 +199,26 @@ export class IpamWorld {
     const c = this.clusters.get(name)
     if (c === undefined) return
     this.updateCluster(c, { ...c, annotations: { ...c.annotations, [OPERATION_ANNOTATION]: "reconcile" } })
+    this.advance(at)
+  }
+
+  /**
+   * The IPAMConfig changes: new parents are registered (allocations of removed ones stay, parentless)
+   * and, when the injection rules changed, every selected Cluster is reconciled (ipam.trigger#6).
+   */
+  changeConfig(config: IpamConfigSpec, at: number): void {
+    this.advance(at)
+    const old = this.config
+    this.config = config
+    const next = parentCidrsOf(config)
+    this.parents = [
+      ...this.parents,
+      ...next.filter(
+        (p) => !this.parents.some((q) => q.family === p.family && q.base === p.base && q.prefix === p.prefix),
+      ),
+    ]
+    this.ipam = reconfigure(this.ipam, next)
+    this.fire({ _tag: "ConfigChanged", old })
     this.advance(at)
   }
 

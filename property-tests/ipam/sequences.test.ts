@@ -51,7 +51,44 @@ const config = (() => {
   if (!("config" in v)) throw new Error(JSON.stringify(v.errors))
   return v.config
 })()
-const PARENTS: ReadonlyArray<Cidr> = Object.values(config.parentCIDRs).flat().map(cidrOf)
+/** Other configs to change to: parents moved and added (never overlapping within one config), rules changed. */
+const variants = (() => {
+  const make = (spec: unknown) => {
+    const v = validateIpamConfig({ spec })
+    if (!("config" in v)) throw new Error(JSON.stringify(v.errors))
+    return v.config
+  }
+  const nodes = (parents: ReadonlyArray<string>, size = 24) => ({
+    id: "nodes",
+    matchPurposes: [{ operator: "ContainsAny", values: ["mcp", "workload"] }],
+    injections: [
+      { id: "net", path: ".spec.networking.nodes", parents, subnetSize: size },
+      { path: ".spec.networking.pods", parents: ["net"], subnetSize: size + 2 },
+      { path: ".spec.networking.v6", parents: ["v6"], subnetSize: 64 },
+    ],
+  })
+  return [
+    config,
+    // v4 shrinks to a /23 inside the old /22 (its other CIDRs stay, parentless) and a new parent joins
+    make({
+      parentCIDRs: { v4: ["10.1.0.0/23"], v4c: ["10.3.0.0/24"], v6: ["fd00:1::/61"] },
+      injectionRules: [nodes(["v4", "v4c"], 25)],
+    }),
+    // the rules change: a new rule id for gold Clusters, the old ones untouched
+    make({
+      parentCIDRs: config.parentCIDRs,
+      injectionRules: [
+        nodes(["v4", "v4b"]),
+        {
+          id: "gold",
+          matchLabels: { tier: "gold" },
+          injections: [{ path: "/spec/gold", parents: ["v4b"], subnetSize: 27 }],
+        },
+      ],
+    }),
+  ]
+})()
+const PARENTS: ReadonlyArray<Cidr> = variants.flatMap((c) => Object.values(c.parentCIDRs).flat().map(cidrOf))
 
 interface Model {
   readonly live: Set<string>
@@ -178,6 +215,19 @@ class Restart implements fc.Command<Model, Real> {
   toString = () => "restart"
 }
 
+class ChangeConfig implements fc.Command<Model, Real> {
+  readonly variant: number
+  constructor(variant: number) {
+    this.variant = variant
+  }
+  check = () => true
+  run(m: Model, r: Real) {
+    r.world.changeConfig(variants[this.variant] as typeof config, m.now)
+    check(m, r)
+  }
+  toString = () => `change the IPAMConfig to variant ${this.variant}`
+}
+
 class Wait implements fc.Command<Model, Real> {
   readonly ms: number
   constructor(ms: number) {
@@ -201,6 +251,7 @@ const commands = [
   name.map((n) => new Remove(n)),
   name.map((n) => new Annotate(n)),
   fc.constant(new Restart()),
+  fc.nat(variants.length - 1).map((v) => new ChangeConfig(v)),
   fc.integer({ min: 0, max: 5_000 }).map((ms) => new Wait(ms)),
 ]
 
@@ -230,6 +281,37 @@ describe("IPAM controller sequences (seed 004, issue 15)", () => {
       ),
       { numRuns: 300 },
     )
+  })
+
+  it("a config change keeps the CIDRs of a removed parent blocking, re-reconciles the selected Clusters (ipam.trigger#6) and serves new Clusters from the new parents", () => {
+    const { real } = setup(0, 0)()
+    const w = real.world
+    const nodesOf = (name: string) =>
+      (
+        JSON.parse(
+          w.clusters.get(name)?.annotations["ipam.gardener.clusters.openmcp.cloud/applied-injection-rules"] ??
+            "{}",
+        ) as Record<string, Record<string, string>>
+      ).nodes?.["/spec/networking/nodes"]
+    for (let i = 0; i < 4; i++) w.createCluster(`a${i}`, `ua${i}`, ["workload"], {}, i)
+    expect([0, 1, 2, 3].map((i) => nodesOf(`a${i}`))).toEqual([
+      "10.1.0.0/24",
+      "10.1.1.0/24",
+      "10.1.2.0/24",
+      "10.1.3.0/24",
+    ])
+    const before = w.stats.rows["ipam.trigger#6"] ?? 0
+    w.changeConfig(variants[1] as typeof config, 10)
+    expect(w.stats.rows["ipam.trigger#6"]).toBe(before + 1)
+    // 10.1.0.0/23 is held by a0 and a1 (now parentless): the next /25 comes from 10.3.0.0/24
+    w.createCluster("b", "ub", ["workload"], {}, 20)
+    expect(nodesOf("b")).toBe("10.3.0.0/25")
+    w.removeCluster("a0", 30)
+    w.advance(10_000)
+    w.createCluster("c", "uc", ["workload"], {}, 10_001)
+    expect(nodesOf("c")).toBe("10.1.0.0/25")
+    w.restart(10_002)
+    expect(real.violations).toEqual([])
   })
 
   it("a full parent is reported by ipam.reconcile#7, and CIDRs come back once a Cluster is gone", () => {
