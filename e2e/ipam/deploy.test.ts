@@ -274,6 +274,31 @@ describe("krtt ipam, restarted", () => {
     )
   }, 180_000)
 
+  it("a Cluster deleted while it was down, its ClusterConfig garbage-collected before the restart: released after the restart", async () => {
+    await createCluster(cluster, clusterObject(ns, "deleted-while-down", { labels: { [RUN]: s } }))
+    const mine = async () =>
+      (await listClusterConfigs(cluster, ns, configName)).filter((cc) =>
+        cc.metadata.name?.startsWith("deleted-while-down--"),
+      )
+    await waitFor("its ClusterConfig", async () => ((await mine()).length === 1 ? true : undefined), {
+      context,
+    })
+    await (ipam as IpamProcess).kill()
+    await expectStatus(cluster.request("DELETE", clusterPath("deleted-while-down")), [200], "delete")
+    await waitFor("the garbage collector to mark its ClusterConfig", async () =>
+      (await mine())[0]?.metadata.deletionTimestamp !== undefined ? true : undefined,
+    )
+    ipam = await start(["--leader-elect-namespace=krtt-ipam", `--leader-elect-id=ipam-${s}`])
+    // Listed with its deletion timestamp: ipam.trigger#5, then ipam.reconcile#1.
+    await waitFor(
+      "the ClusterConfig released and gone",
+      async () => ((await mine()).length === 0 ? true : undefined),
+      {
+        context,
+      },
+    )
+  }, 180_000)
+
   it("rebuilds its state every internalStateRefreshCycleDuration while it allocates, without handing a CIDR out twice", async () => {
     await apply(cluster, config("1s"))
     const restores = async () =>

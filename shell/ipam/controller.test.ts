@@ -242,6 +242,49 @@ describe("IPAM controller (in-memory API server)", () => {
       }),
   )
 
+  it.effect(
+    "a ClusterConfig listed at start with its deletion timestamp, its Cluster gone, is released (ipam.trigger#5)",
+    () =>
+      Effect.gen(function* () {
+        const { client, start } = yield* setup(1)
+        yield* client.create(IpamConfigResource, config(validSpec))
+        yield* client.create(ClusterConfigResource, {
+          apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+          kind: "ClusterConfig",
+          metadata: {
+            namespace: "ns",
+            name: "gone--ipam--r",
+            labels: {
+              "openmcp.cloud/managed-by": "ipam",
+              "openmcp.cloud/managed-purpose": "gardener-ipam",
+              "openmcp.cloud/environment": "test",
+              "ipam.gardener.clusters.openmcp.cloud/cluster": "gone",
+              "ipam.gardener.clusters.openmcp.cloud/injection-rule": "r",
+            },
+            finalizers: [CIDR_FINALIZER],
+            ownerReferences: [
+              {
+                apiVersion: "clusters.openmcp.cloud/v1alpha1",
+                kind: "Cluster",
+                name: "gone",
+                uid: "u-1",
+                controller: true,
+              },
+            ],
+          },
+          spec: { patches: [{ op: "add", path: "/spec/networking/nodes", value: "10.0.7.0/24" }] },
+        })
+        // What the garbage collector did while the controller was down.
+        yield* client.delete(ClusterConfigResource, { namespace: "ns", name: "gone--ipam--r" })
+        const controller = yield* start()
+        yield* eventually(
+          "the ClusterConfig gone",
+          Effect.map(clusterConfigs(client), (l) => (l.length === 0 ? true : undefined)),
+        )
+        assert.deepStrictEqual(allocations(yield* controller.store.current), [])
+      }),
+  )
+
   it.effect("a ClusterConfig whose finalizer could not be removed keeps its CIDRs held", () =>
     Effect.gen(function* () {
       const { fake, client, start } = yield* setup(1)

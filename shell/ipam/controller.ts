@@ -22,6 +22,8 @@
  *   the ClusterConfig holding them was removed.
  * - ClusterConfigs of an earlier Cluster of the same name (their controller owner reference has
  *   another uid) are released through the same row: that Cluster is gone.
+ * - A ClusterConfig listed with a deletion timestamp (set while the controller was down) counts
+ *   as that timestamp arriving (ipam.trigger#5): a Cluster deleted during a restart is released.
  *
  * @module
  */
@@ -224,8 +226,22 @@ export const makeIpamController = (
         : e._tag === "Deleted"
           ? { _tag: "ClusterDeleted", cluster: clusterView(e.object) }
           : { _tag: "ClusterUpdated", old: clusterView(e.old), cluster: clusterView(e.object) }
+    /**
+     * A ClusterConfig first seen with its deletion timestamp already set (the list after a
+     * restart, when the garbage collector took it while the controller was down) is the news of
+     * that timestamp, which the watch would otherwise have brought as an update: it is handed to
+     * the trigger table as one (ipam.trigger#5), so the gone Cluster's CIDRs are released.
+     */
     const clusterConfigEvent = (e: ReflectorEvent<KubeObject>): IpamEvent => {
       const view = (o: KubeObject): ClusterConfigView => clusterConfigView(o)
+      if (e._tag === "Added" && e.object.metadata.deletionTimestamp !== undefined) {
+        const cc = view(e.object)
+        return {
+          _tag: "ClusterConfigUpdated",
+          old: { ...cc, deletionTimestamp: undefined },
+          clusterConfig: cc,
+        }
+      }
       return e._tag === "Added"
         ? { _tag: "ClusterConfigCreated", clusterConfig: view(e.object) }
         : e._tag === "Deleted"
