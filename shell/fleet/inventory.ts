@@ -145,16 +145,18 @@ export const addInventoryController = (
       state: ClusterState,
       nodes: MultiClusterController,
       now: number,
-    ): Effect.Effect<{ readonly view: ClusterView; readonly failed: boolean }> =>
+    ): Effect.Effect<{ readonly view: ClusterView; readonly retry: boolean }> =>
       Effect.gen(function* () {
         if (!state.engaged) {
           const view: ClusterView = state.healthy
             ? { _tag: "Waiting" }
             : { _tag: "Unhealthy", reason: state.reason }
-          return { view, failed: false }
+          return { view, retry: false }
         }
         const waiting: ClusterView = { _tag: "Waiting" }
-        if (!(yield* nodes.isEngaged(state.name))) return { view: waiting, failed: false }
+        // Engaged with the manager, its Node watch not yet synced: look again soon (a cluster
+        // without Nodes sends no event once it is).
+        if (!(yield* nodes.isEngaged(state.name))) return { view: waiting, retry: true }
         const cluster = yield* manager.getCluster(state.name)
         const list = yield* cluster.cache.list<Node>(NodesResource)
         const kubernetesVersion = yield* versionOf(cluster, now)
@@ -162,7 +164,7 @@ export const addInventoryController = (
           _tag: "Engaged",
           facts: { kubernetesVersion, nodes: list.length, readyNodes: list.filter(nodeReady).length },
         }
-        return { view, failed: false }
+        return { view, retry: false }
       }).pipe(
         Effect.catch((e: unknown) =>
           Effect.as(
@@ -172,7 +174,7 @@ export const addInventoryController = (
                 error: (e as { message?: string }).message ?? String(e),
               }),
             ),
-            { view: { _tag: "Waiting" } as ClusterView, failed: true },
+            { view: { _tag: "Waiting" } as ClusterView, retry: true },
           ),
         ),
       )
@@ -196,11 +198,11 @@ export const addInventoryController = (
 
         // Every cluster the provider knows, and every cluster a stored document names.
         const views = new Map<string, ClusterView>()
-        let failed = false
+        let retry = false
         for (const state of states) {
           const v = yield* viewOf(state, nodes, now)
           views.set(state.name, v.view)
-          failed ||= v.failed
+          retry ||= v.retry
         }
         for (const [key, value] of Object.entries(data)) {
           const named = storedCluster(value)
@@ -228,7 +230,7 @@ export const addInventoryController = (
         }
 
         let changed = false
-        let delay: number | undefined = failed ? config.retry : undefined
+        let delay: number | undefined = retry ? config.retry : undefined
         for (const a of actions) {
           if (a._tag === "PutEntry" && data[a.key] !== a.value) {
             data[a.key] = a.value
