@@ -4,17 +4,12 @@
  *
  * @module
  */
-import { existsSync, readFileSync } from "node:fs"
 import { Effect, Logger } from "effect"
 import { Command, Flag } from "effect/cli"
 import { IpamDefaults, type IpamOptions, runIpam } from "../ipam/run.ts"
+import { managerNamespace } from "../manager/args.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { parseDuration } from "../manager/options.ts"
-
-const NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-const defaultNamespace = (): string =>
-  process.env.POD_NAMESPACE ??
-  (existsSync(NAMESPACE_FILE) ? readFileSync(NAMESPACE_FILE, "utf8").trim() : "default")
 
 const d = IpamDefaults
 const ms = (v: number) => (v % 1000 === 0 ? `${v / 1000}s` : `${v}ms`)
@@ -116,7 +111,7 @@ export const toIpamOptions = (f: Parsed): IpamOptions => {
     healthProbeBindAddress: f.healthProbeBindAddress,
     leaderElect: f.leaderElect,
     leaderElectNamespace:
-      f.leaderElectNamespace._tag === "Some" ? f.leaderElectNamespace.value : defaultNamespace(),
+      f.leaderElectNamespace._tag === "Some" ? f.leaderElectNamespace.value : managerNamespace(),
     leaderElectId: f.leaderElectId,
     leaseDuration: parseDuration("leader-elect-lease-duration", f.leaseDuration),
     renewDeadline: parseDuration("leader-elect-renew-deadline", f.renewDeadline),
