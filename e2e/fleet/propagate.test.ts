@@ -13,7 +13,11 @@ import {
   PropagateFinalizer,
   propagateConfig,
 } from "../../core/propagate/index.ts"
-import { addPropagateControllers, PendingConfigMap } from "../../shell/fleet/propagate.ts"
+import {
+  addPropagateControllers,
+  kubeconfigSecretLabels,
+  PendingConfigMap,
+} from "../../shell/fleet/propagate.ts"
 import { propagateCacheFactory } from "../../shell/fleet/propagateRun.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { mergePatch } from "../../shell/kube/patch.ts"
@@ -134,7 +138,15 @@ const fleet = Effect.gen(function* () {
     Resources.secrets,
     clusterSecret(fleetNs, "w2", c2.admin.kubeconfig.replace(c2.server, proxy.url)),
   )
-  yield* hubClient.create(Resources.secrets, clusterSecret(fleetNs, "w3", c3.admin.kubeconfig))
+  // w3's Secret carries a label the selector of only-w3 names (the cluster's labels are its Secret's).
+  yield* hubClient.create(Resources.secrets, {
+    ...clusterSecret(fleetNs, "w3", c3.admin.kubeconfig),
+    metadata: {
+      namespace: fleetNs,
+      name: "w3",
+      labels: { "sigs.k8s.io/multicluster-runtime-kubeconfig": "true", env: "prod" },
+    },
+  })
   const provider = yield* makeKubeconfigSecretsProvider(hubClient, {
     namespace: fleetNs,
     health: { interval: "500 millis", timeout: "2 seconds", failureThreshold: 3 },
@@ -144,6 +156,7 @@ const fleet = Effect.gen(function* () {
   yield* addPropagateControllers(manager, hubClient, {
     pendingNamespace: fleetNs,
     config: { retryInterval: 500, clusterPollInterval: 200, clusterTimeout: 5_000 },
+    clusterLabels: kubeconfigSecretLabels(manager, fleetNs),
   })
   yield* manager.start
   const engaged = (name: string) =>
@@ -180,7 +193,7 @@ describe("krtt propagate on a real control plane (a hub and three workload API s
           labelled(ns, "only-w3", {
             metadata: {
               ...labelled(ns, "only-w3").metadata,
-              annotations: { "krtt.io/propagation": "krtt.io/cluster-name in (w3)" },
+              annotations: { "krtt.io/propagation": "env=prod" },
             },
           }),
         )

@@ -231,6 +231,12 @@ describe("targetOf (krtt.io/propagation)", () => {
     })
     expect(targetOf({ "krtt.io/propagation": "krtt.io/cluster-name in (a" }, "east")._tag).toBe("Invalid")
   })
+  it("matches the cluster's labels too", () => {
+    const sel = { "krtt.io/propagation": "env=prod,region in (eu, us)" }
+    expect(targetOf(sel, "east", { env: "prod", region: "eu" })).toEqual({ _tag: "Selected" })
+    expect(targetOf(sel, "east", { env: "dev", region: "eu" })).toEqual({ _tag: "NotSelected" })
+    expect(targetOf(sel, "east")).toEqual({ _tag: "NotSelected" })
+  })
   it("the documented defaults are the controller's", () => {
     expect(PropagateDefaults.retryInterval).toBe(5_000)
   })

@@ -77,7 +77,26 @@ export interface PropagateOptions {
   readonly component?: string | undefined
   /** The kinds to propagate. Default both. */
   readonly kinds?: ReadonlyArray<SourceKind> | undefined
+  /**
+   * A cluster's labels for `krtt.io/propagation` selectors; none by default (then only the
+   * pseudo-label `krtt.io/cluster-name` is matched). `kubeconfigSecretLabels` gives the
+   * kubeconfig-secrets provider's Secret labels.
+   */
+  readonly clusterLabels?: ((cluster: string) => Effect.Effect<Readonly<Record<string, string>>>) | undefined
 }
+
+/**
+ * The labels of the kubeconfig-secrets provider's clusters: those of the Secret of the cluster's
+ * name in `namespace`, read from the hub's cache (the propagation controller's own informer of
+ * Secrets). A Secret that is not there gives no labels.
+ */
+export const kubeconfigSecretLabels =
+  (manager: MultiClusterManager, namespace: string) =>
+  (cluster: string): Effect.Effect<Readonly<Record<string, string>>> =>
+    manager.hub.cache.get(Resources.secrets, { namespace, name: cluster }).pipe(
+      Effect.map((o) => ({ ...(o.metadata.labels ?? {}) })),
+      Effect.orElseSucceed(() => ({})),
+    )
 
 /** What `addPropagateControllers` returns: the controllers, for tests and status. */
 export interface Propagator {
@@ -135,13 +154,20 @@ const objectOf = (
   ...(content.type === undefined ? {} : { type: content.type }),
 })
 
-/** The source's selector (`krtt.io/propagation`) against a cluster. */
-export const targetOf = (annotations: Readonly<Record<string, string>>, cluster: string): Target => {
+/**
+ * The source's selector (`krtt.io/propagation`) against a cluster: its labels (`clusterLabels`)
+ * and the pseudo-label `krtt.io/cluster-name: <name>`.
+ */
+export const targetOf = (
+  annotations: Readonly<Record<string, string>>,
+  cluster: string,
+  labels: Readonly<Record<string, string>> = {},
+): Target => {
   const selector = annotations[PropagationAnnotation]
   if (selector === undefined || selector.trim() === "") return { _tag: "Selected" }
   const requirements = parseLabelSelector(selector)
   if (requirements === undefined) return { _tag: "Invalid", message: `"${selector}" is not a label selector` }
-  return matchesRequirements(requirements, { [ClusterNameLabel]: cluster })
+  return matchesRequirements(requirements, { ...labels, [ClusterNameLabel]: cluster })
     ? { _tag: "Selected" }
     : { _tag: "NotSelected" }
 }
@@ -363,7 +389,7 @@ export const addPropagateControllers = (
         // A write refused (a Role revoked before the informer noticed) is a missing permission too.
         Effect.catchIf(
           (e: unknown) => (e as { _tag?: string })._tag === "Forbidden",
-          () => Effect.succeed(forbidden(cluster, source)),
+          () => Effect.map(labelsOf(cluster), (labels) => forbidden(cluster, source, labels)),
         ),
         Effect.flatMap((run) =>
           run.outcome.status === "Clean" && !run.live
@@ -373,8 +399,13 @@ export const addPropagateControllers = (
       )
 
     /** Row 7 for a cluster whose API refused a read or a write. */
-    const forbidden = (cluster: Cluster, source: Source): ClusterRun & { readonly live: boolean } => {
-      const target = targetOf(source.content.annotations, cluster.name)
+    const labelsOf = (cluster: Cluster) => options.clusterLabels?.(cluster.name) ?? Effect.succeed({})
+    const forbidden = (
+      cluster: Cluster,
+      source: Source,
+      labels: Readonly<Record<string, string>>,
+    ): ClusterRun & { readonly live: boolean } => {
+      const target = targetOf(source.content.annotations, cluster.name, labels)
       const result = copyTransition(
         {
           observed: { source, copy: null, access: "Forbidden", namespace: "Unknown" },
@@ -401,7 +432,7 @@ export const addPropagateControllers = (
     ): Effect.Effect<ClusterRun & { readonly live: boolean }, unknown> =>
       Effect.gen(function* () {
         const seen = yield* observe(cluster, source, uid, live)
-        const target = targetOf(source.content.annotations, cluster.name)
+        const target = targetOf(source.content.annotations, cluster.name, yield* labelsOf(cluster))
         const decideWith = (namespace: CopyObserved["namespace"]) => {
           const input: CopyInput = {
             observed: { source, copy: seen.copy, access: seen.access, namespace },

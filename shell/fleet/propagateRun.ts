@@ -30,7 +30,7 @@ import type { ManagerOptions } from "../manager/options.ts"
 import { makeCluster, makeManager } from "../multicluster/index.ts"
 import { makeProvider, type ProviderFlags } from "../multicluster/providers/index.ts"
 import { makeScopedCacheFactory } from "../scopedcache/index.ts"
-import { addPropagateControllers } from "./propagate.ts"
+import { addPropagateControllers, kubeconfigSecretLabels } from "./propagate.ts"
 
 /** Everything `krtt propagate` runs with. */
 export interface PropagateRunOptions {
@@ -121,9 +121,17 @@ export const runPropagate = (
       cacheFactory,
     }).pipe(Effect.mapError((e) => new Error(e.message)))
     const manager = yield* makeManager({ hub: yield* makeCluster({ client }), provider })
-    yield* addPropagateControllers(manager, client, { pendingNamespace: options.namespace, config }).pipe(
-      Effect.mapError((e) => (e instanceof Error ? e : new Error(String(e)))),
-    )
+    // kubeconfig-secrets: a cluster's labels for krtt.io/propagation are its Secret's.
+    const secretsNamespace = options.providerFlags.providerNamespace
+    const clusterLabels =
+      options.provider.trim() === "kubeconfig-secrets" && secretsNamespace !== undefined
+        ? kubeconfigSecretLabels(manager, secretsNamespace)
+        : undefined
+    yield* addPropagateControllers(manager, client, {
+      pendingNamespace: options.namespace,
+      config,
+      clusterLabels,
+    }).pipe(Effect.mapError((e) => (e instanceof Error ? e : new Error(String(e)))))
     yield* manager.start
     yield* Ref.set(ready, true)
     yield* Effect.logInfo("krtt propagate started")
