@@ -6,7 +6,7 @@ import { FakeApiServer } from "../kube/fake/server.ts"
 import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
-import { addInventoryController, NodesResource, nodeReady } from "./inventory.ts"
+import { addInventoryController, NodesResource, nodeReady, readinessChanged } from "./inventory.ts"
 
 const NS = "fleet"
 const TARGET = { namespace: NS, name: INVENTORY_CONFIGMAP }
@@ -83,6 +83,22 @@ describe("nodeReady", () => {
     expect(nodeReady(node("a", true) as never)).toBe(true)
     expect(nodeReady(node("a", false) as never)).toBe(false)
     expect(nodeReady({ metadata: { name: "a" } } as never)).toBe(false)
+  })
+})
+
+describe("readinessChanged", () => {
+  const heartbeat = (n: KubeObject, ready: boolean, at: string) =>
+    ({
+      ...n,
+      status: { conditions: [{ type: "Ready", status: ready ? "True" : "False", lastHeartbeatTime: at }] },
+    }) as KubeObject
+  const n = { metadata: { name: "a" } } as KubeObject
+  it("passes creations, deletions and readiness flips, not heartbeats", () => {
+    expect(readinessChanged({ _tag: "Added", object: n } as never)).toBe(true)
+    expect(readinessChanged({ _tag: "Deleted", object: n } as never)).toBe(true)
+    const old = heartbeat(n, true, "t1")
+    expect(readinessChanged({ _tag: "Updated", old, object: heartbeat(n, true, "t2") } as never)).toBe(false)
+    expect(readinessChanged({ _tag: "Updated", old, object: heartbeat(n, false, "t2") } as never)).toBe(true)
   })
 })
 

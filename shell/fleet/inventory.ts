@@ -31,6 +31,7 @@ import {
   type InventoryConfig,
   inventoryConfig,
 } from "../../core/inventory/index.ts"
+import type { Predicate } from "../controller/predicate.ts"
 import { done, type ReconcileResult, requeueAfter } from "../controller/result.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import { Resources } from "../kube/resource.ts"
@@ -82,6 +83,14 @@ interface Node extends KubeObject {
 /** Whether a Node's `Ready` condition is `True`. */
 export const nodeReady = (node: Node): boolean =>
   node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true
+
+/**
+ * Node events that can change an entry: every creation and deletion, and an update only when the
+ * Node's readiness flips. Kubelets rewrite their Node's status every 10 s (heartbeats); those
+ * updates change no count and reconcile nothing.
+ */
+export const readinessChanged: Predicate<Node> = (event) =>
+  event._tag !== "Updated" || nodeReady(event.old) !== nodeReady(event.object)
 
 interface VersionSeen {
   readonly generation: string
@@ -284,7 +293,8 @@ export const addInventoryController = (
       .withOptions(stop)
       .watches(
         NodesResource,
-        enqueueRequestsFromMapFunc((_node, cluster) => [makeRequest({ name: "nodes" }, cluster.name)]),
+        enqueueRequestsFromMapFunc<Node>((_node, cluster) => [makeRequest({ name: "nodes" }, cluster.name)]),
+        { predicates: [readinessChanged] },
       )
       .complete((_: Request) => Effect.as(hubController.queue.add(request), done()))
       .pipe(Effect.mapError((e) => new Error(e.message)))
