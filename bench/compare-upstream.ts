@@ -103,6 +103,8 @@ export interface Observed {
   /** SIGTERM, then SIGKILL after `timeoutMs`. */
   readonly terminate: (timeoutMs?: number) => Promise<{ readonly code: number | null; readonly ms: number }>
   readonly kill: () => Promise<void>
+  /** Parts of the process's memory as its runtime reports them (MiB), when asked for. */
+  readonly memory: () => Promise<Record<string, number> | undefined>
 }
 
 const getText = async (url: string): Promise<{ readonly status: number; readonly text: string }> => {
@@ -163,6 +165,18 @@ export const startUpstream = async (options: {
       if (p.exit() !== undefined) return
       killGroup(p.pid, "SIGKILL")
       await Promise.race([p.exited, sleep(10_000)])
+    },
+    // Go's own figures, from its /metrics (always there, so always reported).
+    memory: async () => {
+      const samples = await observed.metrics()
+      const mib = (name: string) =>
+        Number(((samples.find((x) => x.name === name)?.value ?? Number.NaN) / 1_048_576).toFixed(2))
+      return {
+        heapInuse: mib("go_memstats_heap_inuse_bytes"),
+        heapAlloc: mib("go_memstats_heap_alloc_bytes"),
+        stackInuse: mib("go_memstats_stack_inuse_bytes"),
+        sys: mib("go_memstats_sys_bytes"),
+      }
     },
   }
   const deadline = Date.now() + 120_000

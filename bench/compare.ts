@@ -26,9 +26,11 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import {
   createCluster,
@@ -84,6 +86,9 @@ export const SHARED_FLAGS = [
   "--cluster-concurrency=50",
 ] as const
 
+/** Loaded into krtt with `--memory` (see compare-memory.ts). */
+const MEMORY_SAMPLER = fileURLToPath(new URL("./compare-memory.ts", import.meta.url))
+
 const OPERATORS = ["krtt", "upstream"] as const
 type OperatorName = (typeof OPERATORS)[number]
 
@@ -104,6 +109,8 @@ interface RunResult {
   readonly probesPerClusterMinute: number
   readonly peakRssMiB: number
   readonly rssAfterSteadyMiB: number
+  /** With `--memory`: the heap and what else the runtime reports, after the steady window (MiB). */
+  readonly memoryAfterSteadyMiB: Record<string, number> | undefined
   readonly cpuSecondsToAllProbed: number
   readonly cpuSeconds: number
   readonly sigterm: { readonly code: number | null; readonly ms: number }
@@ -117,6 +124,7 @@ const parse = () => {
       workloads: { type: "string", default: String(COMPARE_DEFAULTS.workloads) },
       steady: { type: "string", default: String(COMPARE_DEFAULTS.steady) },
       only: { type: "string" },
+      memory: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
     strict: true,
@@ -138,6 +146,7 @@ const parse = () => {
     workloads: int("workloads", values.workloads, 1),
     steady: int("steady", values.steady, 1),
     operators: only === undefined ? OPERATORS : [only as OperatorName],
+    memory: values.memory,
     json: values.json,
   }
 }
@@ -246,6 +255,7 @@ const measure = async (
     const p1 = await probes()
     const split = splitLeases(delta(after, await requestCounts(mgmt), steadyS, background))
     const end = processStats(op.pid)
+    const memory = await op.memory()
     const sigterm = await op.terminate(30_000)
     const perMinute = (v: number) => (v / n) * (60 / steadyS)
     return {
@@ -264,6 +274,7 @@ const measure = async (
       probesPerClusterMinute: perMinute(p1 - p0),
       peakRssMiB: end.hwmKb / 1024,
       rssAfterSteadyMiB: end.rssKb / 1024,
+      memoryAfterSteadyMiB: memory,
       cpuSecondsToAllProbed: atStart.cpuSeconds,
       cpuSeconds: end.cpuSeconds,
       sigterm,
@@ -294,6 +305,18 @@ const summary = (runs: ReadonlyArray<RunResult>) => {
         ? null
         : (big.rssAfterSteadyMiB - small.rssAfterSteadyMiB) / (big.clusters - small.clusters),
     cpuSeconds: big.cpuSecondsToAllProbed,
+    /** With `--memory`: the same slope for each part the runtime reports (MiB per Cluster). */
+    memoryPerClusterMiB:
+      small?.memoryAfterSteadyMiB === undefined || big.memoryAfterSteadyMiB === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(big.memoryAfterSteadyMiB).map(([k, v]) => [
+              k,
+              Number(
+                ((v - (small.memoryAfterSteadyMiB?.[k] ?? 0)) / (big.clusters - small.clusters)).toFixed(4),
+              ),
+            ]),
+          ),
     runs,
   }
 }
@@ -312,7 +335,7 @@ const ROWS: ReadonlyArray<readonly [string, (s: Summary) => number | null, numbe
   ["CPU seconds to all probed", (s) => s.cpuSeconds, 1],
 ]
 
-const table = (results: Partial<Record<OperatorName, Summary>>): string => {
+export const table = (results: Partial<Record<OperatorName, Summary>>): string => {
   const k = results.krtt
   const u = results.upstream
   const cell = (s: Summary | undefined, f: (s: Summary) => number | null, digits: number) => {
@@ -366,10 +389,23 @@ const main = async () => {
     const starters: Record<OperatorName, () => Promise<Observed>> = {
       krtt: async () => {
         const [webhookPort] = await freePorts(1)
+        const memoryLog = join(dir, `krtt-memory-${Date.now()}.jsonl`)
+        const saved = {
+          NODE_OPTIONS: process.env.NODE_OPTIONS,
+          KRTT_BENCH_MEMORY_LOG: process.env.KRTT_BENCH_MEMORY_LOG,
+        }
+        if (o.memory) {
+          process.env.NODE_OPTIONS = `${saved.NODE_OPTIONS ?? ""} --import=${MEMORY_SAMPLER}`.trim()
+          process.env.KRTT_BENCH_MEMORY_LOG = memoryLog
+        }
         const p = await startOperator({
           kubeconfigPath: identity.kubeconfigPath,
           dir,
           args: [...SHARED_FLAGS, `--webhook-port=${webhookPort}`, `--webhook-cert-dir=${certDir}`],
+        }).finally(() => {
+          for (const [k, v] of Object.entries(saved))
+            if (v === undefined) delete process.env[k]
+            else process.env[k] = v
         })
         return {
           pid: p.pid,
@@ -382,6 +418,19 @@ const main = async () => {
             return { code: r.code, ms: r.ms }
           },
           kill: p.kill,
+          memory: async () => {
+            if (!o.memory) return undefined
+            const last = readFileSync(memoryLog, "utf8").trim().split("\n").pop() ?? "{}"
+            const m = JSON.parse(last) as Record<string, number>
+            const mib = (k: string) => Number(((m[k] ?? Number.NaN) / 1_048_576).toFixed(2))
+            return {
+              heapUsed: mib("heapUsed"),
+              heapTotal: mib("heapTotal"),
+              external: mib("external"),
+              arrayBuffers: mib("arrayBuffers"),
+              rss: mib("rss"),
+            }
+          },
         }
       },
       upstream: () =>
@@ -400,10 +449,6 @@ const main = async () => {
       for (const n of sizes) runs.push(await measure(mgmt, workloads, name, n, o.steady, starters[name]))
       results[name] = summary(runs)
     }
-    if (o.json) {
-      process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
-      return
-    }
     const lines = [
       `machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown"}, Node ${process.version}`,
       `${o.clusters} Clusters over ${o.workloads} workload API server(s)${o.small > 0 ? `; RSS slope between ${o.small} and ${o.clusters}` : ""}; steady state over ${o.steady} s`,
@@ -418,11 +463,16 @@ const main = async () => {
       ),
       `wall time of the comparison: ${((Date.now() - started) / 1_000).toFixed(0)} s`,
     ]
-    process.stdout.write(`${lines.join("\n")}\n`)
+    // With --json the table goes to stderr, the JSON alone to stdout.
+    if (o.json) {
+      log(`\n${lines.join("\n")}`)
+      process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
+    } else process.stdout.write(`${lines.join("\n")}\n`)
   } finally {
     await controlPlane.stop()
     await rm(dir, { recursive: true, force: true })
   }
 }
 
-await main()
+// Run only as a program: the table can be rendered from saved --json output by importing it.
+if (import.meta.main) await main()
