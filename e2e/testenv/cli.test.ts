@@ -74,4 +74,15 @@ describe("testenv up / down", () => {
     expect(existsSync(dir)).toBe(false)
     expect([state.pid, ...pids].filter(isAlive)).toEqual([])
   }, 300_000)
+
+  it("--no-controller-manager starts etcd and the kube-apiserver only, and says so", async () => {
+    const up = await run(["up", "--no-controller-manager", "--dir", dir])
+    expect(up.code, up.stderr).toBe(0)
+    expect(up.stdout).toContain("without kube-controller-manager")
+    const pids = JSON.parse(readFileSync(join(dir, "run", "pids.json"), "utf8")) as Array<number>
+    expect(pids).toHaveLength(2)
+    const down = await run(["down", "--dir", dir])
+    expect(down.code).toBe(0)
+    expect(pids.filter(isAlive)).toEqual([])
+  }, 300_000)
 })
