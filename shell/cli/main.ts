@@ -22,8 +22,8 @@ import {
   UsageError,
 } from "./explain.ts"
 import { inventoryCommand } from "./inventory.ts"
-import { propagateCommand } from "./propagate.ts"
 import { ipamCommand } from "./ipam.ts"
+import { propagateCommand } from "./propagate.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print JSON instead of text"),

@@ -21,7 +21,7 @@ const { doc, derived } = rowsFor<CopyInput, CopyResult, PropagateConfig>(KRTT_CO
 /** "every ConfigMap and Secret in the hub labelled krtt.io/propagate: "true"" that is not being deleted. */
 const wantedSource = (i: CopyInput): Source | undefined => {
   const s = i.observed.source
-  return s !== null && s.labelled && !s.deleting ? s : undefined
+  return s?.labelled === true && !s.deleting ? s : undefined
 }
 const allowed = (i: CopyInput) => i.observed.access === "Allowed"
 /** "An annotation krtt.io/propagation ... restricts its targets": this cluster is a target. */
