@@ -58,7 +58,11 @@ interface Figures {
 
 const stats = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
-  return { min: s[0] as number, median: s[Math.floor(s.length / 2)] as number, max: s[s.length - 1] as number }
+  return {
+    min: s[0] as number,
+    median: s[Math.floor(s.length / 2)] as number,
+    max: s[s.length - 1] as number,
+  }
 }
 
 /** Keeps the results alive so that the JIT cannot drop the calls. */

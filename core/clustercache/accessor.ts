@@ -16,7 +16,7 @@
 import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
 import type { AccessorAction } from "./actions.ts"
 import { type ClusterCacheConfig, ClusterCacheDefaults } from "./config.ts"
-import type { AccessorState } from "./state.ts"
+import { type AccessorState, accessorState } from "./state.ts"
 
 export const ACCESSOR = "clustercache.accessor"
 
@@ -96,7 +96,19 @@ export const accessorTransition = (
       return a.connected
         ? {
             actions: DISCONNECT,
-            status: { accessor: { ...a, connected: false, watches: [] }, connect: "unchanged" },
+            status: {
+              accessor: accessorState(
+                false,
+                a.lastConnectionCreationErrorTime,
+                a.lastProbeTime,
+                a.lastProbeSuccessTime,
+                a.consecutiveFailures,
+                [],
+                a.lastEventSent,
+                a.privateKeyGenerated,
+              ),
+              connect: "unchanged",
+            },
             row: ROW.disconnect,
           }
         : {
@@ -136,15 +148,16 @@ export const accessorTransition = (
       return {
         actions: generate ? READY_WITH_KEY : READY,
         status: {
-          accessor: {
-            ...a,
-            connected: true,
-            lastProbeTime: now,
-            lastProbeSuccessTime: now,
-            consecutiveFailures: 0,
-            watches: [],
-            privateKeyGenerated: a.privateKeyGenerated || generate,
-          },
+          accessor: accessorState(
+            true,
+            a.lastConnectionCreationErrorTime,
+            now,
+            now,
+            0,
+            [],
+            a.lastEventSent,
+            a.privateKeyGenerated || generate,
+          ),
           connect: "connected",
         },
         row: ROW.ready,
@@ -154,12 +167,16 @@ export const accessorTransition = (
       return {
         actions: FAILED,
         status: {
-          accessor: {
-            ...a,
-            lastConnectionCreationErrorTime: now,
-            consecutiveFailures: a.consecutiveFailures + 1,
-            lastProbeTime: now,
-          },
+          accessor: accessorState(
+            a.connected,
+            now,
+            now,
+            a.lastProbeSuccessTime,
+            a.consecutiveFailures + 1,
+            a.watches,
+            a.lastEventSent,
+            a.privateKeyGenerated,
+          ),
           connect: "failed",
           error: trigger.error,
         },

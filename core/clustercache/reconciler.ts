@@ -25,9 +25,17 @@ import { accessorTransition } from "./accessor.ts"
 import type { ReconcilerAction, ReconcilerContinuation } from "./actions.ts"
 import { type ClusterCacheConfig, ClusterCacheDefaults } from "./config.ts"
 import { errorsTransition } from "./errors.ts"
-import { eventsTransition } from "./events.ts"
-import { healthTransition, type ProbeOutcome } from "./health.ts"
-import { type AccessorState, newAccessor, remaining } from "./state.ts"
+import { eventReasons, sendEvent } from "./events.ts"
+import {
+  healthTransition,
+  type ProbeOutcome,
+  probeActionsFor,
+  probeDue,
+  probeStarted,
+  probeSucceeded,
+  SUCCESS_METRICS,
+} from "./health.ts"
+import { type AccessorState, accessorState, newAccessor, remaining } from "./state.ts"
 
 export const RECONCILER = "clustercache.reconciler"
 
@@ -141,9 +149,9 @@ const COMPLETE = [
 const complete = (didConnect: boolean, didDisconnect: boolean, requeueAfter: number): ReconcilerAction =>
   (COMPLETE[(didConnect ? 2 : 0) + (didDisconnect ? 1 : 0)] as (ms: number) => ReconcilerAction)(requeueAfter)
 
-const PROBE = memo((timeout): ReadonlyArray<ReconcilerAction> => [{ _tag: "Probe", path: "/", timeout }])
 const REQUEUE = memo((after): ReconcilerAction => ({ _tag: "Requeue", after }))
-const HEALTH_CHECK = { _tag: "HealthCheck" } as const
+/** `[Requeue after]` alone: the end of a reconcile that sends no event. */
+const REQUEUE_ONLY = memo((after): ReadonlyArray<ReconcilerAction> => [REQUEUE(after)])
 /**
  * `metrics` (the Health Checking table's actions, shared arrays) then the end of the phases,
  * shared per metrics array and duration.
@@ -153,17 +161,25 @@ const thenComplete = (() => {
     ReadonlyArray<ReconcilerAction>,
     (ms: number) => ReadonlyArray<ReconcilerAction>
   >()
+  let lastMetrics: ReadonlyArray<ReconcilerAction> | undefined
+  let lastRequeueAfter = Number.NaN
+  let last: ReadonlyArray<ReconcilerAction> = NONE
   return (
     metrics: ReadonlyArray<ReconcilerAction>,
     requeueAfter: number,
   ): ReadonlyArray<ReconcilerAction> => {
+    // Stryker disable next-line all: the last answer is shared again; a miss returns equal actions (equivalent)
+    if (metrics === lastMetrics && requeueAfter === lastRequeueAfter) return last
     let f = byMetrics.get(metrics)
     // Stryker disable next-line ConditionalExpression: always making a new memo returns equal actions (equivalent)
     if (f === undefined) {
       f = memo((ms) => [...metrics, complete(false, false, ms)])
       byMetrics.set(metrics, f)
     }
-    return f(requeueAfter)
+    last = f(requeueAfter)
+    lastMetrics = metrics
+    lastRequeueAfter = requeueAfter
+    return last
   }
 })()
 const PROBE_RESULT = {
@@ -299,11 +315,8 @@ const reconcile = (
       }
     return { actions: CONNECT, status: { accessor, done: false }, row: ROW.connect }
   }
-  const health = healthTransition(
-    { observed: accessor, desired: NO_DESIRED, trigger: HEALTH_CHECK, now },
-    config,
-  )
-  if (health.actions.length === 0) {
+  // The Health Checking table, rows 7 (not due) and 2 (probe), for a connected accessor.
+  if (!probeDue(accessor, now, config)) {
     const wait = remaining(now, accessor.lastProbeTime, config.healthProbe.interval)
     return {
       actions: [complete(false, false, wait)],
@@ -312,8 +325,8 @@ const reconcile = (
     }
   }
   return {
-    actions: PROBE(config.healthProbe.timeout),
-    status: { accessor: health.status.accessor, done: false },
+    actions: probeActionsFor(config.healthProbe.timeout) as ReadonlyArray<ReconcilerAction>,
+    status: { accessor: probeStarted(accessor, now), done: false },
     row: ROW.probe,
   }
 }
@@ -325,6 +338,14 @@ const probeFinished = (
   config: ClusterCacheConfig,
 ): ReconcilerResult => {
   if (accessor === undefined || !accessor.connected) return stale(accessor, config)
+  // The Health Checking table, row 3, for a connected accessor.
+  if (outcome === "success") {
+    return {
+      actions: thenComplete(SUCCESS_METRICS as ReadonlyArray<ReconcilerAction>, config.healthProbe.interval),
+      status: { accessor: probeSucceeded(accessor, now), done: false },
+      row: ROW.probeSucceeded,
+    }
+  }
   const health = healthTransition(
     { observed: accessor, desired: NO_DESIRED, trigger: PROBE_RESULT[outcome], now },
     config,
@@ -332,13 +353,6 @@ const probeFinished = (
   const { tooManyConsecutiveFailures, unauthorizedErrorOccurred } = health.status
   const metrics = health.actions as ReadonlyArray<ReconcilerAction>
   const probed = health.status.accessor
-  if (outcome === "success") {
-    return {
-      actions: thenComplete(metrics, config.healthProbe.interval),
-      status: { accessor: probed, done: false },
-      row: ROW.probeSucceeded,
-    }
-  }
   const after = requeueFor(
     { _tag: "HealthProbeFailed", unauthorized: unauthorizedErrorOccurred },
     probed.consecutiveFailures,
@@ -367,28 +381,50 @@ const phasesComplete = (
   now: number,
   config: ClusterCacheConfig,
 ): ReconcilerResult => {
-  const actions: Array<ReconcilerAction> = []
+  let events: Array<ReconcilerAction> | undefined
   let lastEventSent = accessor.lastEventSent
-  for (const source of sources) {
-    const decision = eventsTransition({
-      observed: {
-        lastProbeSuccessTime: accessor.lastProbeSuccessTime,
-        lastEventSentTime: accessor.lastEventSent[source.name],
-      },
-      desired: { source: source.name, probeFailureDurations: source.probeFailureDurations },
+  for (let k = 0; k < sources.length; k++) {
+    const source = sources[k] as (typeof sources)[number]
+    // The Event Trigger Conditions table for this source.
+    const reasons = eventReasons(
+      accessor.lastProbeSuccessTime,
+      accessor.lastEventSent[source.name],
+      source.probeFailureDurations,
       trigger,
       now,
-    })
-    if (decision.status.send) {
-      actions.push(...decision.actions)
+    )
+    if (reasons !== undefined) {
+      events ??= []
+      events.push(sendEvent(source.name, reasons))
       if (lastEventSent === accessor.lastEventSent) lastEventSent = { ...lastEventSent }
       ;(lastEventSent as Record<string, number>)[source.name] = now
     }
   }
   let requeueAfter = config.defaultRequeueAfter
-  if (trigger.requeueAfter.length > 0) requeueAfter = Math.min(...trigger.requeueAfter)
-  actions.push(REQUEUE(requeueAfter))
-  const next = lastEventSent === accessor.lastEventSent ? accessor : { ...accessor, lastEventSent }
+  const asked = trigger.requeueAfter
+  if (asked.length > 0) {
+    requeueAfter = asked[0] as number
+    for (let k = 1; k < asked.length; k++) requeueAfter = Math.min(requeueAfter, asked[k] as number)
+  }
+  let actions: ReadonlyArray<ReconcilerAction>
+  if (events === undefined) actions = REQUEUE_ONLY(requeueAfter)
+  else {
+    events.push(REQUEUE(requeueAfter))
+    actions = events
+  }
+  const next =
+    lastEventSent === accessor.lastEventSent
+      ? accessor
+      : accessorState(
+          accessor.connected,
+          accessor.lastConnectionCreationErrorTime,
+          accessor.lastProbeTime,
+          accessor.lastProbeSuccessTime,
+          accessor.consecutiveFailures,
+          accessor.watches,
+          lastEventSent,
+          accessor.privateKeyGenerated,
+        )
   return { actions, status: { accessor: next, done: true, requeueAfter }, row: ROW.complete }
 }
 

@@ -35,6 +35,32 @@ export const newAccessor: AccessorState = {
   privateKeyGenerated: false,
 }
 
+/**
+ * An accessor state with every field in one order, so that all accessors share one shape (a
+ * spread copy of an accessor that lacks an optional time gives it another, and every reader
+ * then sees several). The values are exactly what a spread with the same changes gives; an
+ * absent time becomes a present `undefined`, which means the same ("never").
+ */
+export const accessorState = (
+  connected: boolean,
+  lastConnectionCreationErrorTime: number | undefined,
+  lastProbeTime: number | undefined,
+  lastProbeSuccessTime: number | undefined,
+  consecutiveFailures: number,
+  watches: ReadonlyArray<string>,
+  lastEventSent: Readonly<Record<string, number>>,
+  privateKeyGenerated: boolean,
+): AccessorState => ({
+  connected,
+  lastConnectionCreationErrorTime,
+  lastProbeTime,
+  lastProbeSuccessTime,
+  consecutiveFailures,
+  watches,
+  lastEventSent,
+  privateKeyGenerated,
+})
+
 /** Go's zero time stands for "never" in the documented comparisons; this is JavaScript's earliest date. */
 export const NEVER = -8_640_000_000_000_000
 
