@@ -30,6 +30,8 @@ let hub: Cluster
 let workloads: ReadonlyArray<Cluster>
 let proxy: TcpProxy
 let inventory: Managed | undefined
+let hubUser: { readonly kubeconfigPath: string } | undefined
+const replicas: Array<Managed> = []
 const dir = mkdtempSync(join(tmpdir(), "krtt-e2e-inventory-"))
 
 beforeAll(async () => {
@@ -40,6 +42,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   if (inventory !== undefined) await stopProcess(inventory)
+  for (const r of replicas) await stopProcess(r)
   await proxy?.down()
   await plane?.stop()
 })
@@ -121,7 +124,7 @@ describe("krtt inventory on a hub and three workload API servers", () => {
 
   it("follows Nodes created, made Ready and deleted; removes a cluster that leaves; marks a stopped cluster unreachable and back", async () => {
     // Identities with exactly the manifests' rules.
-    const hubUser = await hub.userWithRules(rulesOf(hubManifests, "Role"), { namespace: NS })
+    hubUser = await hub.userWithRules(rulesOf(hubManifests, "Role"), { namespace: NS })
     const users = await Promise.all(
       workloads.map((w) => w.userWithRules(rulesOf(workloadManifests, "ClusterRole"))),
     )
@@ -236,4 +239,60 @@ describe("krtt inventory on a hub and three workload API servers", () => {
     const exit = await inventory.exited
     expect(exit, tail(inventory.logPath, 30)).toMatchObject({ code: 0 })
   }, 300_000)
+
+  it("two replicas with --leader-elect: the standby is not ready; when the leader is killed (SIGKILL) it takes over and follows Nodes", async () => {
+    // The clusters of the previous test (east, north) are still in the provider's namespace.
+    if (hubUser === undefined) throw new Error("needs the previous test's hub identity")
+    const user = hubUser
+    const ports = await freePorts(2)
+    const start = (name: string, port: number) =>
+      startProcess(
+        name,
+        process.execPath,
+        [
+          "bin/krtt.js",
+          "inventory",
+          `--kubeconfig=${user.kubeconfigPath}`,
+          "--provider=kubeconfig-secrets",
+          `--provider-namespace=${NS}`,
+          `--namespace=${NS}`,
+          "--debounce=300ms",
+          "--leader-elect",
+          `--leader-elect-namespace=${NS}`,
+          "--leader-elect-lease-duration=4s",
+          "--leader-elect-renew-deadline=3s",
+          "--leader-elect-retry-period=500ms",
+          "--metrics-bind-address=0",
+          `--health-probe-bind-address=127.0.0.1:${port}`,
+        ],
+        { cwd: repoRoot, logPath: join(dir, `${name}.log`), env: { ...process.env, KUBECONFIG: "" } },
+      )
+    const readyz = async (port: number) => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/readyz`)).status
+      } catch {
+        return 0
+      }
+    }
+    const [pa, pb] = ports as [number, number]
+    const a = await start("replica-a", pa)
+    replicas.push(a)
+    await until("replica a ready (leading)", async () => (await readyz(pa)) === 200)
+    const b = await start("replica-b", pb)
+    replicas.push(b)
+    await until("replica b serves its probes", async () => (await readyz(pb)) !== 0)
+    expect(await readyz(pb)).toBe(503)
+    // the leader follows a change
+    const [w1] = workloads as [Cluster]
+    await addNode(w1, "e3", true)
+    await until("east 2 Nodes", async () => (await entries()).east?.nodes === 2)
+    // the leader dies without a goodbye; the standby takes over after the Lease expires
+    await stopProcess(a)
+    await until("replica b ready (leading)", async () => (await readyz(pb)) === 200, 60_000)
+    await addNode(w1, "e4", false)
+    await until("east 3 Nodes, 2 Ready", async () => {
+      const e = (await entries()).east
+      return e?.nodes === 3 && e.readyNodes === 2
+    })
+  }, 180_000)
 })
