@@ -204,12 +204,12 @@ describe("IPAM controller (in-memory API server)", () => {
         yield* client.create(IpamConfigResource, config(twoPaths))
         yield* client.create(OpenmcpClusterResource, openmcpCluster("kept"))
         yield* start()
-        const [cc] = yield* eventually(
+        const cc = yield* eventually(
           "a ClusterConfig",
-          Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? l : undefined)),
+          Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? l[0] : undefined)),
         )
-        const key = { namespace: "ns", name: cc?.metadata.name ?? "" }
-        const patches = (cc?.spec as { patches: ReadonlyArray<{ path: string; value: string }> }).patches
+        const key = { namespace: "ns", name: cc.metadata.name ?? "" }
+        const patches = (cc.spec as { patches: ReadonlyArray<{ path: string; value: string }> }).patches
         // Deleted by hand (finalizer removed first): ipam.trigger#4, restored by ipam.reconcile#5.
         yield* client.patch(ClusterConfigResource, key, {
           type: "merge",
