@@ -15,14 +15,19 @@
  *
  * Each run is a fresh set of servers and a fresh manager; figures are min / median / max over
  * `--runs`. Not measured here: the `namespaces` provider (it confines a logical cluster to one
- * namespace, so "the namespace of the same name" has no meaning there) and real API servers.
+ * namespace, so "the namespace of the same name" has no meaning there).
  *
- * Usage: node --expose-gc bench/fleet.ts [--sources 50] [--clusters 100] [--runs 3] [--json]
+ * With `--testenv N`: the same on real API servers instead, a testenv control plane of N + 1
+ * kube-apiservers (hub and N workloads, no controller-manager) and the `kubeconfig-secrets`
+ * provider over them; each run uses fresh namespaces. Workload writes are not counted there.
+ *
+ * Usage: node --expose-gc bench/fleet.ts [--sources 50] [--clusters 100] [--testenv 3] [--runs 3] [--json]
  *
  * @module
  */
 import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
+import { KubeConfig } from "@kubernetes/client-node"
 import { Effect, References } from "effect"
 import { PropagatedToAnnotation } from "../core/propagate/index.ts"
 import { addPropagateControllers } from "../shell/fleet/propagate.ts"
@@ -31,13 +36,17 @@ import { FakeApiServer } from "../shell/kube/fake/server.ts"
 import { makeMemoryClient } from "../shell/kube/memoryClient.ts"
 import { mergePatch } from "../shell/kube/patch.ts"
 import { type KubeObject, Resources } from "../shell/kube/resource.ts"
+import { makeRestClient } from "../shell/kube/restClient.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../shell/multicluster/index.ts"
-import { scopedCacheFactory } from "../shell/scopedcache/index.ts"
+import { makeKubeconfigSecretsProvider } from "../shell/multicluster/providers/index.ts"
+import { makeScopedCacheFactory, scopedCacheFactory } from "../shell/scopedcache/index.ts"
+import { type ControlPlane, startControlPlane } from "../testenv/index.ts"
 
 const { values } = parseArgs({
   options: {
     sources: { type: "string", default: "50" },
     clusters: { type: "string", default: "100" },
+    testenv: { type: "string" },
     runs: { type: "string", default: "3" },
     json: { type: "boolean", default: false },
   },
@@ -249,4 +258,165 @@ export const propagateBench = async (sources: number, clusters: number, runs: nu
   )
 }
 
-if (import.meta.main) await propagateBench(SOURCES, N, RUNS, values.json === true)
+const clientFor = (kubeconfig: string) => {
+  const kc = new KubeConfig()
+  kc.loadFromString(kubeconfig)
+  return makeRestClient(kc, { qps: 200, burst: 400, userAgent: "bench-fleet" })
+}
+
+/** One run on real API servers: the hub and `plane`'s other clusters through kubeconfig-secrets. */
+export const propagateTestenvRun = (
+  plane: ControlPlane,
+  sources: number,
+  run: number,
+): Promise<PropagateRun> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const wall0 = performance.now()
+        const cpu0 = process.cpuUsage()
+        const [hubPlane, ...workloads] = plane.clusters
+        if (hubPlane === undefined) throw new Error("no hub")
+        const counts = new Map<string, number>()
+        const admin = yield* clientFor(hubPlane.admin.kubeconfig)
+        const hubClient = countingHub(admin, counts)
+        const ns = `bench-${run}-${Date.now().toString(36)}`
+        const fleetNs = `${ns}-fleet`
+        for (const n of [ns, fleetNs]) yield* admin.create(Resources.namespaces, { metadata: { name: n } })
+        for (const [i, w] of workloads.entries())
+          yield* admin.create(Resources.secrets, {
+            metadata: {
+              namespace: fleetNs,
+              name: `w${i}`,
+              labels: { "sigs.k8s.io/multicluster-runtime-kubeconfig": "true" },
+            },
+            data: { kubeconfig: Buffer.from(w.admin.kubeconfig).toString("base64") },
+          } as KubeObject)
+        for (let s = 0; s < sources; s++)
+          yield* admin.create(Resources.configMaps, {
+            metadata: { namespace: ns, name: `source-${s}`, labels: { "krtt.io/propagate": "true" } },
+            data: { value: "v1" },
+          } as KubeObject)
+        const provider = yield* makeKubeconfigSecretsProvider(hubClient, {
+          namespace: fleetNs,
+          cacheFactory: makeScopedCacheFactory({ accessReview: true }),
+        })
+        const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
+        yield* addPropagateControllers(manager, hubClient, {
+          pendingNamespace: fleetNs,
+          kinds: ["ConfigMap"],
+          config: { clusterPollInterval: 50, retryInterval: 200, clusterTimeout: 60_000 },
+        })
+        const all = `${workloads.length}/${workloads.length}`
+        const allInSync = Effect.map(admin.list(Resources.configMaps, { namespace: ns }), (l) =>
+          l.items.every((o) => o.metadata.annotations?.[PropagatedToAnnotation] === all),
+        )
+        const workloadClients = yield* Effect.forEach(workloads, (w) => clientFor(w.admin.kubeconfig))
+        const t0 = performance.now()
+        yield* manager.start
+        yield* waitUntil(`every source at ${all}`, allInSync, 600_000)
+        const startMs = performance.now() - t0
+        const t1 = performance.now()
+        for (let s = 0; s < sources; s++)
+          yield* admin.patch(
+            Resources.configMaps,
+            { namespace: ns, name: `source-${s}` },
+            mergePatch({ data: { value: "v2" } }),
+          )
+        const edited = Effect.map(
+          Effect.forEach(workloadClients, (c) => c.list(Resources.configMaps, { namespace: ns })),
+          (lists) =>
+            lists.every(
+              (l) =>
+                l.items.length === sources &&
+                l.items.every(
+                  (o) => (o as KubeObject & { data?: Record<string, string> }).data?.value === "v2",
+                ),
+            ),
+        )
+        yield* waitUntil("every copy edited", edited, 600_000)
+        const editMs = performance.now() - t1
+        const heapMiB = heapAfterGc() / 2 ** 20
+        const cpu = process.cpuUsage(cpu0)
+        return {
+          startMs,
+          editMs,
+          startWritesPerPair: Number.NaN,
+          editWritesPerPair: Number.NaN,
+          hubRequests: Object.fromEntries([...counts.entries()].sort()),
+          heapMiB,
+          wallMs: performance.now() - wall0,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+        }
+      }),
+    ).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+  )
+
+/** The propagation benchmark on a testenv control plane of `workloads` + 1 API servers. */
+export const propagateTestenvBench = async (
+  sources: number,
+  workloads: number,
+  runs: number,
+  json: boolean,
+) => {
+  log(`starting a control plane of ${workloads + 1} API servers`)
+  const plane = await startControlPlane({ clusters: workloads + 1, controllerManager: false })
+  try {
+    const results: Array<PropagateRun> = []
+    for (let i = 0; i < runs; i++) {
+      const r = await propagateTestenvRun(plane, sources, i)
+      log(
+        `run ${i + 1}/${runs}: start ${r.startMs.toFixed(0)} ms, edit ${r.editMs.toFixed(0)} ms, heap ${r.heapMiB.toFixed(1)} MiB, wall ${r.wallMs.toFixed(0)} ms, cpu ${r.cpuMs.toFixed(0)} ms`,
+      )
+      results.push(r)
+    }
+    if (json) {
+      process.stdout.write(
+        `${JSON.stringify({ sources, clusters: workloads, testenv: true, runs: results })}\n`,
+      )
+      return
+    }
+    const pick = (f: (r: PropagateRun) => number) => stats(results.map(f))
+    process.stdout.write(
+      `${[
+        `krtt propagate: ${sources} sources to ${workloads} testenv API servers (kubeconfig-secrets, scoped cache), ${runs} runs, min / median / max`,
+        `  all in sync from start:     ${fmt(
+          pick((r) => r.startMs / 1000),
+          2,
+          " s",
+        )}`,
+        `  all in sync after an edit:  ${fmt(
+          pick((r) => r.editMs / 1000),
+          2,
+          " s",
+        )}`,
+        `  hub requests (first run): ${Object.entries(results[0]?.hubRequests ?? {})
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}`,
+        `  heap after GC, all in sync: ${fmt(
+          pick((r) => r.heapMiB),
+          1,
+          " MiB",
+        )}`,
+        `  wall per run:               ${fmt(
+          pick((r) => r.wallMs / 1000),
+          2,
+          " s",
+        )}`,
+        `  CPU per run (this process): ${fmt(
+          pick((r) => r.cpuMs / 1000),
+          2,
+          " s",
+        )}`,
+      ].join("\n")}\n`,
+    )
+  } finally {
+    await plane.stop()
+  }
+}
+
+if (import.meta.main) {
+  if (values.testenv !== undefined)
+    await propagateTestenvBench(SOURCES, int("testenv", values.testenv, 1), RUNS, values.json === true)
+  else await propagateBench(SOURCES, N, RUNS, values.json === true)
+}
