@@ -1,7 +1,7 @@
 // The IPAM controller's shell on the in-memory API server (virtual time): what it writes for the
 // decisions of core/ipam, the concurrency guarantee, the config's refusal, the release order.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
+import { Effect, Metric, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import {
   APPLIED_RULES_ANNOTATION,
@@ -282,6 +282,52 @@ describe("IPAM controller (in-memory API server)", () => {
           Effect.map(clusterConfigs(client), (l) => (l.length === 0 ? true : undefined)),
         )
         assert.deepStrictEqual(allocations(yield* controller.store.current), [])
+      }),
+  )
+
+  it.effect(
+    "a Cluster update reconciles nothing (ipam.trigger#8); the reconcile annotation does, and is removed (ipam.trigger#3)",
+    () =>
+      Effect.gen(function* () {
+        const { client, start } = yield* setup(1)
+        yield* client.create(IpamConfigResource, config(validSpec))
+        yield* client.create(OpenmcpClusterResource, openmcpCluster("quiet"))
+        yield* start()
+        yield* eventually(
+          "a ClusterConfig",
+          Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? true : undefined)),
+        )
+        // Let every reconcile the start caused settle.
+        for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
+        const reconciles = Effect.map(Metric.snapshot, (snap) =>
+          snap
+            .filter(
+              (m) =>
+                m.id === "controller_runtime_reconcile_total" &&
+                (m.attributes as Record<string, string> | undefined)?.controller === "ipam",
+            )
+            .reduce((n, m) => n + ((m.state as { count?: number }).count ?? 0), 0),
+        )
+        const before = yield* reconciles
+        const key = { namespace: "ns", name: "quiet" }
+        yield* client.patch(OpenmcpClusterResource, key, {
+          type: "merge",
+          body: { metadata: { labels: { x: "y" } } },
+        })
+        for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
+        assert.strictEqual(yield* reconciles, before)
+        yield* client.patch(OpenmcpClusterResource, key, {
+          type: "merge",
+          body: { metadata: { annotations: { "openmcp.cloud/operation": "reconcile" } } },
+        })
+        yield* eventually(
+          "the reconcile annotation removed",
+          Effect.map(client.get(OpenmcpClusterResource, key), (o) =>
+            o.metadata.annotations?.["openmcp.cloud/operation"] === undefined ? true : undefined,
+          ),
+        )
+        for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
+        assert.strictEqual(yield* reconciles, before + 1)
       }),
   )
 
