@@ -13,6 +13,7 @@
  * @module
  */
 import { type Cidr, compareCidr, formatCidr, lastOf, overlaps, sizeOf } from "./cidr.ts"
+import { LayeredMap } from "./layered.ts"
 
 /** One allocated CIDR. */
 export interface Allocation {
@@ -29,6 +30,12 @@ export interface IpamState {
   readonly allocated: ReadonlyMap<string, Allocation>
   /** Direct children of a parent or allocation, sorted by address; key `""` holds the parentless. */
   readonly children: ReadonlyMap<string, ReadonlyArray<Cidr>>
+  /**
+   * A hint, by the same keys as `children`: the first `n` children cover their parent from its
+   * first address on without a gap, so the search for a free block starts after them. Absent
+   * means 0 (search from the start); always safe to drop.
+   */
+  readonly dense?: ReadonlyMap<string, number>
 }
 
 /** An allocator without parents or allocations. */
@@ -109,13 +116,33 @@ export const reconfigure = (state: IpamState, parents: ReadonlyArray<Cidr>): Ipa
   return s
 }
 
+const endOf = (c: Cidr): bigint => c.base + (1n << BigInt((c.family === 4 ? 32 : 128) - c.prefix))
+
+/** The dense hint of a list after a change at index `at` (the run is re-extended from there). */
+const denseAfter = (state: IpamState, list: string, children: ReadonlyArray<Cidr>, at: number): number => {
+  const owner = state.parents.get(list) ?? state.allocated.get(list)?.cidr
+  if (owner === undefined) return 0
+  let k = Math.min(state.dense?.get(list) ?? 0, at)
+  let end = k === 0 ? owner.base : endOf(children[k - 1] as Cidr)
+  while (k < children.length && (children[k] as Cidr).base === end) {
+    end = endOf(children[k] as Cidr)
+    k++
+  }
+  return k
+}
+
 const add = (state: IpamState, parentKey: string | undefined, c: Cidr): IpamState => {
   const key = formatCidr(c)
-  const allocated = new Map(state.allocated)
-  allocated.set(key, { cidr: c, parent: parentKey })
-  const children = new Map(state.children)
-  children.set(parentKey ?? "", insertSorted(children.get(parentKey ?? "") ?? [], c))
-  return { ...state, allocated, children }
+  const list = parentKey ?? ""
+  const siblings = insertSorted(state.children.get(list) ?? [], c)
+  const at = siblings.indexOf(c)
+  const allocated = LayeredMap.of(state.allocated).with(key, { cidr: c, parent: parentKey })
+  const children = LayeredMap.of(state.children).with(list, siblings)
+  const dense = LayeredMap.of(state.dense ?? new Map<string, number>()).with(
+    list,
+    denseAfter({ ...state, allocated }, list, siblings, at),
+  )
+  return { ...state, allocated, children, dense }
 }
 
 /**
@@ -129,8 +156,14 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
   if (prefix <= p.prefix || prefix > bits) return { _tag: "DoesNotFit", parent, prefix }
   const size = 1n << BigInt(bits - prefix)
   const mask = ~(size - 1n)
-  let candidate = p.base
-  for (const b of blockedIn(state, parent, p)) {
+  const blocked = blockedIn(state, parent, p)
+  // start after the run of children that covers the parent from its start without a gap (the
+  // hint holds for the parent's own children only: not when parentless blocks meet it)
+  const own = state.children.get(parent) ?? []
+  const k = blocked === own ? Math.min(state.dense?.get(parent) ?? 0, own.length) : 0
+  let candidate = k === 0 ? p.base : (endOf(own[k - 1] as Cidr) + size - 1n) & mask
+  for (let i = k; i < blocked.length; i++) {
+    const b = blocked[i] as Cidr
     if (candidate + size <= b.base) break
     // the first aligned address after b (blocks are aligned CIDRs: base + size of b)
     const after = b.base + (1n << BigInt(bits - b.prefix))
@@ -168,18 +201,29 @@ export const acquireSpecific = (
 export const release = (state: IpamState, cidr: string): IpamState => {
   const a = state.allocated.get(cidr)
   if (a === undefined) return state
-  const allocated = new Map(state.allocated)
-  const children = new Map(state.children)
+  let allocated = LayeredMap.of(state.allocated)
+  let children = LayeredMap.of(state.children)
+  let dense = LayeredMap.of(state.dense ?? new Map<string, number>())
   const drop = (key: string) => {
-    allocated.delete(key)
+    allocated = allocated.without(key)
     for (const c of children.get(key) ?? []) drop(formatCidr(c))
-    children.delete(key)
+    children = children.without(key)
+    dense = dense.without(key)
   }
   drop(cidr)
-  const siblings = (children.get(a.parent ?? "") ?? []).filter((c) => formatCidr(c) !== cidr)
-  if (siblings.length === 0) children.delete(a.parent ?? "")
-  else children.set(a.parent ?? "", siblings)
-  return { ...state, allocated, children }
+  const list = a.parent ?? ""
+  const before = children.get(list) ?? []
+  const at = before.findIndex((c) => formatCidr(c) === cidr)
+  const siblings = before.filter((_, i) => i !== at)
+  if (siblings.length === 0) {
+    children = children.without(list)
+    dense = dense.without(list)
+  } else {
+    children = children.with(list, siblings)
+    // the run of blocks without a gap ends where the released block was, at the latest
+    if (at !== -1 && at < (dense.get(list) ?? 0)) dense = dense.with(list, at)
+  }
+  return { ...state, allocated, children, dense }
 }
 
 /** Releases several allocations. */
