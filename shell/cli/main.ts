@@ -10,7 +10,7 @@ import { Cause, Console, Effect, Exit, Runtime } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
-import { runCommand } from "../manager/command.ts"
+import { passRunArgsThrough, runCommand } from "../manager/command.ts"
 import { clustersCommand } from "./clusters.ts"
 import {
   explainInput,
@@ -124,11 +124,14 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
   return Runtime.defaultTeardown(exit, onExit)
 }
 
-export const main = (): void =>
+export const main = (): void => {
+  // `krtt run` takes upstream's manager flags verbatim (`-v=2` is a log level, not --version).
+  passRunArgsThrough(process.argv)
   krtt.pipe(
     Command.run({ version: "0.1.0" }),
     Effect.provide(NodeServices.layer),
     NodeRuntime.runMain({ teardown }),
   )
+}
 
 if (import.meta.main) main()

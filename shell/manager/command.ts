@@ -229,7 +229,6 @@ export const passRunArgsThrough = (argv: Array<string> = process.argv): void => 
 
 /** `krtt run`: upstream's manager flags after `run`, unchanged (see the module doc). */
 export const runCommand = (opts: RunCommandOptions) => {
-  passRunArgsThrough()
   return Command.make(
     "run",
     {
