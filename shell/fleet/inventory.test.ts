@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Metric } from "effect"
 import { describe, expect, it } from "vitest"
 import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"
 import type { KubeClientShape } from "../kube/client.ts"
@@ -6,7 +6,14 @@ import { FakeApiServer } from "../kube/fake/server.ts"
 import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
-import { addInventoryController, NodesResource, nodeReady, readinessChanged } from "./inventory.ts"
+import {
+  addInventoryController,
+  inventoryClusters,
+  inventoryWrites,
+  NodesResource,
+  nodeReady,
+  readinessChanged,
+} from "./inventory.ts"
 
 const NS = "fleet"
 const TARGET = { namespace: NS, name: INVENTORY_CONFIGMAP }
@@ -159,6 +166,15 @@ describe("addInventoryController (in-memory API servers)", () => {
             "east unreachable",
             Effect.map(entry("east"), (x) => x?.reachable === false),
           )
+          const gauge = (state: string) =>
+            Effect.map(Metric.value(inventoryClusters.pipe(Metric.withAttributes({ state }))), (v) => v.value)
+          yield* until(
+            "krtt_inventory_clusters: 1 reachable, 1 unreachable",
+            Effect.map(
+              Effect.all([gauge("reachable"), gauge("unreachable")]),
+              ([r, u]) => r === 1 && u === 1,
+            ),
+          )
           expect(yield* entry("east")).toMatchObject({
             nodes: 1,
             readyNodes: 0,
@@ -305,6 +321,11 @@ describe("addInventoryController (in-memory API servers)", () => {
                 return yield* c.update(ref, object)
               })) as KubeClientShape["update"],
           })
+          const conflicts = Effect.map(
+            Metric.value(inventoryWrites.pipe(Metric.withAttributes({ result: "conflict" }))),
+            (v) => v.count,
+          )
+          const conflicts0 = yield* conflicts
           const { hubServer, east, entry, inventory } = yield* setup(0, wrap)
           other = hubServer.client()
           yield* until(
@@ -319,6 +340,8 @@ describe("addInventoryController (in-memory API servers)", () => {
           expect(raced.length).toBeGreaterThan(0)
           const data = yield* inventory
           for (const k of raced) expect(data[k], k).toBe("theirs")
+          // every raced update was refused and counted (krtt_inventory_writes_total{result="conflict"})
+          expect((yield* conflicts) - conflicts0).toBe(raced.length)
         }),
       ),
     )

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { Clock, Duration, Effect, Ref, type Scope } from "effect"
+import { Clock, Duration, Effect, Metric, Ref, type Scope } from "effect"
 import {
   type ClusterView,
   type EntryAction,
@@ -45,6 +45,23 @@ import {
   type MultiClusterManager,
 } from "../multicluster/index.ts"
 import { makeRequest, type Request } from "../workqueue/request.ts"
+
+/** Decisions of `inventory.entry` that asked for something, by row. */
+export const inventoryDecisions = Metric.counter("krtt_inventory_decisions_total", {
+  description:
+    "Decisions of the inventory table that asked for an action, by documented row (inventory.entry#n).",
+  incremental: true,
+})
+/** Clusters in the ConfigMap after the last reconcile, by `state` (`reachable`, `unreachable`). */
+export const inventoryClusters = Metric.gauge("krtt_inventory_clusters", {
+  description: "Clusters in the krtt-inventory ConfigMap after the last reconcile, by state.",
+})
+/** Writes of the ConfigMap, by `result` (`written`, `conflict`). */
+export const inventoryWrites = Metric.counter("krtt_inventory_writes_total", {
+  description:
+    "Writes of the krtt-inventory ConfigMap, by result (written, conflict: read and decided again).",
+  incremental: true,
+})
 
 /** core/v1 Nodes (cluster-scoped). */
 export const NodesResource: ResourceRef = {
@@ -234,6 +251,8 @@ export const addInventoryController = (
           )
           if (r.status.pendingSince !== undefined) nextPending.set(cluster, r.status.pendingSince)
           actions.push(...r.actions)
+          if (r.actions.length > 0)
+            yield* Metric.update(inventoryDecisions.pipe(Metric.withAttributes({ row: r.row })), 1)
           if (r.actions.some((a) => a._tag !== "RequeueAfter"))
             yield* Effect.logDebug("inventory entry").pipe(Effect.annotateLogs({ cluster, row: r.row }))
         }
@@ -260,6 +279,10 @@ export const addInventoryController = (
             Effect.as(false),
             Effect.catchTag(["Conflict", "AlreadyExists"], () => Effect.succeed(true)),
           )
+          yield* Metric.update(
+            inventoryWrites.pipe(Metric.withAttributes({ result: lost ? "conflict" : "written" })),
+            1,
+          )
           // Lost a race: read again and decide again at once; the pending starts are kept.
           if (lost) {
             yield* Ref.set(pending, nextPending)
@@ -267,6 +290,19 @@ export const addInventoryController = (
           }
         }
         yield* Ref.set(pending, nextPending)
+        let reachable = 0
+        let unreachable = 0
+        for (const [key, value] of Object.entries(data)) {
+          const named = storedCluster(value)
+          if (named === undefined || entryKey(named) !== key) continue
+          if ((JSON.parse(value) as { reachable?: unknown }).reachable === true) reachable++
+          else unreachable++
+        }
+        yield* Metric.update(inventoryClusters.pipe(Metric.withAttributes({ state: "reachable" })), reachable)
+        yield* Metric.update(
+          inventoryClusters.pipe(Metric.withAttributes({ state: "unreachable" })),
+          unreachable,
+        )
         return delay === undefined ? done() : requeueAfter(Duration.millis(delay))
       }).pipe(
         Effect.mapError((e) =>
