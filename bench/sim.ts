@@ -6,7 +6,7 @@
  * Run it: `node bench/sim.ts [--clusters N] [--hours H] [--workers W] [--seed S]`
  * Goal (docs/benchmarks.md): under 60 s and 1 GiB on a 2-core machine, zero violations.
  */
-import { availableParallelism, cpus } from "node:os"
+import { availableParallelism, cpus, loadavg } from "node:os"
 import { parseArgs } from "node:util"
 import { runFleet, simConfig } from "../sim/index.ts"
 
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     hours: { type: "string", default: "24" },
     workers: { type: "string", default: String(Math.min(2, availableParallelism())) },
     seed: { type: "string", default: "1" },
+    "in-flight": { type: "string" },
   },
 })
 const config = simConfig({
@@ -25,8 +26,13 @@ const config = simConfig({
 })
 const workers = Number(values.workers)
 const cpu0 = process.cpuUsage()
-const { summary: s, cpuSeconds } = await runFleet(config, {
+const {
+  summary: s,
+  cpuSeconds,
+  waitSeconds,
+} = await runFleet(config, {
   workers,
+  ...(values["in-flight"] === undefined ? {} : { inFlight: Number(values["in-flight"]) }),
   ...(process.stderr.isTTY
     ? {
         onProgress: (p) =>
@@ -49,6 +55,15 @@ console.log(
         ? `the simulation ${cpuSeconds.main.toFixed(1)} s`
         : `workers ${cpuSeconds.workers.map((c) => c.toFixed(1)).join(" + ")} s, merge and hash ${cpuSeconds.main.toFixed(1)} s`
     })`,
+    ...(cpuSeconds.workers.length === 0
+      ? []
+      : [
+          `main thread share  ${((100 * cpuSeconds.main) / (cpuSeconds.main + cpuSeconds.workers.reduce((a, b) => a + b, 0))).toFixed(1)} % of the run's CPU`,
+          `workers waited     ${(waitSeconds ?? []).map((w) => w.toFixed(1)).join(" + ")} s for the merge`,
+        ]),
+    `load average       ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
     `transitions        ${s.transitions.toLocaleString("en-US")} (${s.transitionsPerSecond.toLocaleString("en-US")}/s)`,
     `reconciles         ${s.reconciles.clusterCache.toLocaleString("en-US")} ClusterCache, ${s.reconciles.cluster.toLocaleString("en-US")} Cluster`,
     `peak RSS           ${gib(s.peakRssBytes)}`,

@@ -7,8 +7,10 @@
  * @module
  */
 
-import { type ClusterControllerConfig, ClusterControllerDefaults } from "../core/cluster/index.ts"
-import { type ClusterCacheConfig, ClusterCacheDefaults } from "../core/clustercache/index.ts"
+// The modules themselves, not the index: the index re-exports the input schemas, which load
+// effect (250 modules, ~60 MiB) in every worker for nothing.
+import { type ClusterControllerConfig, ClusterControllerDefaults } from "../core/cluster/config.ts"
+import { type ClusterCacheConfig, ClusterCacheDefaults } from "../core/clustercache/config.ts"
 import type { Incident } from "./scenario.ts"
 
 /** A duration drawn uniformly from [min, max] ms. */
@@ -176,3 +178,10 @@ export const simConfig = (o: SimConfigOverrides = {}): SimConfig => ({
   churn: { ...SimDefaults.churn, ...o.churn },
   checks: { ...SimDefaults.checks, ...o.checks },
 })
+
+/** Whether an incident applies to a slot. */
+export const appliesTo = (incident: Incident, slot: number): boolean => {
+  if (incident.clusters === undefined) return true
+  for (const [from, to] of incident.clusters) if (slot >= from && slot <= to) return true
+  return false
+}

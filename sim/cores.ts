@@ -7,11 +7,12 @@
  * @module
  */
 
+// The modules themselves, not the index: the index re-exports the input schemas, which load
+// effect (250 modules, ~60 MiB) in every worker for nothing.
+import type { ClusterAction } from "../core/cluster/actions.ts"
+import type { ClusterControllerConfig } from "../core/cluster/config.ts"
+import { reconcile } from "../core/cluster/reconcile.ts"
 import {
-  type ClusterAction,
-  type ClusterControllerConfig,
-  type ClusterInput,
-  type ClusterStatus,
   type ClusterTransition,
   CONTROL_PLANE,
   controlPlaneRow,
@@ -25,17 +26,15 @@ import {
   infrastructureRow,
   NORMAL,
   normalRow,
-  reconcile,
-} from "../core/cluster/index.ts"
+} from "../core/cluster/transitions.ts"
+import type { ClusterInput, ClusterStatus } from "../core/cluster/types.ts"
+import { type AccessorInput, type AccessorResult, accessorTransition } from "../core/clustercache/accessor.ts"
+import type { ClusterCacheConfig } from "../core/clustercache/config.ts"
 import {
-  type AccessorInput,
-  type AccessorResult,
-  accessorTransition,
-  type ClusterCacheConfig,
   type ReconcilerInput,
   type ReconcilerResult,
   reconcilerTransition,
-} from "../core/clustercache/index.ts"
+} from "../core/clustercache/reconciler.ts"
 import { type RowId, rowId } from "../core/krtt/index.ts"
 
 /** One Cluster controller reconcile as the simulation sees it: actions, status, and the rows that decided. */

@@ -42,6 +42,8 @@ export interface FleetOptions {
   readonly cores?: Partial<SimCores>
   /** Called for each violation as it is found (in this thread only). */
   readonly onViolation?: (v: Violation) => void
+  /** Trace batches (1 MiB each) a worker may have in flight before it waits for the merge. Default `MAX_IN_FLIGHT`. */
+  readonly inFlight?: number
 }
 
 export interface FleetResult {
@@ -50,6 +52,8 @@ export interface FleetResult {
   readonly violations: ViolationLog
   /** CPU seconds of this thread during the run, and of each worker (none when in this thread). */
   readonly cpuSeconds: { readonly main: number; readonly workers: ReadonlyArray<number> }
+  /** Wall seconds each worker spent waiting for the merge (none when in this thread). */
+  readonly waitSeconds?: ReadonlyArray<number>
 }
 
 /** Batches a worker may have in flight before it waits for the merge. */
@@ -67,6 +71,8 @@ export type WorkerMessage =
       readonly records: number
       /** The worker thread's CPU seconds. */
       readonly cpuSeconds: number
+      /** Wall seconds the worker spent waiting for the merge. */
+      readonly waitSeconds: number
     }
   | { readonly type: "error"; readonly message: string }
 
@@ -76,6 +82,8 @@ export interface WorkerData {
   readonly shard: { readonly index: number; readonly count: number }
   readonly consumed: SharedArrayBuffer
   readonly progressEvery: number
+  /** Trace batches in flight before the worker waits for the merge. */
+  readonly inFlight: number
 }
 
 const peakRss = (): number => process.resourceUsage().maxRSS * 1024
@@ -89,6 +97,9 @@ export const threadCpuSeconds = (): number => {
 /** Runs a fleet to the end of its configured time. */
 export const runFleet = async (config: SimConfig, options: FleetOptions = {}): Promise<FleetResult> => {
   const workers = Math.max(1, Math.min(options.workers ?? 1, config.clusters))
+  const inFlight = options.inFlight ?? MAX_IN_FLIGHT
+  if (!Number.isInteger(inFlight) || inFlight < 1)
+    throw new Error(`inFlight: expected a positive integer, got ${inFlight}`)
   if (workers > 1 && options.cores !== undefined)
     throw new Error("custom cores run in this thread only: use workers: 1")
   const started = performance.now()
@@ -159,6 +170,7 @@ const runInWorkers = (
     const progress: Array<Omit<Progress, "end"> | undefined> = new Array(count).fill(undefined)
     const threads: Array<Worker> = []
     const workerCpu: Array<number> = new Array(count).fill(0)
+    const workerWait: Array<number> = new Array(count).fill(0)
     let done = 0
     let failed = false
     const fail = (e: unknown) => {
@@ -168,7 +180,13 @@ const runInWorkers = (
       reject(e instanceof Error ? e : new Error(String(e)))
     }
     for (let index = 0; index < count; index++) {
-      const data: WorkerData = { config, shard: { index, count }, consumed, progressEvery: every }
+      const data: WorkerData = {
+        config,
+        shard: { index, count },
+        consumed,
+        progressEvery: every,
+        inFlight: options.inFlight ?? MAX_IN_FLIGHT,
+      }
       const worker = new Worker(new URL("./worker.ts", import.meta.url), { workerData: data })
       threads.push(worker)
       worker.on("error", fail)
@@ -199,6 +217,7 @@ const runInWorkers = (
           }
           case "done":
             workerCpu[index] = m.cpuSeconds
+            workerWait[index] = m.waitSeconds
             mergeMeasurements(measurements, m.measurements)
             violations.merge(m.counts, [])
             examples.push(...m.examples)
@@ -211,6 +230,7 @@ const runInWorkers = (
               measurements,
               violations,
               cpuSeconds: { main: threadCpuSeconds() - cpu0, workers: workerCpu },
+              waitSeconds: workerWait,
               summary: summarize({
                 config,
                 workers: count,

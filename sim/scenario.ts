@@ -195,9 +195,5 @@ export const parseScenario = (text: string, clusters?: number): ReadonlyArray<In
   return validateScenario(data, clusters)
 }
 
-/** Whether an incident applies to a slot. */
-export const appliesTo = (incident: Incident, slot: number): boolean => {
-  if (incident.clusters === undefined) return true
-  for (const [from, to] of incident.clusters) if (slot >= from && slot <= to) return true
-  return false
-}
+// In config.ts, so that a simulation worker does not load the YAML parser.
+export { appliesTo } from "./config.ts"

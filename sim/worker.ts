@@ -5,7 +5,7 @@
  * @module
  */
 import { parentPort, workerData } from "node:worker_threads"
-import { MAX_IN_FLIGHT, threadCpuSeconds, type WorkerData, type WorkerMessage } from "./fleet.ts"
+import { threadCpuSeconds, type WorkerData, type WorkerMessage } from "./fleet.ts"
 import { Simulation } from "./simulation.ts"
 
 const post = (m: WorkerMessage, transfer?: ReadonlyArray<ArrayBuffer>): void => {
@@ -13,9 +13,11 @@ const post = (m: WorkerMessage, transfer?: ReadonlyArray<ArrayBuffer>): void => 
 }
 
 const run = (data: WorkerData): void => {
-  const { config, shard, progressEvery } = data
+  const { config, shard, progressEvery, inFlight } = data
   const consumed = new Int32Array(data.consumed)
   let sent = 0
+  /** Wall seconds spent waiting for the merge. */
+  let waited = 0
   const sim = new Simulation({
     config,
     shard,
@@ -23,10 +25,14 @@ const run = (data: WorkerData): void => {
     trace: {
       write: (bytes) => {
         // Wait while the merge is more than a few batches behind: memory stays flat.
-        for (;;) {
-          const c = Atomics.load(consumed, shard.index)
-          if (sent - c < MAX_IN_FLIGHT) break
-          Atomics.wait(consumed, shard.index, c, 1_000)
+        if (sent - Atomics.load(consumed, shard.index) >= inFlight) {
+          const t0 = performance.now()
+          for (;;) {
+            const c = Atomics.load(consumed, shard.index)
+            if (sent - c < inFlight) break
+            Atomics.wait(consumed, shard.index, c, 1_000)
+          }
+          waited += (performance.now() - t0) / 1e3
         }
         sent++
         post({ type: "trace", bytes }, [bytes.buffer as ArrayBuffer])
@@ -55,6 +61,7 @@ const run = (data: WorkerData): void => {
     examples: r.violations.examples,
     records: r.traceRecords,
     cpuSeconds: threadCpuSeconds(),
+    waitSeconds: waited,
   })
 }
 
