@@ -69,7 +69,15 @@ import {
   type Served,
   timestamp,
 } from "./objects.ts"
-import { byKey, decodeContinue, encodeContinue, FakeStore, groupResource, objectKey } from "./storage.ts"
+import {
+  byKey,
+  type Change,
+  decodeContinue,
+  encodeContinue,
+  FakeStore,
+  groupResource,
+  objectKey,
+} from "./storage.ts"
 import { expiredFrame, watchStream } from "./watch.ts"
 
 /** Options of the in-memory server. */
@@ -188,6 +196,36 @@ export class FakeApiServer {
   /** How many watches are open (on `ref`, when given). */
   watchCount(ref?: ResourceRef): number {
     return [...this.store.watchers].filter((w) => ref === undefined || w.key === groupResource(ref)).length
+  }
+
+  /**
+   * Calls `listener` synchronously after every committed write, with the object before and after
+   * (`old` absent for a create); returns the function that removes it.
+   */
+  onCommit(
+    listener: (change: {
+      readonly resource: string
+      readonly type: "ADDED" | "MODIFIED" | "DELETED"
+      readonly object: KubeObject
+      readonly old: KubeObject | undefined
+    }) => void,
+  ): () => void {
+    const l = (c: Change) => listener({ resource: c.key, type: c.type, object: c.object, old: c.old })
+    this.store.listeners.add(l)
+    return () => {
+      this.store.listeners.delete(l)
+    }
+  }
+
+  /**
+   * A stale view: a list of `ref` as it was at `resourceVersion` (what a lagging API server cache
+   * serves), or `undefined` when that history was compacted.
+   */
+  listAt<T extends KubeObject>(ref: ResourceRef, resourceVersion: string): ObjectList<T> | undefined {
+    const items = this.store.objectsAt(ref, Number(resourceVersion))
+    return items === undefined
+      ? undefined
+      : { items: items.map((o) => this.store.out<T>(ref, o)), resourceVersion }
   }
 
   /** A copy of the stored objects of a resource, sorted by key. */

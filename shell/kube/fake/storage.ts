@@ -122,6 +122,8 @@ export class FakeStore {
   /** Counter for uids and generated names. */
   serial = 0
   readonly watchers = new Set<Watcher>()
+  /** Called synchronously after every committed write (the chaos harness checks invariants there). */
+  readonly listeners = new Set<(change: Change) => void>()
   private history: Array<Change> = []
   private readonly collections = new Map<string, Map<string, KubeObject>>()
   private readonly registry = new Map<string, { readonly ref: ResourceRef; readonly status: boolean }>()
@@ -191,6 +193,25 @@ export class FakeStore {
       const event = watchEventFor(w, change)
       if (event !== undefined) Queue.offerUnsafe(w.queue, { type: event, object: this.out(ref, obj) })
     }
+    for (const listener of this.listeners) listener(change)
+  }
+
+  /**
+   * The objects of `ref` as they were at resourceVersion `rv` (current objects with every later
+   * change undone), or `undefined` when the history needed was compacted.
+   */
+  objectsAt(ref: ResourceRef, rv: number): Array<KubeObject> | undefined {
+    if (rv < this.compacted || rv > this.rv) return undefined
+    const view = new Map(this.collection(ref))
+    const key = groupResource(ref)
+    for (const change of [...this.history].reverse()) {
+      if (change.rv <= rv) break
+      if (change.key !== key) continue
+      const k = objectKey(change.object)
+      if (change.old === undefined) view.delete(k)
+      else view.set(k, change.old)
+    }
+    return [...view.values()].sort(byKey)
   }
 
   /** Forgets history up to `rv`. */

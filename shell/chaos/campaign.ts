@@ -1,0 +1,310 @@
+/**
+ * A chaos campaign: per scenario a fault-free reference run, then one run per perturbation point
+ * (a crash after every write of the reference run's path, a dropped event window and a stale
+ * restart at every step, transient error bursts, a third-party write before every write), each
+ * held to the oracles:
+ *
+ * - safety: no invariant of `watchInvariants` broken on any committed write;
+ * - final state: after the faults stop, the masked state equals the reference run's, and every
+ *   object was created and deleted as often as in the reference run;
+ * - ESR: that state is reached within `ChaosDefaults.convergeTicks` ticks and kept for
+ *   `ChaosDefaults.keepTicks`.
+ *
+ * Every failure carries a one-line replay command.
+ *
+ * @module
+ */
+import { Clock, Effect } from "effect"
+import {
+  ChaosDefaults,
+  type ControllerName,
+  ControllerNames,
+  type Fired,
+  firstDifference,
+  noneFired,
+  type Perturbation,
+  type PerturbationKind,
+  PerturbationKinds,
+  type RunResult,
+  runOnce,
+  sameState,
+  type TransientKind,
+  TransientKinds,
+} from "./harness.ts"
+import type { Mutant } from "./mutants.ts"
+import { type Scenario, Scenarios } from "./scenarios.ts"
+
+export interface CampaignOptions {
+  readonly seed: number
+  readonly controllers?: ReadonlyArray<ControllerName> | undefined
+  readonly scenarios?: ReadonlyArray<string> | undefined
+  /** Only these perturbation kinds (all when absent). */
+  readonly perturbations?: ReadonlyArray<PerturbationKind> | undefined
+  /** Only this point (a replay). */
+  readonly at?: number | undefined
+  /** `fast`: a fixed sample of points (the `npm test` campaign); `full`: every point. */
+  readonly depth: "fast" | "full"
+  /** Stop starting runs after this many wall seconds. */
+  readonly budgetSeconds?: number | undefined
+  readonly mutant?: Mutant | undefined
+}
+
+export type Oracle = "safety" | "final-state" | "lifecycle" | "esr" | "error"
+
+export interface Failure {
+  readonly scenario: string
+  readonly perturbation: string
+  readonly at: number | undefined
+  readonly oracle: Oracle
+  readonly message: string
+  readonly replay: string
+}
+
+export interface ScenarioReport {
+  readonly scenario: string
+  readonly runs: Readonly<Record<string, number>>
+  readonly failures: number
+  /** Ticks the reference run needed to settle after its last step. */
+  readonly referenceWrites: number
+}
+
+export interface CampaignReport {
+  readonly scenarios: number
+  readonly runs: number
+  readonly failures: ReadonlyArray<Failure>
+  readonly fired: Fired
+  readonly wallSeconds: number
+  readonly perScenario: ReadonlyArray<ScenarioReport>
+  /** Whether the budget ended the campaign before every point ran. */
+  readonly truncated: boolean
+}
+
+/** A small deterministic generator (mulberry32) for the sampled points. */
+export const prng = (seed: number) => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** The transient error kind of a point: every kind comes round as `at` grows. */
+export const transientKind = (seed: number, at: number): TransientKind =>
+  TransientKinds[(seed + at) % TransientKinds.length] as TransientKind
+
+/** The command that replays one run. */
+export const replayCommand = (
+  options: Pick<CampaignOptions, "seed" | "controllers">,
+  scenario: string,
+  kind: string,
+  at: number | undefined,
+  mutant: string | undefined,
+): string =>
+  [
+    "krtt chaos",
+    `--seed ${options.seed}`,
+    `--scenario ${scenario}`,
+    `--perturbation ${kind}`,
+    ...(at === undefined ? [] : [`--at ${at}`]),
+    ...(options.controllers === undefined || options.controllers.length === ControllerNames.length
+      ? []
+      : [`--controllers ${options.controllers.join(",")}`]),
+    ...(mutant === undefined ? [] : [`--mutant ${mutant}`]),
+  ].join(" ")
+
+/** The points of one perturbation kind for a scenario, given the reference run. */
+const points = (
+  kind: PerturbationKind,
+  scenario: Scenario,
+  reference: RunResult,
+  depth: "fast" | "full",
+  random: () => number,
+): ReadonlyArray<number> => {
+  const all = (n: number, from = 1) => Array.from({ length: Math.max(0, n - from + 1) }, (_, i) => i + from)
+  const sample = (xs: ReadonlyArray<number>, n: number) => {
+    const pool = [...xs]
+    const out: Array<number> = []
+    while (out.length < n && pool.length > 0)
+      out.push(pool.splice(Math.floor(random() * pool.length), 1)[0] as number)
+    return out.sort((a, b) => a - b)
+  }
+  const steps = all(scenario.steps.length - 1, 0)
+  switch (kind) {
+    case "crash":
+    case "reorder":
+      return depth === "full" ? all(reference.writes) : sample(all(reference.writes), 4)
+    case "drop":
+    case "stale":
+      return depth === "full" ? steps : sample(steps, 1)
+    case "transient":
+      return depth === "full" ? all(reference.requests) : sample(all(reference.requests), 3)
+  }
+}
+
+/** What a run broke, compared with the reference. */
+export const judge = (
+  reference: RunResult,
+  run: RunResult,
+): ReadonlyArray<{ oracle: Oracle; message: string }> => {
+  const found: Array<{ oracle: Oracle; message: string }> = []
+  for (const v of run.violations) found.push({ oracle: "safety", message: v })
+  if (run.convergedAfter === undefined && run.unstable !== undefined)
+    found.push({ oracle: "esr", message: run.unstable })
+  else if (run.convergedAfter === undefined)
+    found.push({
+      oracle: "esr",
+      message: `the reference state was not reached within ${ChaosDefaults.convergeTicks} ticks (${(ChaosDefaults.convergeTicks * ChaosDefaults.tickMillis) / 1000} s) after the faults stopped: ${firstDifference(reference.final, run.final)}`,
+    })
+  else if (run.unstable !== undefined) found.push({ oracle: "esr", message: `not kept: ${run.unstable}` })
+  if (run.convergedAfter === undefined && !sameState(reference.final, run.final))
+    found.push({ oracle: "final-state", message: firstDifference(reference.final, run.final) })
+  const keys = new Set([...Object.keys(reference.lifecycle), ...Object.keys(run.lifecycle)])
+  for (const k of [...keys].sort()) {
+    const a = reference.lifecycle[k] ?? ""
+    const b = run.lifecycle[k] ?? ""
+    if (a !== b)
+      found.push({
+        oracle: "lifecycle",
+        message: `${k}: created/deleted "${b}" where the reference run did "${a}" (+ create, - delete)`,
+      })
+  }
+  return found
+}
+
+/** Runs a campaign (on virtual time: provide `TestClock.layer()`, or run under `it.effect`). */
+export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignReport> =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const controllers = options.controllers ?? ControllerNames
+    const scenarios = Scenarios.filter(
+      (s) => options.scenarios === undefined || options.scenarios.includes(s.name),
+    )
+    const kinds = options.perturbations ?? PerturbationKinds
+    const random = prng(options.seed)
+    const failures: Array<Failure> = []
+    const fired = noneFired()
+    const perScenario: Array<ScenarioReport> = []
+    let runs = 0
+    let truncated = false
+    const overBudget = () =>
+      options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds
+    for (const scenario of scenarios) {
+      const counts: Record<string, number> = {}
+      const before = failures.length
+      const fail = (kind: string, at: number | undefined, oracle: Oracle, message: string) =>
+        failures.push({
+          scenario: scenario.name,
+          perturbation: kind,
+          at,
+          oracle,
+          message,
+          replay: replayCommand(options, scenario.name, kind, at, options.mutant?.name),
+        })
+      // The reference run: no faults, no mutant (its state is what the operator must reach).
+      const reference = yield* Effect.result(
+        runOnce({ scenario, perturbation: { kind: "none" }, controllers }),
+      )
+      runs++
+      counts.none = 1
+      if (reference._tag === "Failure") {
+        fail("none", undefined, "error", `${reference.failure._tag}: ${reference.failure.message}`)
+        perScenario.push({ scenario: scenario.name, runs: counts, failures: 1, referenceWrites: 0 })
+        continue
+      }
+      const ref = reference.success
+      for (const v of ref.violations) fail("none", undefined, "safety", v)
+      if (ref.convergedAfter === undefined || ref.unstable !== undefined)
+        fail(
+          "none",
+          undefined,
+          "esr",
+          `the fault-free run did not settle: ${ref.unstable ?? "still changing"}`,
+        )
+      for (const kind of kinds) {
+        const ats =
+          options.at !== undefined ? [options.at] : points(kind, scenario, ref, options.depth, random)
+        for (const at of ats) {
+          if (overBudget()) {
+            truncated = true
+            break
+          }
+          const perturbation: Perturbation = { kind, at }
+          const tk = kind === "transient" ? transientKind(options.seed, at) : undefined
+          const result = yield* Effect.result(
+            runOnce(
+              { scenario, perturbation, controllers, transientKind: tk, mutant: options.mutant },
+              ref.final,
+            ),
+          )
+          runs++
+          counts[kind] = (counts[kind] ?? 0) + 1
+          if (result._tag === "Failure") {
+            fail(kind, at, "error", `${result.failure._tag}: ${result.failure.message}`)
+            continue
+          }
+          for (const k of Object.keys(fired) as Array<keyof Fired>) fired[k] += result.success.fired[k]
+          for (const f of judge(ref, result.success))
+            fail(kind, at, f.oracle, tk === undefined ? f.message : `(${tk}) ${f.message}`)
+        }
+      }
+      perScenario.push({
+        scenario: scenario.name,
+        runs: counts,
+        failures: failures.length - before,
+        referenceWrites: ref.writes,
+      })
+    }
+    // The virtual clock is not the wall clock: read it only to keep it in the requirements.
+    yield* Clock.currentTimeMillis
+    return {
+      scenarios: scenarios.length,
+      runs,
+      failures,
+      fired,
+      wallSeconds: (Date.now() - started) / 1000,
+      perScenario,
+      truncated,
+    }
+  })
+
+/** The campaign's text report. */
+export const renderReport = (report: CampaignReport): string => {
+  const lines: Array<string> = []
+  for (const s of report.perScenario) {
+    const runs = Object.entries(s.runs)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")
+    lines.push(
+      `${s.scenario}: ${runs} (${s.referenceWrites} writes on the reference path) — ${s.failures === 0 ? "ok" : `${s.failures} failed`}`,
+    )
+  }
+  for (const f of report.failures) {
+    lines.push(
+      `FAIL ${f.scenario} ${f.perturbation}${f.at === undefined ? "" : ` at ${f.at}`} [${f.oracle}] ${f.message}`,
+    )
+    lines.push(`  replay: ${f.replay}`)
+  }
+  const fired = Object.entries(report.fired)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ")
+  lines.push(
+    `${report.scenarios} scenarios, ${report.runs} runs, ${report.failures.length} failures in ${report.wallSeconds.toFixed(1)} s; perturbations fired: ${fired}${report.truncated ? " (budget reached: not every point ran)" : ""}`,
+  )
+  const unfired = Object.entries(report.fired).filter(([, n]) => n === 0)
+  if (unfired.length > 0) lines.push(`not fired: ${unfired.map(([k]) => k).join(", ")}`)
+  return lines.join("\n")
+}
+
+/** The JSON report of the issue: `{scenarios, runs, failures, fired, wallSeconds}`. */
+export const reportJson = (report: CampaignReport) => ({
+  scenarios: report.scenarios,
+  runs: report.runs,
+  failures: report.failures,
+  fired: report.fired,
+  wallSeconds: report.wallSeconds,
+  perScenario: report.perScenario,
+  truncated: report.truncated,
+})

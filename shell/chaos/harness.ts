@@ -1,0 +1,647 @@
+/**
+ * One chaos run: the real shell controllers (the ClusterCache and its controller, the Cluster
+ * controller, wired as `krtt run` wires them in shell/manager/run.ts) against the in-memory API
+ * server on virtual time (TestClock), a scenario's stimuli, and at most one perturbation:
+ *
+ * - `crash`: the operator dies right after its `at`-th successful write (nothing after it runs)
+ *   and a new one starts with nothing but what it reads from the API server;
+ * - `drop`: during step `at`, every watch event the operator would receive is dropped; at the
+ *   window's end its watches get 410 Expired (what a real server does to a watcher that fell
+ *   behind), so the intermediate states are never observed, only the latest after the relist;
+ * - `stale`: after step `at`, the operator restarts and its lists are served from a lagging view
+ *   (the state at the start of step `at`), its watches resuming from that old resourceVersion;
+ * - `transient`: from the operator's `at`-th request, a burst of errors of one kind (Timeout,
+ *   ServerTimeout, 429, 500, Conflict, AlreadyExists, connection reset) through the fake's
+ *   `Faults` matcher;
+ * - `reorder`: a third-party writer edits the Cluster's labels, annotations and a foreign status
+ *   condition right before the operator's `at`-th write (so the operator's write lands on a
+ *   newer object than the one it computed from).
+ *
+ * Safety invariants are checked on every committed write of the management server (see
+ * `invariants`); the run ends with the final state (masked) for the campaign's oracles.
+ *
+ * @module
+ */
+import { Effect, Exit, Scope, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { ClusterControllerDefaults } from "../../core/cluster/index.ts"
+import { makeClusterController } from "../cluster/controller.ts"
+import { makeClusterCacheController } from "../clustercache/controller.ts"
+import { ClusterResource, type ConnectionFactory, make as makeClusterCache } from "../clustercache/service.ts"
+import { KubeClient, type KubeClientShape, type ListAllOptions, type WatchOptions } from "../kube/client.ts"
+import { ApiError, type KubeError, Unreachable } from "../kube/errors.ts"
+import { errorOfTag, Faults } from "../kube/fake/faults.ts"
+import { FakeApiServer } from "../kube/fake/server.ts"
+import { makeMemoryClient } from "../kube/memoryClient.ts"
+import type { Patch } from "../kube/patch.ts"
+import {
+  type KubeObject,
+  type ObjectList,
+  type ResourceRef,
+  Resources,
+  resourcePath,
+} from "../kube/resource.ts"
+import { matchesLabelSelector } from "../kube/selector.ts"
+import type { WatchEvent } from "../kube/watch.ts"
+import { make as makeReflector } from "../reflector/reflector.ts"
+import type { Mutant } from "./mutants.ts"
+import {
+  CLUSTER_FINALIZER,
+  CONTROL_PLANE,
+  INFRA,
+  installProviders,
+  NAMESPACE,
+  type Scenario,
+  type Stage,
+} from "./scenarios.ts"
+
+export const PerturbationKinds = ["crash", "drop", "stale", "transient", "reorder"] as const
+export type PerturbationKind = (typeof PerturbationKinds)[number]
+export type Perturbation =
+  | { readonly kind: "none" }
+  | { readonly kind: PerturbationKind; readonly at: number }
+
+/** The controllers a run can start. */
+export const ControllerNames = ["clustercache", "cluster"] as const
+export type ControllerName = (typeof ControllerNames)[number]
+
+/** The kinds of transient errors, in the order `transientKind` picks them. */
+export const TransientKinds = [
+  "Timeout",
+  "ServerTimeout",
+  "TooManyRequests",
+  "InternalError",
+  "Conflict",
+  "AlreadyExists",
+  "ConnectionReset",
+] as const
+export type TransientKind = (typeof TransientKinds)[number]
+
+/** The campaign's numbers, in one place. */
+export const ChaosDefaults = {
+  /** Virtual milliseconds per tick of the driver (invariants are checked on every write anyway). */
+  tickMillis: 250,
+  /** After the faults stop: ticks within which the reference final state must be reached (ESR). */
+  convergeTicks: 2_400,
+  /** Then: ticks during which it must be kept. */
+  keepTicks: 240,
+  /** A run whose operator writes more than this many times is stopped as a write storm. */
+  writeStorm: 300,
+  /** An object larger than this (bytes of JSON) stops the run (kube-apiserver refuses ~3 MB requests). */
+  maxObjectBytes: 262_144,
+  /** Transient errors per burst. */
+  transientBurst: 3,
+  /** Ticks of a drop window before the watches are expired. */
+  dropTicks: 20,
+  /** The sync period of the Cluster controller (upstream's --sync-period default, 10 min). */
+  syncPeriod: 600_000,
+} as const
+
+export interface RunPlan {
+  readonly scenario: Scenario
+  readonly perturbation: Perturbation
+  readonly controllers: ReadonlyArray<ControllerName>
+  /** Which transient error kind (`transient` runs). */
+  readonly transientKind?: TransientKind | undefined
+  /** A deliberately broken operator (tests only). */
+  readonly mutant?: Mutant | undefined
+}
+
+export interface Fired {
+  crash: number
+  drop: number
+  stale: number
+  transient: number
+  reorder: number
+}
+export const noneFired = (): Fired => ({ crash: 0, drop: 0, stale: 0, transient: 0, reorder: 0 })
+
+export interface RunResult {
+  /** The masked final state, by `resource namespace/name` (generated names masked). */
+  readonly final: ReadonlyArray<string>
+  /** Creates and deletes per object (Events left out: every retry may emit one). */
+  readonly lifecycle: Readonly<Record<string, string>>
+  /** Safety violations, in order. */
+  readonly violations: ReadonlyArray<string>
+  /** Successful writes of the operator (the points a crash can follow). */
+  readonly writes: number
+  /** Requests of the operator. */
+  readonly requests: number
+  readonly fired: Fired
+  /** Ticks after the faults stopped until the state stopped changing (or equalled `target`). */
+  readonly convergedAfter: number | undefined
+  /** Why the state was not kept once reached, if it was not. */
+  readonly unstable: string | undefined
+}
+
+const WRITES = new Set(["create", "update", "patch", "delete", "updateStatus", "patchStatus"])
+const gr = (r: ResourceRef) => `${r.group}/${r.resource}`
+
+/** The operator's view of the state between ticks. */
+interface ChaosState {
+  requests: number
+  writes: number
+  crashed: boolean
+  /** Which operator process is alive: requests of an older one never answer. */
+  incarnation: number
+  dropping: boolean
+  staleRv: string | undefined
+  readonly fired: Fired
+}
+
+/** The foreign condition the third-party writer keeps on Clusters. */
+export const FOREIGN_CONDITION = "ChaosForeignReady"
+const THIRD_PARTY_PREFIX = "chaos.krtt.dev/"
+
+const transientError = (kind: TransientKind, target: { verb: string; path: string }): KubeError => {
+  const fields = { verb: target.verb, path: target.path, message: `injected ${kind}` }
+  switch (kind) {
+    case "Timeout":
+      return errorOfTag("Timeout", target, fields.message)
+    case "ServerTimeout":
+      return new ApiError({ ...fields, status: 500, reason: "ServerTimeout" })
+    case "TooManyRequests":
+      return new ApiError({ ...fields, status: 429, reason: "TooManyRequests" })
+    case "InternalError":
+      return new ApiError({ ...fields, status: 500, reason: "InternalError" })
+    case "Conflict":
+      return errorOfTag("Conflict", target, fields.message)
+    case "AlreadyExists":
+      return errorOfTag("AlreadyExists", target, fields.message)
+    case "ConnectionReset":
+      return new Unreachable({ ...fields, message: "connection reset by peer", code: "ECONNRESET" })
+  }
+}
+
+/**
+ * The operator's client: the memory client over the management server with the perturbations
+ * in between. Requests after a crash never answer (the process is gone).
+ */
+const chaosClient = (
+  base: KubeClientShape,
+  mgmt: FakeApiServer,
+  state: ChaosState,
+  hooks: {
+    readonly crashAfterWrite: number | undefined
+    readonly transientFrom: number | undefined
+    readonly transientKind: TransientKind
+    readonly beforeWrite: (n: number, cluster: string | undefined) => Effect.Effect<void>
+    readonly faults: Faults
+  },
+): KubeClientShape => {
+  const faults = hooks.faults
+  const me = state.incarnation
+  const dead = () => state.crashed || state.incarnation !== me
+  const guard = <A>(
+    verb: string,
+    ref: ResourceRef,
+    key: { readonly namespace?: string | undefined; readonly name?: string | undefined },
+    run: () => Effect.Effect<A, KubeError>,
+  ): Effect.Effect<A, KubeError> =>
+    Effect.suspend(() => {
+      if (dead()) return Effect.never
+      const n = ++state.requests
+      if (hooks.transientFrom !== undefined && n === hooks.transientFrom)
+        faults.add({
+          error: (t) => transientError(hooks.transientKind, t),
+          times: ChaosDefaults.transientBurst,
+        })
+      const path = resourcePath(ref, { namespace: key.namespace, name: key.name })
+      const outcome = faults.take({
+        verb: verb === "updateStatus" ? "update" : verb === "patchStatus" ? "patch" : (verb as "get"),
+        path,
+        resource: ref.resource,
+        namespace: key.namespace,
+        name: key.name,
+      })
+      if (outcome?.error !== undefined) {
+        state.fired.transient++
+        return Effect.fail(outcome.error)
+      }
+      if (!WRITES.has(verb)) return run()
+      const w = state.writes + 1
+      const cluster = ref.resource === ClusterResource.resource ? key.name : undefined
+      return Effect.andThen(
+        hooks.beforeWrite(w, cluster),
+        Effect.flatMap(run(), (a) => {
+          if (dead()) return Effect.never
+          state.writes++
+          if (hooks.crashAfterWrite === state.writes) {
+            state.crashed = true
+            state.fired.crash++
+            return Effect.never
+          }
+          return Effect.succeed(a)
+        }),
+      )
+    })
+  const staleList = <T extends KubeObject>(
+    ref: ResourceRef,
+    o: { readonly namespace?: string | undefined; readonly labelSelector?: string | undefined } | undefined,
+  ) => {
+    if (state.staleRv === undefined) return undefined
+    const view = mgmt.listAt<T>(ref, state.staleRv)
+    if (view === undefined) return undefined
+    state.fired.stale++
+    const list: ObjectList<T> = {
+      ...view,
+      items: view.items.filter(
+        (i) =>
+          (o?.namespace === undefined || i.metadata.namespace === o.namespace) &&
+          matchesLabelSelector(o?.labelSelector, i),
+      ),
+    }
+    return list
+  }
+  return {
+    ...base,
+    get: (ref, key) => guard("get", ref, key, () => base.get(ref, key)),
+    getStatus: (ref, key) => guard("get", ref, key, () => base.getStatus(ref, key)),
+    list: (ref, o) => guard("list", ref, { namespace: o?.namespace }, () => base.list(ref, o)),
+    listAll: <T extends KubeObject>(
+      ref: ResourceRef,
+      o?: ListAllOptions,
+    ): Effect.Effect<ObjectList<T>, KubeError> =>
+      guard("list", ref, { namespace: o?.namespace }, () => {
+        const stale = staleList<T>(ref, o)
+        return stale === undefined ? base.listAll<T>(ref, o) : Effect.succeed(stale)
+      }),
+    create: (ref, obj, o) =>
+      guard("create", ref, { namespace: obj.metadata.namespace }, () => base.create(ref, obj, o)),
+    update: (ref, obj, o) => guard("update", ref, obj.metadata, () => base.update(ref, obj, o)),
+    updateStatus: (ref, obj, o) =>
+      guard("updateStatus", ref, obj.metadata, () => base.updateStatus(ref, obj, o)),
+    patch: (ref, key, p, o) => guard("patch", ref, key, () => base.patch(ref, key, p, o)),
+    patchStatus: (ref, key, p, o) => guard("patchStatus", ref, key, () => base.patchStatus(ref, key, p, o)),
+    delete: (ref, key, o) => guard("delete", ref, key, () => base.delete(ref, key, o)),
+    watch: <T extends KubeObject>(
+      ref: ResourceRef,
+      o?: WatchOptions,
+    ): Stream.Stream<WatchEvent<T>, KubeError> =>
+      Stream.unwrap(
+        Effect.map(
+          guard("watch", ref, { namespace: o?.namespace }, () => Effect.succeed(base.watch<T>(ref, o))),
+          (events) =>
+            Stream.filter(events, (e) => {
+              if (dead()) return false
+              if (state.dropping && e.type !== "BOOKMARK" && e.type !== "ERROR") {
+                state.fired.drop++
+                return false
+              }
+              return true
+            }),
+        ),
+      ),
+  }
+}
+
+type Condition = { readonly type: string; readonly status?: string }
+const conditionsOf = (o: KubeObject | undefined): ReadonlyArray<Condition> =>
+  ((o as { status?: { conditions?: ReadonlyArray<Condition> } } | undefined)?.status?.conditions ??
+    []) as ReadonlyArray<Condition>
+
+/**
+ * The safety invariants, checked on every committed write of the management server:
+ * a provider object is never deleted before its Cluster is deleting; the infrastructure is never
+ * deleted while the control plane exists; the Cluster's finalizer is never removed while its
+ * provider objects exist; a foreign condition is never lost.
+ */
+export const watchInvariants = (mgmt: FakeApiServer, violations: Array<string>): (() => void) =>
+  mgmt.onCommit(({ resource, type, object, old }) => {
+    const ns = object.metadata.namespace ?? ""
+    const name = object.metadata.name ?? ""
+    const find = (ref: ResourceRef) =>
+      mgmt.objects(ref).find((o) => o.metadata.namespace === ns && o.metadata.name === name)
+    const startsDeletion =
+      type === "DELETED" ||
+      (object.metadata.deletionTimestamp !== undefined && old?.metadata.deletionTimestamp === undefined)
+    if ((resource === gr(INFRA) || resource === gr(CONTROL_PLANE)) && startsDeletion && old !== undefined) {
+      const cluster = find(ClusterResource)
+      if (cluster !== undefined && cluster.metadata.deletionTimestamp === undefined)
+        violations.push(
+          `${object.kind ?? resource} ${ns}/${name} deleted before its Cluster was deleting (rv ${object.metadata.resourceVersion})`,
+        )
+      if (resource === gr(INFRA) && type !== "DELETED" && find(CONTROL_PLANE) !== undefined)
+        violations.push(
+          `infrastructure ${ns}/${name} deleted while the control plane exists (rv ${object.metadata.resourceVersion})`,
+        )
+    }
+    if (resource === gr(ClusterResource) && old !== undefined) {
+      const had = old.metadata.finalizers?.includes(CLUSTER_FINALIZER) === true
+      const has = object.metadata.finalizers?.includes(CLUSTER_FINALIZER) === true
+      if (had && (!has || type === "DELETED")) {
+        const children = [INFRA, CONTROL_PLANE].filter((r) => find(r) !== undefined).map((r) => r.kind)
+        if (children.length > 0)
+          violations.push(
+            `Cluster ${ns}/${name}: finalizer removed while ${children.join(" and ")} exist (rv ${object.metadata.resourceVersion})`,
+          )
+      }
+      if (type !== "DELETED") {
+        const before = conditionsOf(old).find((c) => c.type === FOREIGN_CONDITION)
+        const after = conditionsOf(object).find((c) => c.type === FOREIGN_CONDITION)
+        if (before !== undefined && after === undefined)
+          violations.push(
+            `Cluster ${ns}/${name}: another writer's condition ${FOREIGN_CONDITION} lost (rv ${object.metadata.resourceVersion})`,
+          )
+      }
+    }
+  })
+
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
+const MASKED_KEYS = new Set(["resourceVersion", "uid", "managedFields", "creationTimestamp"])
+
+/** Masks what differs between equal runs: resourceVersions, uids, timestamps, generated names, the third party's own fields. */
+export const mask = (u: unknown, key = ""): unknown => {
+  if (MASKED_KEYS.has(key)) return "<masked>"
+  if (typeof u === "string") return TIME.test(u) ? "<time>" : u
+  if (Array.isArray(u))
+    return u
+      .filter((c) => !(key === "conditions" && (c as Condition)?.type === FOREIGN_CONDITION))
+      .map((x) => mask(x))
+  if (typeof u === "object" && u !== null) {
+    const entries = Object.entries(u)
+      .filter(([k]) => !k.startsWith(THIRD_PARTY_PREFIX))
+      .filter(
+        ([k, v]) =>
+          !(
+            (k === "labels" || k === "annotations") &&
+            typeof v === "object" &&
+            v !== null &&
+            Object.keys(v).every((x) => x.startsWith(THIRD_PARTY_PREFIX))
+          ),
+      )
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, mask(v, k)])
+    return Object.fromEntries(entries)
+  }
+  return u
+}
+
+/** Names made from `generateName` (`<prefix><5 characters>`) lose their suffix. */
+const nameOf = (o: KubeObject) =>
+  o.metadata.generateName !== undefined ? `${o.metadata.generateName}<generated>` : (o.metadata.name ?? "")
+
+/** The state compared with the reference: every object but Events, masked. */
+export const snapshot = (mgmt: FakeApiServer): ReadonlyArray<string> =>
+  mgmt
+    .resources()
+    .filter((r) => r.resource !== "events")
+    .flatMap((r) =>
+      mgmt.objects(r).map((o) => {
+        const masked = mask({ ...o, metadata: { ...o.metadata, name: nameOf(o) } })
+        return `${r.resource} ${o.metadata.namespace ?? ""}/${nameOf(o)} ${JSON.stringify(masked)}`
+      }),
+    )
+    .sort()
+
+/** The third-party writer: labels, annotations and a foreign condition on a Cluster. */
+const thirdPartyWrite = (mgmt: FakeApiServer, name: string, n: number) =>
+  Effect.gen(function* () {
+    const c = mgmt.client()
+    const key = { namespace: NAMESPACE, name }
+    const found = yield* Effect.result(c.get(ClusterResource, key))
+    if (found._tag === "Failure") return false
+    const meta: Patch = {
+      type: "merge",
+      body: {
+        metadata: {
+          labels: { [`${THIRD_PARTY_PREFIX}touched`]: String(n) },
+          annotations: { [`${THIRD_PARTY_PREFIX}note`]: `write ${n}` },
+        },
+      },
+    }
+    if (found.success.metadata.deletionTimestamp === undefined)
+      yield* Effect.result(c.patch(ClusterResource, key, meta))
+    // A status writer of its own condition, with optimistic concurrency, as a well-behaved one is.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const fresh = yield* Effect.result(c.get(ClusterResource, key))
+      if (fresh._tag === "Failure") return true
+      const o = fresh.success as KubeObject & { status?: { conditions?: Array<Condition> } }
+      const conditions = [
+        ...(o.status?.conditions ?? []).filter((x) => x.type !== FOREIGN_CONDITION),
+        { type: FOREIGN_CONDITION, status: "True", reason: "Observed", message: `write ${n}` },
+      ]
+      const written = yield* Effect.result(
+        c.updateStatus(ClusterResource, { ...o, status: { ...o.status, conditions } }),
+      )
+      if (written._tag === "Success" || written.failure._tag !== "Conflict") return true
+    }
+    return true
+  })
+
+/** The operator as `krtt run` wires it, in `scope`; returns when its controllers have started. */
+const startOperator = (
+  client: KubeClientShape,
+  connectionFactory: ConnectionFactory,
+  controllers: ReadonlyArray<ControllerName>,
+  mutant: Mutant | undefined,
+) =>
+  Effect.gen(function* () {
+    const clusters = yield* makeReflector(client, { resource: ClusterResource, name: "clusters" })
+    const secrets = yield* makeReflector(client, {
+      resource: Resources.secrets,
+      name: "secrets",
+      labelSelector: "cluster.x-k8s.io/cluster-name",
+    })
+    yield* secrets.waitForSync
+    const cache = yield* makeClusterCache({
+      clusters: clusters.store,
+      secrets: secrets.store,
+      connectionFactory,
+    }).pipe(Effect.provideService(KubeClient, client))
+    const starts: Array<Effect.Effect<void, never, Scope.Scope>> = []
+    if (controllers.includes("clustercache")) {
+      const cc = yield* makeClusterCacheController(cache, clusters, { concurrency: 10, secrets })
+      starts.push(cc.start)
+    }
+    if (controllers.includes("cluster")) {
+      const cluster = yield* makeClusterController(
+        { client, clusters, cache },
+        {
+          concurrency: 10,
+          config: ClusterControllerDefaults,
+          syncPeriod: ChaosDefaults.syncPeriod,
+          secrets: secrets.store,
+        },
+      )
+      starts.push(cluster.start)
+    }
+    if (mutant?.extra !== undefined) starts.push(mutant.extra(client))
+    for (const start of starts) yield* start
+  })
+
+const advance = (ticks: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < ticks; i++) yield* TestClock.adjust(ChaosDefaults.tickMillis)
+  })
+
+/**
+ * Runs one plan to its end. `target` is the reference run's final state: convergence is measured
+ * against it; without it (the reference run itself), against the state ceasing to change.
+ */
+export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
+  Effect.gen(function* () {
+    const mgmt = yield* FakeApiServer.make()
+    yield* installProviders(mgmt)
+    const workloads = new Map<string, FakeApiServer>()
+    const workload = (url: string) => {
+      let w = workloads.get(url)
+      if (w === undefined) {
+        w = Effect.runSync(FakeApiServer.make())
+        workloads.set(url, w)
+      }
+      return w
+    }
+    const connectionFactory: ConnectionFactory = (kc) =>
+      makeMemoryClient(workload(kc.getCurrentCluster()?.server ?? ""))
+    const stage: Stage = { mgmt, workload }
+    const violations: Array<string> = []
+    const lifecycle: Record<string, string> = {}
+    const unwatch = watchInvariants(mgmt, violations)
+    let oversized: string | undefined
+    const unlife = mgmt.onCommit(({ resource, type, object }) => {
+      if (oversized === undefined && JSON.stringify(object).length > ChaosDefaults.maxObjectBytes)
+        oversized = `${object.kind ?? resource} ${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""} grew past ${ChaosDefaults.maxObjectBytes} bytes`
+      if (resource === "/events") return
+      const k = `${resource} ${object.metadata.namespace ?? ""}/${nameOf(object)}`
+      if (type === "ADDED") lifecycle[k] = `${lifecycle[k] ?? ""}+`
+      else if (type === "DELETED") lifecycle[k] = `${lifecycle[k] ?? ""}-`
+    })
+    const state: ChaosState = {
+      requests: 0,
+      writes: 0,
+      crashed: false,
+      incarnation: 0,
+      dropping: false,
+      staleRv: undefined,
+      fired: noneFired(),
+    }
+    const p = plan.perturbation
+    const at = p.kind === "none" ? -1 : p.at
+    let reordered = false
+    const base = yield* makeMemoryClient(mgmt)
+    const faults = new Faults()
+    const clientOf = () => {
+      const perturbed = chaosClient(base, mgmt, state, {
+        faults,
+        crashAfterWrite: p.kind === "crash" ? at : undefined,
+        transientFrom: p.kind === "transient" ? at : undefined,
+        transientKind: plan.transientKind ?? "InternalError",
+        beforeWrite: (n, cluster) =>
+          p.kind === "reorder" && n === at && !reordered
+            ? Effect.gen(function* () {
+                reordered = true
+                const name = cluster ?? mgmt.objects(ClusterResource)[0]?.metadata.name
+                if (name === undefined) return
+                if (yield* thirdPartyWrite(mgmt, name, n)) state.fired.reorder++
+              })
+            : Effect.void,
+      })
+      return plan.mutant?.wrap === undefined ? perturbed : plan.mutant.wrap(perturbed)
+    }
+
+    const boot = () =>
+      Effect.gen(function* () {
+        const s = yield* Scope.make()
+        yield* Effect.forkIn(
+          startOperator(clientOf(), connectionFactory, plan.controllers, plan.mutant).pipe(Scope.provide(s)),
+          s,
+        )
+        return s
+      })
+    let scope = yield* boot()
+    // A crash: the old process never answers again (its client is dead); its scope is closed in
+    // the background (in-flight reconciles of a dead process never finish, so the controller's
+    // graceful stop takes its timeout of virtual time).
+    const restart = Effect.gen(function* () {
+      state.incarnation++
+      state.crashed = false
+      yield* Effect.forkDetach(Scope.close(scope, Exit.void))
+      scope = yield* boot()
+    })
+    const storm = () => state.writes > ChaosDefaults.writeStorm || oversized !== undefined
+    /** Ticks, restarting a crashed operator at once; nothing more once the operator storms. */
+    const settle = (ticks: number) =>
+      Effect.gen(function* () {
+        for (let i = 0; i < ticks && !storm(); i++) {
+          yield* advance(1)
+          if (state.crashed) yield* restart
+        }
+      })
+
+    for (const [i, step] of plan.scenario.steps.entries()) {
+      const rvBefore = mgmt.resourceVersion()
+      if (p.kind === "drop" && i === at) state.dropping = true
+      yield* step.run(stage)
+      const ticks = Math.ceil(step.settleMillis / ChaosDefaults.tickMillis)
+      if (p.kind === "drop" && i === at) {
+        yield* settle(ChaosDefaults.dropTicks)
+        state.dropping = false
+        mgmt.expireWatches()
+        yield* settle(ticks - ChaosDefaults.dropTicks)
+      } else yield* settle(ticks)
+      if (p.kind === "stale" && i === at) {
+        state.staleRv = rvBefore
+        yield* restart
+        yield* settle(4)
+        state.staleRv = undefined
+      }
+    }
+
+    // The faults stop: measure how long until the reference state is reached, then that it is kept.
+    state.dropping = false
+    state.staleRv = undefined
+    let convergedAfter: number | undefined
+    let last = snapshot(mgmt)
+    let quiet = 0
+    for (let t = 1; t <= ChaosDefaults.convergeTicks && !storm(); t++) {
+      yield* settle(1)
+      const now = snapshot(mgmt)
+      if (target !== undefined ? sameState(now, target) : sameState(now, last) && ++quiet >= 40) {
+        convergedAfter = t
+        break
+      }
+      if (!sameState(now, last)) quiet = 0
+      last = now
+    }
+    const reached = snapshot(mgmt)
+    let unstable: string | undefined
+    if (storm()) {
+      convergedAfter = undefined
+      unstable = `write storm: ${oversized ?? `the operator wrote more than ${ChaosDefaults.writeStorm} times`}`
+    } else if (convergedAfter !== undefined) {
+      for (let t = 1; t <= ChaosDefaults.keepTicks && unstable === undefined; t++) {
+        yield* settle(1)
+        const now = snapshot(mgmt)
+        if (!sameState(now, reached))
+          unstable = `changed ${t} ticks after it was reached: ${firstDifference(reached, now)}`
+      }
+    }
+    const final = snapshot(mgmt)
+    state.incarnation++
+    yield* Effect.forkDetach(Scope.close(scope, Exit.void))
+    unwatch()
+    unlife()
+    return {
+      final,
+      lifecycle,
+      violations,
+      writes: state.writes,
+      requests: state.requests,
+      fired: state.fired,
+      convergedAfter,
+      unstable,
+    }
+  })
+
+export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i])
+
+/** The first line where two states differ, for a failure message. */
+export const firstDifference = (expected: ReadonlyArray<string>, actual: ReadonlyArray<string>): string => {
+  const missing = expected.filter((x) => !actual.includes(x))
+  const extra = actual.filter((x) => !expected.includes(x))
+  const short = (s: string | undefined) => (s === undefined ? "" : s.length > 400 ? `${s.slice(0, 400)}…` : s)
+  if (missing.length === 0 && extra.length === 0) return "no difference"
+  return `expected ${short(missing[0]) || "(nothing)"} but found ${short(extra[0]) || "(nothing)"}`
+}

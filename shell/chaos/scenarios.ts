@@ -1,0 +1,283 @@
+/**
+ * The chaos campaign's scenarios, taken from the controllers' e2e situations
+ * (e2e/operator/operator.test.ts): provisioning a Cluster with the test providers' objects,
+ * deletion with a lingering control plane and infrastructure, a kubeconfig rotation, and a
+ * workload API server outage. Each scenario is a list of stimuli (what users and providers do),
+ * played through the in-memory API server directly (never through the operator's perturbed
+ * client), each followed by a settle period of virtual time.
+ *
+ * The providers are the e2e test providers' kinds (an InfraCluster and a ControlPlane whose CRDs
+ * carry the `cluster.x-k8s.io/v1beta2` contract label), under a group of their own.
+ *
+ * @module
+ */
+import { Effect } from "effect"
+import { ClusterResource } from "../clustercache/service.ts"
+import type { KubeError } from "../kube/errors.ts"
+import type { FakeApiServer } from "../kube/fake/server.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+
+export const INFRA_GROUP = "infrastructure.chaos.krtt.dev"
+export const CONTROL_PLANE_GROUP = "controlplane.chaos.krtt.dev"
+export const INFRA: ResourceRef = {
+  group: INFRA_GROUP,
+  version: "v1alpha1",
+  resource: "chaosinfraclusters",
+  kind: "ChaosInfraCluster",
+  namespaced: true,
+}
+export const CONTROL_PLANE: ResourceRef = {
+  group: CONTROL_PLANE_GROUP,
+  version: "v1alpha1",
+  resource: "chaoscontrolplanes",
+  kind: "ChaosControlPlane",
+  namespaced: true,
+}
+export const CLUSTER_FINALIZER = "cluster.cluster.x-k8s.io"
+export const CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+/** The finalizer the test providers hold their objects with (the e2e's `e2e.krtt.dev/hold`). */
+export const HOLD = "chaos.krtt.dev/hold"
+export const NAMESPACE = "chaos"
+
+const crd = (ref: ResourceRef): KubeObject => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `${ref.resource}.${ref.group}`, labels: { "cluster.x-k8s.io/v1beta2": ref.version } },
+  spec: {
+    group: ref.group,
+    scope: "Namespaced",
+    names: { kind: ref.kind, plural: ref.resource, listKind: `${ref.kind}List` },
+    versions: [{ name: ref.version, served: true, storage: true, subresources: { status: {} } }],
+  },
+})
+
+/** What a scenario's stimuli act on. */
+export interface Stage {
+  readonly mgmt: FakeApiServer
+  /** The workload API server behind a server URL (made on first use). */
+  readonly workload: (url: string) => FakeApiServer
+}
+
+/** One stimulus and the virtual time the operator gets to react to it. */
+export interface Step {
+  readonly name: string
+  readonly run: (stage: Stage) => Effect.Effect<void, KubeError>
+  /** Virtual milliseconds to advance after the stimulus. */
+  readonly settleMillis: number
+}
+
+export interface Scenario {
+  readonly name: string
+  readonly description: string
+  /** Where it comes from (the e2e test it replays). */
+  readonly source: string
+  readonly steps: ReadonlyArray<Step>
+}
+
+const kubeconfig = (server: string, token: string) =>
+  Buffer.from(
+    `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "${server}"}}]
+users: [{name: u, user: {token: ${token}}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`,
+  ).toString("base64")
+
+const workloadUrl = (name: string) => `https://${name}.chaos.example:6443`
+const endpoint = (name: string) => ({ host: `${name}.chaos.example`, port: 6443 })
+
+/** The CRDs of the test providers (installed before the operator starts). */
+export const installProviders = (mgmt: FakeApiServer) =>
+  Effect.gen(function* () {
+    mgmt.register(ClusterResource)
+    mgmt.register(INFRA)
+    mgmt.register(CONTROL_PLANE)
+    const c = mgmt.client()
+    yield* c.create(Resources.customResourceDefinitions, crd(INFRA))
+    yield* c.create(Resources.customResourceDefinitions, crd(CONTROL_PLANE))
+  })
+
+const key = (name: string) => ({ namespace: NAMESPACE, name })
+
+/** createCluster of e2e/fixtures/objects.ts: provider objects, kubeconfig Secret, then the Cluster. */
+const createCluster = (
+  name: string,
+  options: { readonly provisioned: boolean; readonly hold?: boolean | undefined },
+): Step => ({
+  name: `create Cluster ${name}${options.provisioned ? " (providers ready)" : ""}`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.gen(function* () {
+      const c = mgmt.client()
+      const finalizers = options.hold === true ? { finalizers: [HOLD] } : {}
+      yield* c.create(INFRA, {
+        apiVersion: `${INFRA_GROUP}/v1alpha1`,
+        kind: INFRA.kind,
+        metadata: { ...key(name), ...finalizers },
+        spec: { controlPlaneEndpoint: endpoint(name) },
+      })
+      yield* c.create(CONTROL_PLANE, {
+        apiVersion: `${CONTROL_PLANE_GROUP}/v1alpha1`,
+        kind: CONTROL_PLANE.kind,
+        metadata: { ...key(name), ...finalizers },
+        spec: { replicas: 1, version: "v1.34.4", controlPlaneEndpoint: endpoint(name) },
+      })
+      if (options.provisioned) {
+        yield* provisionInfrastructure(name).run({ mgmt, workload: () => mgmt })
+        yield* initializeControlPlane(name).run({ mgmt, workload: () => mgmt })
+      }
+      yield* c.create(Resources.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        type: "cluster.x-k8s.io/secret",
+        metadata: { ...key(`${name}-kubeconfig`), labels: { [CLUSTER_NAME_LABEL]: name } },
+        data: { value: kubeconfig(workloadUrl(name), `${name}-token-1`) },
+      })
+      yield* c.create(ClusterResource, {
+        apiVersion: "cluster.x-k8s.io/v1beta2",
+        kind: "Cluster",
+        metadata: key(name),
+        spec: {
+          infrastructureRef: { apiGroup: INFRA_GROUP, kind: INFRA.kind, name },
+          controlPlaneRef: { apiGroup: CONTROL_PLANE_GROUP, kind: CONTROL_PLANE.kind, name },
+        },
+      })
+    }),
+})
+
+/** provisionInfrastructure of e2e/fixtures/objects.ts. */
+const provisionInfrastructure = (name: string): Step => ({
+  name: `infrastructure provider: ${name} provisioned`,
+  settleMillis: 15_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().patchStatus(
+        INFRA,
+        key(name),
+        mergePatch({
+          status: {
+            initialization: { provisioned: true },
+            failureDomains: [
+              { name: "fd-a", controlPlane: true, attributes: { zone: "a" } },
+              { name: "fd-b", controlPlane: false },
+            ],
+          },
+        }),
+      ),
+    ),
+})
+
+/** initializeControlPlane of e2e/fixtures/objects.ts. */
+const initializeControlPlane = (name: string): Step => ({
+  name: `control-plane provider: ${name} initialized`,
+  settleMillis: 30_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().patchStatus(
+        CONTROL_PLANE,
+        key(name),
+        mergePatch({
+          status: {
+            initialization: { controlPlaneInitialized: true },
+            replicas: 1,
+            readyReplicas: 1,
+            availableReplicas: 1,
+            upToDateReplicas: 1,
+          },
+        }),
+      ),
+    ),
+})
+
+const deleteCluster = (name: string): Step => ({
+  name: `delete Cluster ${name}`,
+  settleMillis: 15_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().delete(ClusterResource, key(name))),
+})
+
+/** A provider finishes its deletion: it removes its finalizer (the object then goes). */
+const release = (ref: ResourceRef, name: string): Step => ({
+  name: `${ref.kind} provider releases ${name}`,
+  settleMillis: 15_000,
+  run: ({ mgmt }) =>
+    Effect.gen(function* () {
+      const c = mgmt.client()
+      const found = yield* Effect.result(c.get(ref, key(name)))
+      if (found._tag === "Failure") return
+      yield* c.patch(ref, key(name), mergePatch({ metadata: { finalizers: null } }))
+    }),
+})
+
+const rotateKubeconfig = (name: string, to: string): Step => ({
+  name: `rotate ${name}'s kubeconfig to ${to}`,
+  settleMillis: 30_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt
+        .client()
+        .patch(
+          Resources.secrets,
+          key(`${name}-kubeconfig`),
+          mergePatch({ data: { value: kubeconfig(workloadUrl(to), `${name}-token-2`) } }),
+        ),
+    ),
+})
+
+const outage = (name: string, up: boolean, settleMillis: number): Step => ({
+  name: up ? `workload API server of ${name} back` : `workload API server of ${name} down`,
+  settleMillis,
+  run: ({ workload }) =>
+    Effect.sync(() => {
+      const w = workload(workloadUrl(name))
+      if (up) w.start()
+      else w.stop()
+    }),
+})
+
+export const Scenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "provision",
+    description: "a Cluster whose providers become ready one after the other",
+    source:
+      "e2e/operator/operator.test.ts: Cluster controller: finalizer, owner references and labels, Provisioned once the providers are ready",
+    steps: [
+      createCluster("p1", { provisioned: false }),
+      provisionInfrastructure("p1"),
+      initializeControlPlane("p1"),
+    ],
+  },
+  {
+    name: "delete",
+    description: "deletion with a lingering control plane, then infrastructure (held by provider finalizers)",
+    source:
+      "e2e/operator/operator.test.ts: Cluster controller: deletion waits for the control plane, then the infrastructure, and removes the finalizer last",
+    steps: [
+      createCluster("d1", { provisioned: true, hold: true }),
+      deleteCluster("d1"),
+      release(CONTROL_PLANE, "d1"),
+      release(INFRA, "d1"),
+    ],
+  },
+  {
+    name: "rotate",
+    description: "a kubeconfig Secret rotated to another server and token",
+    source: "e2e/operator/operator.test.ts: a rotated kubeconfig Secret is used at once (issue 10)",
+    steps: [createCluster("r1", { provisioned: true }), rotateKubeconfig("r1", "r1b")],
+  },
+  {
+    name: "outage",
+    description: "the workload API server down past the disconnect threshold, then back",
+    source:
+      "e2e/operator/operator.test.ts: an unreachable workload API server gives consecutive failures, a disconnect after the fifth, and a reconnect once it is back",
+    steps: [
+      createCluster("o1", { provisioned: true }),
+      outage("o1", false, 90_000),
+      outage("o1", true, 60_000),
+    ],
+  },
+]
+
+export const scenarioNamed = (name: string): Scenario | undefined => Scenarios.find((s) => s.name === name)
