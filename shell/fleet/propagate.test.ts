@@ -11,6 +11,7 @@ import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
+import { makeNamespacesProvider } from "../multicluster/providers/index.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
 import { addPropagateControllers, targetOf } from "./propagate.ts"
 
@@ -214,6 +215,58 @@ describe("krtt propagate's controller on in-memory API servers (issue 14 item 1)
           )
           expect((yield* get(east))?.data).toEqual({ theirs: "1" })
           expect((yield* get(hubServer))?.metadata.annotations?.[PropagatedToAnnotation]).toBe("0/1")
+        }),
+      ),
+    )
+  }, 60_000)
+})
+
+describe("krtt propagate with the namespaces provider (a logical cluster is one namespace)", () => {
+  it("puts every copy into the logical cluster's own namespace (copyNamespace), and restores it there", async () => {
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const hubServer = yield* FakeApiServer.make()
+          const hubClient = yield* makeMemoryClient(hubServer)
+          yield* hubServer.client().create(Resources.namespaces, { metadata: { name: "team-a" } })
+          const fleetServer = yield* FakeApiServer.make()
+          for (const n of ["ns-0", "ns-1", "ns-2"])
+            yield* fleetServer.client().create(Resources.namespaces, { metadata: { name: n } })
+          const provider = yield* makeNamespacesProvider(yield* makeMemoryClient(fleetServer))
+          const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
+          yield* addPropagateControllers(manager, hubClient, {
+            pendingNamespace: "team-a",
+            config: { retryInterval: 100, clusterPollInterval: 50 },
+            copyNamespace: () => "",
+          })
+          yield* manager.start
+          yield* hubServer.client().create(Resources.configMaps, source())
+          yield* waitFor(
+            "a copy in every namespace of the fleet server",
+            Effect.map(
+              Effect.all(["ns-0", "ns-1", "ns-2"].map((n) => get(fleetServer, Resources.configMaps, n))),
+              (cs) => cs.every((c) => c?.metadata.labels?.[PropagatedFromLabel] === "team-a.settings"),
+            ),
+          )
+          const clusters = (yield* provider.clusters).filter((c) => c.engaged).length
+          yield* waitFor(
+            `${clusters}/${clusters} on the source`,
+            Effect.map(
+              get(hubServer),
+              (s) => s?.metadata.annotations?.[PropagatedToAnnotation] === `${clusters}/${clusters}`,
+            ),
+          )
+          yield* fleetServer
+            .client()
+            .patch(
+              Resources.configMaps,
+              { namespace: "ns-1", name: "settings" },
+              mergePatch({ data: { color: "red" } }),
+            )
+          yield* waitFor(
+            "the edit restored in ns-1",
+            Effect.map(get(fleetServer, Resources.configMaps, "ns-1"), (c) => c?.data?.color === "blue"),
+          )
         }),
       ),
     )

@@ -83,6 +83,12 @@ export interface PropagateOptions {
    * kubeconfig-secrets provider's Secret labels.
    */
   readonly clusterLabels?: ((cluster: string) => Effect.Effect<Readonly<Record<string, string>>>) | undefined
+  /**
+   * The namespace of a source's copy in a cluster; the source's own by default ("the namespace of
+   * the same name"). For the `namespaces` provider, whose logical cluster is one namespace,
+   * `() => ""` puts every copy into that namespace (its client and cache read `""` as their own).
+   */
+  readonly copyNamespace?: ((cluster: string, sourceNamespace: string) => string) | undefined
 }
 
 /**
@@ -274,11 +280,11 @@ export const addPropagateControllers = (
         followedInformers.add(informer.value)
         yield* informer.value
           .subscribe((e) => {
+            // `<hub namespace>.<name>`: a namespace has no dot, so the first one splits them.
             const from = e.object.metadata.labels?.[PropagatedFromLabel]
-            const ns = e.object.metadata.namespace ?? ""
-            const prefix = `${ns}.`
-            return from?.startsWith(prefix) === true
-              ? enqueue(kind, ns, from.slice(prefix.length))
+            const dot = from?.indexOf(".") ?? -1
+            return from !== undefined && dot > 0
+              ? enqueue(kind, from.slice(0, dot), from.slice(dot + 1))
               : Effect.void
           })
           .pipe(Scope.provide(scope))
@@ -291,19 +297,20 @@ export const addPropagateControllers = (
     const observe = (cluster: Cluster, source: Source, uid: string, live: boolean) =>
       Effect.gen(function* () {
         const resource = resourceOf(source.kind)
-        const key = { namespace: source.namespace, name: source.name }
+        const namespace = nsIn(cluster, source.namespace)
+        const key = { namespace, name: source.name }
         const scoped = asScopedCache(cluster.cache)
         if (scoped !== undefined) {
           yield* followCache(cluster.cache)
           const added = yield* scoped
-            .addInformer({ resource, namespace: source.namespace, dependent: dependentOf(source, uid) })
+            .addInformer({ resource, namespace, dependent: dependentOf(source, uid) })
             .pipe(Effect.result)
           if (added._tag === "Failure") {
             if (added.failure._tag === "Forbidden") return { access: "Forbidden" as const, copy: null }
             return yield* Effect.fail(added.failure)
           }
         }
-        yield* followInformer(cluster.cache, source.kind, source.namespace)
+        yield* followInformer(cluster.cache, source.kind, namespace)
         const read = yield* (
           live ? cluster.client.get(resource, key) : cluster.cache.get(resource, key)
         ).pipe(Effect.result)
@@ -324,11 +331,14 @@ export const addPropagateControllers = (
       })
 
     /** Performs one action in `cluster`; `Missing` when a create found no namespace. */
-    const perform = (cluster: Cluster, action: CopyAction, resourceVersion: string | undefined) =>
+    const perform = (cluster: Cluster, decided: CopyAction, resourceVersion: string | undefined) =>
       Effect.gen(function* () {
         const client = cluster.client
+        const action =
+          "namespace" in decided ? { ...decided, namespace: nsIn(cluster, decided.namespace) } : decided
         switch (action._tag) {
           case "CreateNamespace":
+            if (action.namespace === "") return "ok" as const // the cluster's own namespace
             yield* client
               .create(Resources.namespaces, {
                 apiVersion: "v1",
@@ -399,6 +409,8 @@ export const addPropagateControllers = (
       )
 
     /** Row 7 for a cluster whose API refused a read or a write. */
+    const nsIn = (cluster: Cluster, namespace: string) =>
+      options.copyNamespace === undefined ? namespace : options.copyNamespace(cluster.name, namespace)
     const labelsOf = (cluster: Cluster) => options.clusterLabels?.(cluster.name) ?? Effect.succeed({})
     const forbidden = (
       cluster: Cluster,
@@ -476,7 +488,7 @@ export const addPropagateControllers = (
         (c) =>
           asScopedCache(c.cache)?.removeInformer({
             resource: resourceOf(source.kind),
-            namespace: source.namespace,
+            namespace: nsIn(c, source.namespace),
             dependent: dependentOf(source, uid),
           }) ?? Effect.void,
         { discard: true },

@@ -131,6 +131,8 @@ export const runPropagate = (
       pendingNamespace: options.namespace,
       config,
       clusterLabels,
+      // namespaces: a logical cluster is one namespace; copies go into it.
+      ...(options.provider.trim() === "namespaces" ? { copyNamespace: () => "" } : {}),
     }).pipe(Effect.mapError((e) => (e instanceof Error ? e : new Error(String(e)))))
     yield* manager.start
     yield* Ref.set(ready, true)
