@@ -8,7 +8,9 @@
  */
 import { availableParallelism, cpus, loadavg } from "node:os"
 import { parseArgs } from "node:util"
-import { runFleet, simConfig } from "../sim/index.ts"
+// The modules themselves: sim/index.ts re-exports the cores' indexes, which load effect.
+import { simConfig } from "../sim/config.ts"
+import { runFleet } from "../sim/fleet.ts"
 
 const { values } = parseArgs({
   options: {
