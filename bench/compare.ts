@@ -114,6 +114,8 @@ interface RunResult {
   readonly cpuSecondsToAllProbed: number
   readonly cpuSeconds: number
   readonly sigterm: { readonly code: number | null; readonly ms: number }
+  /** The Events in the run's namespace at its end, by `type reason kind`, summed over their counts. */
+  readonly events: Record<string, number>
 }
 
 const parse = () => {
@@ -168,6 +170,19 @@ const removeNamespace = async (mgmt: Cluster, ns: string) => {
     async () => ((await mgmt.request("GET", `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined),
     { timeoutMs: 300_000, intervalMs: 500 },
   )
+}
+
+/** What the operator said in Events: `type reason kind` → occurrences (an Event's count, or 1). */
+const eventCounts = async (mgmt: Cluster, ns: string): Promise<Record<string, number>> => {
+  const r = await expectStatus(mgmt.request("GET", `/api/v1/namespaces/${ns}/events`), [200], "list events")
+  const counts = new Map<string, number>()
+  for (const e of (r.body as { items: ReadonlyArray<Record<string, unknown>> }).items) {
+    const kind = (e.involvedObject as { kind?: string } | undefined)?.kind ?? ""
+    const key = `${String(e.type)} ${String(e.reason)} ${kind}`
+    const n = (e.series as { count?: number } | undefined)?.count ?? (e.count as number | undefined) ?? 1
+    counts.set(key, (counts.get(key) ?? 0) + n)
+  }
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]))
 }
 
 const measure = async (
@@ -257,6 +272,7 @@ const measure = async (
     const end = processStats(op.pid)
     const memory = await op.memory()
     const sigterm = await op.terminate(30_000)
+    const events = await eventCounts(mgmt, ns)
     const perMinute = (v: number) => (v / n) * (60 / steadyS)
     return {
       clusters: n,
@@ -278,6 +294,7 @@ const measure = async (
       cpuSecondsToAllProbed: atStart.cpuSeconds,
       cpuSeconds: end.cpuSeconds,
       sigterm,
+      events,
     }
   } finally {
     await op.kill()
@@ -364,6 +381,10 @@ const topRequests = (name: string, r: RunResult) => [
     .join(", ")}`,
   `${name}, requests afterwards per Cluster and minute: ${Object.entries(r.steadyRequestsPerClusterMinute)
     .slice(0, 10)
+    .map(([key, v]) => `${key} ${v}`)
+    .join(", ")}`,
+  `${name}, Events in the namespace at the end (type reason kind: occurrences): ${Object.entries(r.events)
+    .slice(0, 8)
     .map(([key, v]) => `${key} ${v}`)
     .join(", ")}`,
 ]
