@@ -41,6 +41,7 @@ import {
   type KubeObject,
   managerIdentity,
   mergePatch,
+  parseMetrics,
   paths,
   type Sample,
   select,
@@ -102,6 +103,8 @@ interface RunResult {
   readonly allConnectedSeconds: number
   readonly allProbedSeconds: number
   readonly startRequests: Record<string, number>
+  /** Of those, the ones answered 409 Conflict (counted in `startRequests` too). */
+  readonly startConflicts: Record<string, number>
   readonly requestsPerClusterStart: number
   readonly steadyRequestsPerClusterMinute: Record<string, number>
   readonly requestsPerClusterMinute: number
@@ -174,6 +177,18 @@ const removeNamespace = async (mgmt: Cluster, ns: string) => {
   )
 }
 
+/** `apiserver_request_total` answered 409 Conflict, by `verb resource[/subresource]`. */
+const conflictCounts = async (mgmt: Cluster): Promise<Map<string, number>> => {
+  const r = await expectStatus(mgmt.request("GET", "/metrics"), [200], "GET /metrics")
+  const counts = new Map<string, number>()
+  for (const s of select(parseMetrics(r.text), "apiserver_request_total", { code: "409" })) {
+    const { verb = "", resource = "", subresource = "" } = s.labels
+    const key = `${verb} ${resource}${subresource === "" ? "" : `/${subresource}`}`
+    counts.set(key, (counts.get(key) ?? 0) + s.value)
+  }
+  return counts
+}
+
 /** What the operator said in Events: `type reason kind` → occurrences (an Event's count, or 1). */
 const eventCounts = async (mgmt: Cluster, ns: string): Promise<Record<string, number>> => {
   const r = await expectStatus(mgmt.request("GET", `/api/v1/namespaces/${ns}/events`), [200], "list events")
@@ -232,6 +247,7 @@ const measure = async (
     ).length
 
   const before = await requestCounts(mgmt)
+  const conflictsBefore = await conflictCounts(mgmt)
   const t0 = Date.now()
   const op = await start()
   try {
@@ -263,6 +279,7 @@ const measure = async (
       delta(before, after, startS, background, new Map([["LIST clusters", ownLists]])),
     ).rest
     const atStart = processStats(op.pid)
+    const conflicts = delta(conflictsBefore, await conflictCounts(mgmt), 0, new Map())
     log(`${name}, ${n} Clusters: all up after ${startS.toFixed(1)} s; steady state for ${steadyS} s`)
 
     const probes = async () =>
@@ -283,6 +300,7 @@ const measure = async (
       allConnectedSeconds: (connectedMs as number) / 1_000,
       allProbedSeconds: (probedMs as number) / 1_000,
       startRequests: Object.fromEntries(startup),
+      startConflicts: Object.fromEntries(conflicts),
       requestsPerClusterStart: total(startup) / n,
       steadyRequestsPerClusterMinute: Object.fromEntries(
         [...split.rest].map(([k, v]) => [k, Number(perMinute(v).toFixed(3))]),
@@ -386,6 +404,11 @@ const topRequests = (name: string, r: RunResult) => [
     .slice(0, 10)
     .map(([key, v]) => `${key} ${v}`)
     .join(", ")}`,
+  `${name}, of those answered 409 Conflict: ${
+    Object.entries(r.startConflicts)
+      .map(([key, v]) => `${key} ${v}`)
+      .join(", ") || "none"
+  }`,
   `${name}, requests afterwards per Cluster and minute: ${Object.entries(r.steadyRequestsPerClusterMinute)
     .slice(0, 10)
     .map(([key, v]) => `${key} ${v}`)
