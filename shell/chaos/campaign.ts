@@ -203,9 +203,9 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
           message,
           replay: replayCommand(options, scenario.name, kind, at, options.mutant?.name),
         })
-      // The reference run: no faults, no mutant (its state is what the operator must reach).
+      // The reference run: the same operator without faults (its state is what it must reach).
       const reference = yield* Effect.result(
-        runOnce({ scenario, perturbation: { kind: "none" }, controllers }),
+        runOnce({ scenario, perturbation: { kind: "none" }, controllers, mutant: options.mutant }),
       )
       runs++
       counts.none = 1

@@ -637,11 +637,18 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
 export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i])
 
-/** The first line where two states differ, for a failure message. */
+/** The first line where two states differ (as multisets: a duplicate counts), for a failure message. */
 export const firstDifference = (expected: ReadonlyArray<string>, actual: ReadonlyArray<string>): string => {
-  const missing = expected.filter((x) => !actual.includes(x))
-  const extra = actual.filter((x) => !expected.includes(x))
+  const counts = new Map<string, number>()
+  for (const x of expected) counts.set(x, (counts.get(x) ?? 0) + 1)
+  const extra: Array<string> = []
+  for (const x of actual) {
+    const n = counts.get(x) ?? 0
+    if (n > 0) counts.set(x, n - 1)
+    else extra.push(x)
+  }
+  const missing = [...counts.entries()].filter(([, n]) => n > 0).map(([x]) => x)
   const short = (s: string | undefined) => (s === undefined ? "" : s.length > 400 ? `${s.slice(0, 400)}…` : s)
   if (missing.length === 0 && extra.length === 0) return "no difference"
-  return `expected ${short(missing[0]) || "(nothing)"} but found ${short(extra[0]) || "(nothing)"}`
+  return `expected ${short(missing[0]) || "(nothing more)"} but found ${short(extra[0]) || "(nothing)"}`
 }

@@ -1,16 +1,149 @@
 /**
- * Deliberately broken operators, to show that the campaign catches each class of bug.
+ * Deliberately broken operators (issue 16, item 4), to show that the campaign catches each class
+ * of bug the issue names. Each is the real operator with one broken part: a write path bent by a
+ * client wrapper, or a small broken controller started next to the real ones. They are never run
+ * by `krtt run`; `krtt chaos --mutant <name>` and shell/chaos/chaos.test.ts use them.
  *
  * @module
  */
-import type { Effect, Scope } from "effect"
+import { Effect, Schedule, type Scope, Stream } from "effect"
+import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeClientShape } from "../kube/client.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import { CLUSTER_FINALIZER, CONTROL_PLANE, NAMESPACE } from "./scenarios.ts"
 
 export interface Mutant {
   readonly name: string
+  /** The bug, in one line. */
   readonly bug: string
   /** Breaks the operator's writes. */
   readonly wrap?: ((client: KubeClientShape) => KubeClientShape) | undefined
-  /** A broken controller started next to the real ones. */
+  /** A broken controller started next to the real ones (in the operator's scope). */
   readonly extra?: ((client: KubeClientShape) => Effect.Effect<void, never, Scope.Scope>) | undefined
 }
+
+/** Removes the Cluster's finalizer as soon as it asks for the control plane's deletion. */
+const finalizerEarly: Mutant = {
+  name: "finalizer-early",
+  bug: "the Cluster finalizer is removed right after the control plane's deletion is requested, before the children are gone",
+  wrap: (client) => ({
+    ...client,
+    delete: (ref, key, o) =>
+      Effect.tap(client.delete(ref, key, o), () =>
+        ref.resource !== CONTROL_PLANE.resource
+          ? Effect.void
+          : Effect.gen(function* () {
+              const cluster = yield* client.get(ClusterResource, key)
+              const finalizers = (cluster.metadata.finalizers ?? []).filter((f) => f !== CLUSTER_FINALIZER)
+              yield* client.patch(ClusterResource, key, mergePatch({ metadata: { finalizers } }))
+            }),
+      ),
+  }),
+}
+
+/** Status patches of Clusters lose their resourceVersion precondition (last writer wins). */
+const statusWithoutResourceVersion: Mutant = {
+  name: "status-no-rv",
+  bug: "the Cluster status patch carries no resourceVersion, so it overwrites the conditions another writer added meanwhile",
+  wrap: (client) => ({
+    ...client,
+    patchStatus: (ref, key, p, o) => {
+      if (ref.resource !== ClusterResource.resource || p.type !== "merge")
+        return client.patchStatus(ref, key, p, o)
+      const body = p.body as { metadata?: Record<string, unknown> }
+      const { resourceVersion: _dropped, ...metadata } = body.metadata ?? {}
+      return client.patchStatus(ref, key, mergePatch({ ...body, metadata }), o)
+    },
+  }),
+}
+
+const REGISTRATION_LABEL = "chaos.krtt.dev/registration-of"
+
+/** Creates one registration ConfigMap per Cluster, remembering in memory which it made. */
+const memoryOnly: Mutant = {
+  name: "memory-state",
+  bug: "which Clusters were registered is kept only in memory: after a crash every Cluster is registered again",
+  extra: (client) =>
+    Effect.gen(function* () {
+      const registered = new Set<string>()
+      const pass = Effect.gen(function* () {
+        const clusters = yield* client.listAll(ClusterResource, { namespace: NAMESPACE })
+        for (const c of clusters.items) {
+          const name = c.metadata.name ?? ""
+          if (registered.has(name) || c.metadata.deletionTimestamp !== undefined) continue
+          yield* client.create(Resources.configMaps, {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: {
+              namespace: NAMESPACE,
+              generateName: `${name}-registration-`,
+              labels: { [REGISTRATION_LABEL]: name },
+            },
+            data: { cluster: name },
+          })
+          registered.add(name)
+        }
+      })
+      yield* Effect.forkScoped(
+        Effect.repeat(Effect.ignore(pass), Schedule.spaced("1 second")) as Effect.Effect<unknown>,
+      )
+    }),
+}
+
+/** Mirrors the Cluster names from watch events; a restarted watch adds what it sees but never prunes. */
+const noResync: Mutant = {
+  name: "no-resync",
+  bug: "a summary of the Clusters kept from watch events: after a missed DELETED event the restarted watch adds but never removes, so the deleted Cluster stays forever",
+  extra: (client) =>
+    Effect.gen(function* () {
+      const names = new Set<string>()
+      let written: string | undefined
+      const write = Effect.gen(function* () {
+        const value = [...names].sort().join(",")
+        if (value === written) return
+        const key = { namespace: NAMESPACE, name: "cluster-summary" }
+        const body = { apiVersion: "v1", kind: "ConfigMap", metadata: key, data: { clusters: value } }
+        const patched = yield* Effect.result(client.patch(Resources.configMaps, key, mergePatch(body)))
+        if (patched._tag === "Failure") yield* client.create(Resources.configMaps, body)
+        written = value
+      })
+      const follow = (o: KubeObject, type: string) => {
+        const name = o.metadata.name ?? ""
+        if (type === "DELETED") names.delete(name)
+        else if (type === "ADDED" || type === "MODIFIED") names.add(name)
+      }
+      const first = yield* Effect.orDie(client.listAll(ClusterResource, { namespace: NAMESPACE }))
+      for (const c of first.items) follow(c, "ADDED")
+      let from: string | undefined = first.resourceVersion
+      const once = Effect.suspend(() =>
+        client.watch(ClusterResource, { namespace: NAMESPACE, resourceVersion: from }).pipe(
+          Stream.runForEach((e) =>
+            Effect.gen(function* () {
+              if (e.type === "ERROR") {
+                // The bug: 410 means "relist", but this controller only watches again from now.
+                from = undefined
+                return
+              }
+              from = e.object.metadata.resourceVersion
+              if (e.type !== "BOOKMARK") follow(e.object, e.type)
+              yield* Effect.ignore(write)
+            }),
+          ),
+        ),
+      )
+      yield* Effect.ignore(write)
+      yield* Effect.forkScoped(
+        Effect.repeat(Effect.ignore(once), Schedule.spaced("1 second")) as Effect.Effect<unknown>,
+      )
+    }),
+}
+
+export const Mutants: ReadonlyArray<Mutant> = [
+  finalizerEarly,
+  statusWithoutResourceVersion,
+  memoryOnly,
+  noResync,
+]
+
+export const mutantNamed = (name: string): Mutant | undefined => Mutants.find((m) => m.name === name)
