@@ -3,10 +3,11 @@
  *
  * @module
  */
-import { isDeepStrictEqual } from "node:util"
+
 import type { AccessorInput, AccessorResult, ClusterCacheConfig } from "../../core/clustercache/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { has, KRTT_COLUMNS, rowsFor } from "../builder.ts"
+import { sameState } from "./equal.ts"
 
 const { doc, derived } = rowsFor<AccessorInput, AccessorResult, ClusterCacheConfig>(KRTT_COLUMNS)
 
@@ -16,7 +17,7 @@ const connectStep = (i: AccessorInput) =>
   step(i) === "CacheStarted" ||
   step(i) === "CacheSynced" ||
   step(i) === "ConnectionFailed"
-const unchanged = (i: AccessorInput, r: AccessorResult) => isDeepStrictEqual(r.status.accessor, i.observed)
+const unchanged = (i: AccessorInput, r: AccessorResult) => sameState(r.status.accessor, i.observed)
 const up = (r: AccessorResult, value: 0 | 1) =>
   has(r.actions, "SetConnectionUp", (a) => a._tag === "SetConnectionUp" && a.value === value)
 
@@ -131,7 +132,7 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       {
         applies: (i) => step(i) === "ConnectionFailed" && !i.observed.connected,
         holds: (i, r) =>
-          isDeepStrictEqual(r.status.accessor, {
+          sameState(r.status.accessor, {
             ...i.observed,
             lastConnectionCreationErrorTime: i.now,
             consecutiveFailures: i.observed.consecutiveFailures + 1,
@@ -156,7 +157,7 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       {
         applies: (i) => step(i) === "Disconnect" && i.observed.connected,
         holds: (i, r) =>
-          isDeepStrictEqual(r.status.accessor, { ...i.observed, connected: false, watches: [] }) &&
+          sameState(r.status.accessor, { ...i.observed, connected: false, watches: [] }) &&
           has(r.actions, "StopCache") &&
           up(r, 0),
       },

@@ -3,10 +3,11 @@
  *
  * @module
  */
-import { isDeepStrictEqual } from "node:util"
+
 import type { ClusterCacheConfig, HealthInput, HealthResult } from "../../core/clustercache/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { count, has, KRTT_COLUMNS, rowsFor } from "../builder.ts"
+import { sameState } from "./equal.ts"
 
 const { doc, derived } = rowsFor<HealthInput, HealthResult, ClusterCacheConfig>(KRTT_COLUMNS)
 
@@ -14,12 +15,12 @@ const probeResult = (i: HealthInput) => (i.trigger._tag === "ProbeResult" ? i.tr
 const due = (i: HealthInput, c: ClusterCacheConfig) =>
   i.observed.lastProbeTime === undefined || i.now - i.observed.lastProbeTime >= c.healthProbe.interval
 const nothingChanged = (i: HealthInput, r: HealthResult) =>
-  isDeepStrictEqual(r.status.accessor, i.observed) &&
+  sameState(r.status.accessor, i.observed) &&
   !r.status.tooManyConsecutiveFailures &&
   !r.status.unauthorizedErrorOccurred &&
   !has(r.actions, "Probe")
 const sameExcept = (i: HealthInput, r: HealthResult, fields: Record<string, unknown>) =>
-  isDeepStrictEqual(r.status.accessor, { ...i.observed, ...fields })
+  sameState(r.status.accessor, { ...i.observed, ...fields })
 const errorMetrics = (r: HealthResult) =>
   has(r.actions, "SetHealthCheck", (a) => a._tag === "SetHealthCheck" && a.value === 0) &&
   has(r.actions, "IncHealthChecksTotal", (a) => a._tag === "IncHealthChecksTotal" && a.status === "error") &&

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { isDeepStrictEqual } from "node:util"
+
 import type {
   ClusterCacheConfig,
   ReconcilerAction,
@@ -16,6 +16,7 @@ import type {
 } from "../../core/clustercache/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { count, has, KRTT_COLUMNS, rowsFor } from "../builder.ts"
+import { sameState } from "./equal.ts"
 import { events } from "./events.ts"
 
 const { doc, derived } = rowsFor<ReconcilerInput, ReconcilerResult, ClusterCacheConfig>(KRTT_COLUMNS)
@@ -132,7 +133,7 @@ export const reconciler: TableSpec<I, R, C> = {
           r.actions.length === 0 &&
           r.status.done &&
           r.status.requeueAfter === undefined &&
-          isDeepStrictEqual(r.status.accessor, acc(i)),
+          sameState(r.status.accessor, acc(i)),
       },
     ),
     doc(
@@ -171,7 +172,7 @@ export const reconciler: TableSpec<I, R, C> = {
         applies: (i, c) => reconcileOf(i) && !connected(i) && recentError(i, c),
         holds: (i, r, c) =>
           noIo(r) &&
-          isDeepStrictEqual(r.status.accessor, acc(i)) &&
+          sameState(r.status.accessor, acc(i)) &&
           completesWith(r, {
             requeue: (ms) =>
               ms ===
@@ -374,7 +375,7 @@ export const reconciler: TableSpec<I, R, C> = {
           r.status.done &&
           r.status.requeueAfter === c.defaultRequeueAfter &&
           has(r.actions, "Requeue", (a) => a._tag === "Requeue" && a.after === c.defaultRequeueAfter) &&
-          isDeepStrictEqual(r.status.accessor, acc(i)) &&
+          sameState(r.status.accessor, acc(i)) &&
           noIo(r),
         reason: "Gap: the Reconciler table has no row for a failed Get; Error Handling, row 7 documents it.",
       },
@@ -392,7 +393,7 @@ export const reconciler: TableSpec<I, R, C> = {
         applies: (i, c) => reconcileOf(i) && connected(i) && !probeDue(i, c),
         holds: (i, r, c) =>
           noIo(r) &&
-          isDeepStrictEqual(r.status.accessor, acc(i)) &&
+          sameState(r.status.accessor, acc(i)) &&
           completesWith(r, {
             requeue: (ms) => ms === (acc(i)?.lastProbeTime ?? 0) + c.healthProbe.interval - i.now,
           }),
@@ -418,7 +419,7 @@ export const reconciler: TableSpec<I, R, C> = {
           r.status.done &&
           noIo(r) &&
           !has(r.actions, "Continue") &&
-          isDeepStrictEqual(r.status.accessor, acc(i)) &&
+          sameState(r.status.accessor, acc(i)) &&
           r.status.requeueAfter === (acc(i) === undefined ? undefined : c.defaultRequeueAfter),
         reason:
           "Gap: with one reconcile per Cluster at a time this does not happen in the operator, but a transition must be total: a result for a removed accessor is dropped (the Cluster is gone), otherwise it is retried after the default.",

@@ -1,0 +1,15 @@
+/**
+ * Equality of accessor states as the seed means it: a field that is absent and a field that is
+ * `undefined` both mean "never happened" (e.g. `lastConnectionCreationErrorTime`), so they are the
+ * same state. Deep equality otherwise.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util"
+
+const defined = (o: object): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
+
+/** Whether two states (or two absent states) are the same, absent and `undefined` fields alike. */
+export const sameState = (a: object | undefined, b: object | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && isDeepStrictEqual(defined(a), defined(b)))
