@@ -12,20 +12,27 @@ describe("krtt:coverage", () => {
     }
   })
 
-  it("lists the tables of seeds 002 and 003 with their documented and derived rows", () => {
+  it("lists the tables of seeds 002, 003 and 004 with their documented and derived rows", () => {
     const counts = (id: string) => {
       const rows = report.tables.find((t) => t.id === id)?.rows ?? []
       return [id, rows.filter((r) => !r.derived).length, rows.filter((r) => r.derived).length]
     }
     expect(
-      ["scopedcache.informers", "scopedcache.lifecycle", "scopedcache.reads", "multicluster.engagement"].map(
-        counts,
-      ),
+      [
+        "scopedcache.informers",
+        "scopedcache.lifecycle",
+        "scopedcache.reads",
+        "multicluster.engagement",
+        "ipam.trigger",
+        "ipam.reconcile",
+      ].map(counts),
     ).toEqual([
       ["scopedcache.informers", 7, 9],
       ["scopedcache.lifecycle", 3, 1],
       ["scopedcache.reads", 4, 2],
       ["multicluster.engagement", 14, 10],
+      ["ipam.trigger", 14, 5],
+      ["ipam.reconcile", 6, 7],
     ])
   })
 

@@ -76,7 +76,10 @@ export interface ClusterState {
   readonly name: ClusterName
   /** Engaged with the manager now. */
   readonly engaged: boolean
-  /** The last health verdict (probes); `true` until a probe says otherwise. */
+  /**
+   * The last health verdict: `true` until a probe says otherwise, and `false` at once for a
+   * cluster the provider cannot even build (e.g. a malformed kubeconfig; `reason` says why).
+   */
   readonly healthy: boolean
   /** Why it is (not) engaged, in a few words, e.g. `probe failed 5 times: connection refused`. */
   readonly reason: string

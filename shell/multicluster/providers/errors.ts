@@ -5,6 +5,7 @@
  * @module
  */
 import { Data, Effect } from "effect"
+import { editDistance } from "../../../core/krtt/suggest.ts"
 
 /**
  * A provider was asked for with a bad name, flag or option. `flag` names the flag (or options
@@ -14,23 +15,6 @@ export class ProviderUsageError extends Data.TaggedError("ProviderUsageError")<{
   readonly flag: string
   readonly message: string
 }> {}
-
-/** Edit distance between two strings (insertions, deletions, substitutions). */
-export const editDistance = (a: string, b: string): number => {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i]
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(
-        (prev[j] ?? 0) + 1,
-        (cur[j - 1] ?? 0) + 1,
-        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      )
-    }
-    prev = cur
-  }
-  return prev[b.length] ?? 0
-}
 
 /** The known name closest to `name` (ties: the first in `known`). */
 export const closest = (name: string, known: ReadonlyArray<string>): string | undefined => {
