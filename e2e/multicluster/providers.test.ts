@@ -246,7 +246,7 @@ describe("providers on a real control plane (hub + 3 workload API servers)", () 
         )
         yield* makeNs(`${tenant}-c`)
         yield* eventually("c engaged", () => aware.open().has(`${tenant}-c`), 30_000)
-        // Without a controller manager the namespace stays Terminating: that is enough to leave.
+        // Terminating is enough to leave; the namespace controller removes it afterwards.
         yield* hubClient.delete(Resources.namespaces, { name: `${tenant}-b` })
         yield* eventually("b disengaged", () => !aware.open().has(`${tenant}-b`), 30_000)
         assert.strictEqual(aware.engagements.find((e) => e.cluster.name === `${tenant}-b`)?.closed, 1)

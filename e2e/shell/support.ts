@@ -48,7 +48,7 @@ export const clientOf = (
     ...options,
   })
 
-/** A namespace of our own (never finalized in testenv: names are random). */
+/** A namespace of our own (names are random, so runs never collide). */
 export const createNamespace = (client: KubeClientShape, prefix: string): Effect.Effect<string, KubeError> =>
   Effect.map(
     client.create(Resources.namespaces, { metadata: { name: `${prefix}-${suffix()}` } }),
