@@ -11,6 +11,7 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
 import { passRunArgsThrough, runCommand } from "../manager/command.ts"
+import { chaosCommand } from "./chaos.ts"
 import { clustersCommand } from "./clusters.ts"
 import {
   explainInput,
@@ -107,6 +108,7 @@ export const krtt = Command.make("krtt").pipe(
     ipamCommand,
     inventoryCommand(),
     propagateCommand(),
+    chaosCommand,
   ]),
 )
 

@@ -1,0 +1,165 @@
+/**
+ * `krtt chaos [--controllers a,b] [--seed N] [--budget SECONDS] [--json]`: the perturbation
+ * campaign of issue 16 over the real shell controllers, on the in-memory API server and virtual
+ * time. Without `--budget` it runs the fixed fast campaign (the one `npm test` runs); with it,
+ * every point of every perturbation until the budget is spent. `--scenario`, `--perturbation`,
+ * `--at` (and `--mutant`, for the deliberately broken operators) replay one run, as printed after
+ * each failure. Exit code 0 when no oracle failed, 1 when one did, 2 on a bad flag value.
+ *
+ * @module
+ */
+import { Effect, Layer, References } from "effect"
+import { Command, Flag } from "effect/cli"
+import { TestClock } from "effect/testing"
+import { closestKey } from "../../core/krtt/suggest.ts"
+import { type CampaignOptions, renderReport, reportJson, runCampaign } from "../chaos/campaign.ts"
+import {
+  type ControllerName,
+  ControllerNames,
+  type PerturbationKind,
+  PerturbationKinds,
+} from "../chaos/harness.ts"
+import { isKnown, KnownBugs, sameRun } from "../chaos/known.ts"
+import { Mutants, mutantNamed } from "../chaos/mutants.ts"
+import { Scenarios } from "../chaos/scenarios.ts"
+
+const flags = {
+  controllers: Flag.String("controllers").pipe(
+    Flag.withDefault(ControllerNames.join(",")),
+    Flag.withDescription(`Controllers to run, comma-separated (default ${ControllerNames.join(",")})`),
+  ),
+  seed: Flag.Int("seed").pipe(
+    Flag.withDefault(1),
+    Flag.withDescription("Seed of the sampled points (default 1)"),
+  ),
+  budget: Flag.Int("budget").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "Wall seconds for a full campaign (every point); without it, the fixed fast campaign",
+    ),
+  ),
+  json: Flag.Boolean("json").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription("Print JSON instead of text"),
+  ),
+  scenario: Flag.String("scenario").pipe(
+    Flag.optional,
+    Flag.withDescription(`Only this scenario (${Scenarios.map((s) => s.name).join(", ")})`),
+  ),
+  perturbation: Flag.String("perturbation").pipe(
+    Flag.optional,
+    Flag.withDescription(`Only this perturbation (${PerturbationKinds.join(", ")})`),
+  ),
+  at: Flag.Int("at").pipe(Flag.optional, Flag.withDescription("Only this point (a replay)")),
+  mutant: Flag.String("mutant").pipe(
+    Flag.optional,
+    Flag.withDescription(`A deliberately broken operator (${Mutants.map((m) => m.name).join(", ")})`),
+  ),
+}
+
+/** A flag value the command refuses, with the flag's name. */
+export class ChaosUsageError extends Error {}
+
+const oneOf = <T extends string>(flag: string, value: string, known: ReadonlyArray<T>): T => {
+  if ((known as ReadonlyArray<string>).includes(value)) return value as T
+  const closest = closestKey(value, known)
+  throw new ChaosUsageError(
+    `--${flag}: unknown value "${value}"${closest === undefined ? "" : `; did you mean "${closest}"?`} (known: ${known.join(", ")})`,
+  )
+}
+
+type Opt<A> = { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }
+const some = <A>(o: Opt<A>): A | undefined => (o._tag === "Some" ? o.value : undefined)
+
+/** The campaign options of the command's flags; a bad value throws a ChaosUsageError naming the flag. */
+export const chaosOptions = (f: {
+  readonly controllers: string
+  readonly seed: number
+  readonly budget: Opt<number>
+  readonly scenario: Opt<string>
+  readonly perturbation: Opt<string>
+  readonly at: Opt<number>
+  readonly mutant: Opt<string>
+}): CampaignOptions => {
+  const controllers = f.controllers
+    .split(",")
+    .map((c) => c.trim())
+    .filter((c) => c !== "")
+    .map((c) => oneOf<ControllerName>("controllers", c, ControllerNames))
+  if (controllers.length === 0) throw new ChaosUsageError("--controllers: name at least one controller")
+  const budget = some(f.budget)
+  if (budget !== undefined && budget < 1)
+    throw new ChaosUsageError(`--budget: must be at least 1 second, got ${budget}`)
+  const at = some(f.at)
+  if (at !== undefined && at < 0) throw new ChaosUsageError(`--at: must not be negative, got ${at}`)
+  const scenario = some(f.scenario)
+  const perturbation = some(f.perturbation)
+  const mutant = some(f.mutant)
+  if (at !== undefined && perturbation === undefined)
+    throw new ChaosUsageError("--at: needs --perturbation (a point is a point of one perturbation)")
+  return {
+    seed: f.seed,
+    controllers,
+    depth: budget === undefined ? "fast" : "full",
+    budgetSeconds: budget,
+    scenarios:
+      scenario === undefined
+        ? undefined
+        : [
+            oneOf(
+              "scenario",
+              scenario,
+              Scenarios.map((s) => s.name),
+            ),
+          ],
+    perturbations:
+      perturbation === undefined
+        ? undefined
+        : [oneOf<PerturbationKind>("perturbation", perturbation, PerturbationKinds)],
+    at,
+    mutant:
+      mutant === undefined
+        ? undefined
+        : mutantNamed(
+            oneOf(
+              "mutant",
+              mutant,
+              Mutants.map((m) => m.name),
+            ),
+          ),
+  }
+}
+
+export const chaosCommand = Command.make("chaos", flags, (f) =>
+  Effect.gen(function* () {
+    let options: CampaignOptions
+    try {
+      options = chaosOptions(f)
+    } catch (e) {
+      process.stderr.write(`krtt chaos: ${(e as Error).message}\n`)
+      process.exitCode = 2
+      return
+    }
+    const report = yield* runCampaign(options).pipe(
+      Effect.provide(Layer.fresh(TestClock.layer())),
+      Effect.provideService(References.MinimumLogLevel, "None"),
+    )
+    if (f.json) process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`)
+    else {
+      process.stdout.write(`${renderReport(report)}\n`)
+      const known = KnownBugs.filter((b) =>
+        report.failures.some((x) => b.matches(x, sameRun(report.failures, x))),
+      )
+      const reported = report.failures.filter((x) => isKnown(report.failures, x)).length
+      if (reported > 0)
+        process.stdout.write(
+          `${reported} of the failures are known, reported bugs (shell/chaos/known.ts)${known.length > 0 ? `: ${known.map((b) => b.id).join(", ")}` : ""}\n`,
+        )
+    }
+    if (report.failures.length > 0) process.exitCode = 1
+  }),
+).pipe(
+  Command.withDescription(
+    "Perturbation campaign over the real controllers on the in-memory API server and virtual time: crashes after each write, dropped and stale watches, transient errors, third-party writers",
+  ),
+)
