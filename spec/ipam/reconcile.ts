@@ -545,6 +545,7 @@ export const reconcileTable: TableSpec<ReconcileInput, ReconcileResult, unknown>
   ],
   priority: [1, 2, 9, 3, 10, 11, 7, 12, 4, 5, 13, 6, 8],
   resolutions: [
+    "A ClusterConfig whose owner reference names an older uid of the Cluster (the Cluster was deleted and re-created under the same name before the garbage collector removed it) belongs to a Cluster that is gone: the shell presents it as row 1's case (Cluster NotFound for that uid), so its finalizer is removed and its CIDRs released, and the new Cluster gets ClusterConfigs of its own. The seed identifies Clusters by name only; without this, the old ClusterConfig would stay behind its finalizer for ever.",
     "Rows 4, 5, 6, 7, 12 and 13 describe parts of one reconcile and may apply together: the first of 7, 12, 4, 5, 13, 6 that applies names the reconcile, and every one of them holds the whole reconcile to the same promise (annotation and ClusterConfigs aligned both ways, every selecting rule applied once, exhausted or conflicting rules reported).",
     "The applied-rules annotation is written before ClusterConfigs are created (upstream's order): if a create fails, the next reconcile restores the ClusterConfig from the annotation (row 5).",
     "Parents of an injection with an empty `parents` list are tried in the order of their ids (upstream: 'undefined order'), so allocation is deterministic.",

@@ -380,5 +380,6 @@ export const triggerTable: TableSpec<TriggerInput, TriggerResult, unknown> = {
   resolutions: [
     "Rows are disjoint by construction: first the config (row 16), then the kind of event, then ignore annotations and labels, then selection, then what changed.",
     "'triggers its deletion' (rows 3 and 6) is read as 'triggers a reconciliation', as upstream's code does; the reconcile annotation is removed by the reconcile (ipam.reconcile).",
+    "A managed ClusterConfig that the controller first sees already carrying a deletion timestamp (its Cluster was deleted while the controller was down, and the garbage collector got there first) is fed to this table as that timestamp arriving, so row 5 decides and the owning Cluster is reconciled. The seed only speaks of the timestamp appearing; without this, a Cluster deleted during a restart would never have its CIDRs released. Upstream reaches the same end through its state restore.",
   ],
 }
