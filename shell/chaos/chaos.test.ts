@@ -39,13 +39,14 @@ describe("chaos campaign (issue 16)", () => {
     assert.deepStrictEqual(
       { ...ChaosDefaults },
       {
-        tickMillis: 250,
-        convergeTicks: 2_400,
-        keepTicks: 240,
+        tickMillis: 1_000,
+        convergeTicks: 600,
+        quietTicks: 10,
+        keepTicks: 60,
         writeStorm: 300,
         maxObjectBytes: 262_144,
         transientBurst: 3,
-        dropTicks: 20,
+        dropTicks: 5,
         syncPeriod: 600_000,
       },
     )

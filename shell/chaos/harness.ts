@@ -80,11 +80,13 @@ export type TransientKind = (typeof TransientKinds)[number]
 /** The campaign's numbers, in one place. */
 export const ChaosDefaults = {
   /** Virtual milliseconds per tick of the driver (invariants are checked on every write anyway). */
-  tickMillis: 250,
+  tickMillis: 1_000,
   /** After the faults stop: ticks within which the reference final state must be reached (ESR). */
-  convergeTicks: 2_400,
+  convergeTicks: 600,
+  /** The fault-free run has settled when its state did not change for this many ticks. */
+  quietTicks: 10,
   /** Then: ticks during which it must be kept. */
-  keepTicks: 240,
+  keepTicks: 60,
   /** A run whose operator writes more than this many times is stopped as a write storm. */
   writeStorm: 300,
   /** An object larger than this (bytes of JSON) stops the run (kube-apiserver refuses ~3 MB requests). */
@@ -92,7 +94,7 @@ export const ChaosDefaults = {
   /** Transient errors per burst. */
   transientBurst: 3,
   /** Ticks of a drop window before the watches are expired. */
-  dropTicks: 20,
+  dropTicks: 5,
   /** The sync period of the Cluster controller (upstream's --sync-period default, 10 min). */
   syncPeriod: 600_000,
 } as const
@@ -597,7 +599,11 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     for (let t = 1; t <= ChaosDefaults.convergeTicks && !storm(); t++) {
       yield* settle(1)
       const now = snapshot(mgmt)
-      if (target !== undefined ? sameState(now, target) : sameState(now, last) && ++quiet >= 40) {
+      if (
+        target !== undefined
+          ? sameState(now, target)
+          : sameState(now, last) && ++quiet >= ChaosDefaults.quietTicks
+      ) {
         convergedAfter = t
         break
       }
