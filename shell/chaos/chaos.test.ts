@@ -131,7 +131,7 @@ describe("chaos campaign (issue 16)", () => {
 
   describe("catches deliberately broken operators; the real one passes the same run", () => {
     it.effect(
-      "a finalizer removed before the children are gone (safety)",
+      "a finalizer removed before the children are gone (safety; seed 001, Deletion Reconciliation row 8)",
       () =>
         Effect.gen(function* () {
           const broken = yield* pinned("delete", "transient", 1, "finalizer-early")

@@ -303,7 +303,9 @@ const conditionsOf = (o: KubeObject | undefined): ReadonlyArray<Condition> =>
     []) as ReadonlyArray<Condition>
 
 /**
- * The safety invariants, checked on every committed write of the management server:
+ * The safety invariants (seed 001, "Deletion Reconciliation" rows 6 to 8: the control plane is
+ * deleted first, the infrastructure once it is gone, the finalizer last), checked on every
+ * committed write of the management server:
  * a provider object is never deleted before its Cluster is deleting; the infrastructure is never
  * deleted while the control plane exists; the Cluster's finalizer is never removed while its
  * provider objects exist; a foreign condition is never lost.
