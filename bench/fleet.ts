@@ -14,14 +14,18 @@
  *    and CPU time of the whole run.
  *
  * Each run is a fresh set of servers and a fresh manager; figures are min / median / max over
- * `--runs`. Not measured here: the `namespaces` provider (it confines a logical cluster to one
- * namespace, so "the namespace of the same name" has no meaning there).
+ * `--runs`.
  *
  * With `--testenv N`: the same on real API servers instead, a testenv control plane of N + 1
  * kube-apiservers (hub and N workloads, no controller-manager) and the `kubeconfig-secrets`
  * provider over them; each run uses fresh namespaces. Workload writes are not counted there.
  *
- * Usage: node --expose-gc bench/fleet.ts [--sources 50] [--clusters 100] [--testenv 3] [--runs 3] [--json]
+ * With `--namespaces`: the `namespaces` provider on ONE in-memory API server whose `--clusters`
+ * namespaces are the logical clusters (each copy goes into its logical cluster's namespace,
+ * `copyNamespace`); the hub is another in-memory server.
+ *
+ * Usage: node --expose-gc bench/fleet.ts [--sources 50] [--clusters 100] [--testenv 3 | --namespaces]
+ *        [--runs 3] [--json]
  *
  * @module
  */
@@ -38,7 +42,10 @@ import { mergePatch } from "../shell/kube/patch.ts"
 import { type KubeObject, Resources } from "../shell/kube/resource.ts"
 import { makeRestClient } from "../shell/kube/restClient.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../shell/multicluster/index.ts"
-import { makeKubeconfigSecretsProvider } from "../shell/multicluster/providers/index.ts"
+import {
+  makeKubeconfigSecretsProvider,
+  makeNamespacesProvider,
+} from "../shell/multicluster/providers/index.ts"
 import { makeScopedCacheFactory, scopedCacheFactory } from "../shell/scopedcache/index.ts"
 import { type ControlPlane, startControlPlane } from "../testenv/index.ts"
 
@@ -47,6 +54,7 @@ const { values } = parseArgs({
     sources: { type: "string", default: "50" },
     clusters: { type: "string", default: "100" },
     testenv: { type: "string" },
+    namespaces: { type: "boolean", default: false },
     runs: { type: "string", default: "3" },
     json: { type: "boolean", default: false },
   },
@@ -95,13 +103,13 @@ const countingHub = (c: KubeClientShape, counts: Map<string, number>): KubeClien
   }
 }
 
-const waitUntil = (what: string, check: Effect.Effect<boolean, unknown>, timeoutMs: number) =>
+const waitUntil = (what: string, check: Effect.Effect<boolean, unknown>, timeoutMs: number, everyMs = 20) =>
   Effect.gen(function* () {
     const deadline = Date.now() + timeoutMs
     while (!(yield* check)) {
       if (Date.now() > deadline)
         return yield* Effect.die(new Error(`not reached within ${timeoutMs} ms: ${what}`))
-      yield* Effect.sleep("20 millis")
+      yield* Effect.sleep(`${everyMs} millis`)
     }
   })
 
@@ -415,8 +423,149 @@ export const propagateTestenvBench = async (
   }
 }
 
+/** One run with the namespaces provider: `clusters` namespaces of ONE in-memory API server. */
+export const propagateNamespacesRun = (sources: number, clusters: number): Promise<PropagateRun> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const wall0 = performance.now()
+        const cpu0 = process.cpuUsage()
+        const counts = new Map<string, number>()
+        const hubServer = yield* FakeApiServer.make()
+        const hubClient = countingHub(yield* makeMemoryClient(hubServer), counts)
+        yield* hubServer.client().create(Resources.namespaces, { metadata: { name: NS } })
+        for (let s = 0; s < sources; s++)
+          yield* hubServer.client().create(Resources.configMaps, {
+            metadata: { namespace: NS, name: `source-${s}`, labels: { "krtt.io/propagate": "true" } },
+            data: { value: "v1" },
+          } as KubeObject)
+        const fleetServer = yield* FakeApiServer.make()
+        const names = Array.from({ length: clusters }, (_, c) => `fleet-${c}`)
+        for (const n of names)
+          yield* fleetServer.client().create(Resources.namespaces, { metadata: { name: n } })
+        let writes = 0
+        fleetServer.onCommit(() => {
+          writes++
+        })
+        const provider = yield* makeNamespacesProvider(yield* makeMemoryClient(fleetServer))
+        const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
+        yield* addPropagateControllers(manager, hubClient, {
+          pendingNamespace: NS,
+          kinds: ["ConfigMap"],
+          config: { clusterPollInterval: 50, retryInterval: 200, clusterTimeout: 60_000 },
+          copyNamespace: () => "",
+        })
+        const copiesAt = (value: string) =>
+          Effect.sync(
+            () =>
+              fleetServer
+                .objects(Resources.configMaps)
+                .filter((o) => (o as KubeObject & { data?: Record<string, string> }).data?.value === value)
+                .length ===
+              sources * clusters,
+          )
+        const t0 = performance.now()
+        yield* manager.start
+        yield* waitUntil(`${sources * clusters} copies`, copiesAt("v1"), 900_000)
+        const startMs = performance.now() - t0
+        const startWrites = writes
+        writes = 0
+        const t1 = performance.now()
+        for (let s = 0; s < sources; s++)
+          yield* hubServer
+            .client()
+            .patch(
+              Resources.configMaps,
+              { namespace: NS, name: `source-${s}` },
+              mergePatch({ data: { value: "v2" } }),
+            )
+        yield* waitUntil("every copy edited", copiesAt("v2"), 900_000)
+        const editMs = performance.now() - t1
+        const heapMiB = heapAfterGc() / 2 ** 20
+        const cpu = process.cpuUsage(cpu0)
+        return {
+          startMs,
+          editMs,
+          startWritesPerPair: startWrites / (sources * clusters),
+          editWritesPerPair: writes / (sources * clusters),
+          hubRequests: Object.fromEntries([...counts.entries()].sort()),
+          heapMiB,
+          wallMs: performance.now() - wall0,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+        }
+      }),
+    ).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+  )
+
+/** The propagation benchmark with the namespaces provider on one in-memory API server. */
+export const propagateNamespacesBench = async (
+  sources: number,
+  clusters: number,
+  runs: number,
+  json: boolean,
+) => {
+  const results: Array<PropagateRun> = []
+  for (let i = 0; i < runs; i++) {
+    const r = await propagateNamespacesRun(sources, clusters)
+    log(
+      `run ${i + 1}/${runs}: start ${r.startMs.toFixed(0)} ms, edit ${r.editMs.toFixed(0)} ms, writes/pair ${r.startWritesPerPair.toFixed(2)} + ${r.editWritesPerPair.toFixed(2)}, heap ${r.heapMiB.toFixed(1)} MiB, wall ${r.wallMs.toFixed(0)} ms, cpu ${r.cpuMs.toFixed(0)} ms`,
+    )
+    results.push(r)
+  }
+  const rss = process.resourceUsage().maxRSS / 1024
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ sources, clusters, namespaces: true, runs: results, peakRssMiB: rss })}\n`,
+    )
+    return
+  }
+  const pick = (f: (r: PropagateRun) => number) => stats(results.map(f))
+  process.stdout.write(
+    `${[
+      `krtt propagate: ${sources} sources to ${clusters} namespaces of one in-memory API server (namespaces provider), ${runs} runs, min / median / max`,
+      `  all copies from start:      ${fmt(
+        pick((r) => r.startMs / 1000),
+        2,
+        " s",
+      )}`,
+      `  all copies after an edit:   ${fmt(
+        pick((r) => r.editMs / 1000),
+        2,
+        " s",
+      )}`,
+      `  writes per source and cluster: start ${fmt(
+        pick((r) => r.startWritesPerPair),
+        2,
+      )}, edit ${fmt(
+        pick((r) => r.editWritesPerPair),
+        2,
+      )}`,
+      `  hub requests (first run): ${Object.entries(results[0]?.hubRequests ?? {})
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+      `  heap after GC, all in sync: ${fmt(
+        pick((r) => r.heapMiB),
+        1,
+        " MiB",
+      )}`,
+      `  wall per run:               ${fmt(
+        pick((r) => r.wallMs / 1000),
+        2,
+        " s",
+      )}`,
+      `  CPU per run:                ${fmt(
+        pick((r) => r.cpuMs / 1000),
+        2,
+        " s",
+      )}`,
+      `  peak RSS of the process:    ${rss.toFixed(0)} MiB`,
+    ].join("\n")}\n`,
+  )
+}
+
 if (import.meta.main) {
-  if (values.testenv !== undefined)
+  if (values.namespaces === true) await propagateNamespacesBench(SOURCES, N, RUNS, values.json === true)
+  else if (values.testenv !== undefined)
     await propagateTestenvBench(SOURCES, int("testenv", values.testenv, 1), RUNS, values.json === true)
   else await propagateBench(SOURCES, N, RUNS, values.json === true)
 }
