@@ -278,6 +278,18 @@ export const Scenarios: ReadonlyArray<Scenario> = [
       outage("o1", true, 60_000),
     ],
   },
+  {
+    name: "concurrent",
+    description: "two Clusters at once: one provisioned, one deleted while the other comes up",
+    source: "e2e/operator/operator.test.ts: one operator, several Clusters, the scenarios concurrently",
+    steps: [
+      createCluster("m1", { provisioned: true }),
+      createCluster("m2", { provisioned: false }),
+      deleteCluster("m1"),
+      provisionInfrastructure("m2"),
+      initializeControlPlane("m2"),
+    ],
+  },
 ]
 
 export const scenarioNamed = (name: string): Scenario | undefined => Scenarios.find((s) => s.name === name)
