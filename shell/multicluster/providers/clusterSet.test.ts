@@ -4,10 +4,11 @@ import { Effect, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
 import type { CacheFactory } from "../../cache/types.ts"
+import { Forbidden, Unauthorized } from "../../kube/errors.ts"
 import { Resources } from "../../kube/resource.ts"
 import { ClusterName } from "../../workqueue/request.ts"
 import { type Candidate, ClusterSetDefaults, makeClusterSet } from "./clusterSet.ts"
-import { HealthDefaults, type HealthOptions, healthStep } from "./health.ts"
+import { HealthDefaults, type HealthOptions, healthStep, probeOutcome } from "./health.ts"
 import { kubeconfigYaml, recordingAware, until, workloads } from "./testing.ts"
 
 const candidate = (
@@ -289,4 +290,22 @@ describe("health gate (seed 000, Health Checking)", () => {
         yield* until("engaged at the next attempt", () => aware.open().has("a"), 10)
       }).pipe(Effect.scoped),
   )
+})
+
+describe("probeOutcome()", () => {
+  const forbidden = new Forbidden({ verb: "get", path: "/", message: "forbidden: User cannot get path /" })
+  it("a 403 on GET / is reachable by default: the server answered and knew the credentials", () => {
+    assert.deepStrictEqual(probeOutcome({ _tag: "Failure", failure: forbidden }, HealthDefaults), {
+      _tag: "Success",
+    })
+  })
+  it("counts a 403 as a failure when forbiddenIsReachable is off, and a 401 or a timeout always", () => {
+    assert.strictEqual(
+      probeOutcome({ _tag: "Failure", failure: forbidden }, { forbiddenIsReachable: false })._tag,
+      "Failure",
+    )
+    const refused = new Unauthorized({ verb: "get", path: "/", message: "Unauthorized" })
+    assert.strictEqual(probeOutcome({ _tag: "Failure", failure: refused }, HealthDefaults)._tag, "Failure")
+    assert.deepStrictEqual(probeOutcome({ _tag: "Success" }, HealthDefaults), { _tag: "Success" })
+  })
 })

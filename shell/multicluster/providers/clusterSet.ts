@@ -31,7 +31,14 @@ import type { KubeClientShape } from "../../kube/client.ts"
 import type { KubeObject, ResourceRef } from "../../kube/resource.ts"
 import type { IndexFunc } from "../../reflector/store.ts"
 import { type Aware, type Cluster, type ClusterName, ClusterNotFound, type ClusterState } from "../types.ts"
-import { type HealthOptions, type HealthState, healthStep, millis, type ProbeOutcome } from "./health.ts"
+import {
+  type HealthOptions,
+  type HealthState,
+  healthStep,
+  millis,
+  type ProbeOutcome,
+  probeOutcome,
+} from "./health.ts"
 
 /** What connecting to a candidate gives: a client, and optionally a cache the provider made itself. */
 export interface Connection {
@@ -203,7 +210,13 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
           pending = scope
           const attempt = Effect.gen(function* () {
             const conn = yield* Scope.provide(c.connect, scope)
-            if (gated) yield* conn.client.probe({ timeout })
+            if (gated) {
+              const answer = probeOutcome(
+                yield* Effect.result(conn.client.probe({ timeout })),
+                options.health,
+              )
+              if (answer._tag === "Failure") return yield* Effect.fail(answer.error)
+            }
             let cache = conn.cache
             if (cache === undefined) {
               cache = yield* Scope.provide(options.cacheFactory(conn.client, { cluster: c.name }), scope)
@@ -258,11 +271,7 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
           })
 
         const probe = (client: KubeClientShape): Effect.Effect<ProbeOutcome> =>
-          Effect.map(
-            Effect.result(client.probe({ timeout })),
-            (r): ProbeOutcome =>
-              r._tag === "Success" ? { _tag: "Success" } : { _tag: "Failure", error: r.failure },
-          )
+          Effect.map(Effect.result(client.probe({ timeout })), (r) => probeOutcome(r, options.health))
 
         const loop = Effect.gen(function* () {
           setState({ engaged: false, healthy: true, reason: "connecting" })

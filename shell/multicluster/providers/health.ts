@@ -22,6 +22,14 @@ export interface HealthOptions {
   readonly timeout: Duration.Input
   /** Failed probes in a row that disengage a cluster. Default 5 (seed 000: "FailureThreshold(5)"). */
   readonly failureThreshold: number
+  /**
+   * Whether a 403 on `GET /` counts as reachable. Default true: the API server answered and
+   * authenticated the credentials; only the path `/` is not granted, as for an identity that holds
+   * a Role in a few namespaces and nothing at cluster level (the scoped cache's users). Seed 000
+   * counts every non-2xx as a failure for Cluster API's own ClusterCache, whose identities are
+   * cluster admins; the providers' gate serves narrower identities (derived; docs/providers.md).
+   */
+  readonly forbiddenIsReachable: boolean
 }
 
 /** Seed 000, Health Checking: every 10 s, 5 s timeout, 5 failures in a row. */
@@ -29,6 +37,7 @@ export const HealthDefaults: HealthOptions = {
   interval: "10 seconds",
   timeout: "5 seconds",
   failureThreshold: 5,
+  forbiddenIsReachable: true,
 }
 
 /** The defaults with `overrides` applied. */
@@ -39,6 +48,18 @@ export const healthOptions = (overrides: Partial<HealthOptions> = {}): HealthOpt
 
 /** Milliseconds of a duration input. */
 export const millis = (d: Duration.Input): number => Duration.toMillis(Duration.fromInputUnsafe(d))
+
+/**
+ * What a probe's answer means: success, or a failure with its error; a 403 is success when
+ * `forbiddenIsReachable` (the server answered and knew the credentials).
+ */
+export const probeOutcome = (
+  result: { readonly _tag: "Success" } | { readonly _tag: "Failure"; readonly failure: KubeError },
+  options: Pick<HealthOptions, "forbiddenIsReachable">,
+): ProbeOutcome =>
+  result._tag === "Success" || (options.forbiddenIsReachable && result.failure._tag === "Forbidden")
+    ? { _tag: "Success" }
+    : { _tag: "Failure", error: result.failure }
 
 /** What one probe (or one connection attempt) came to. */
 export type ProbeOutcome =

@@ -59,6 +59,7 @@ describe("the providers' documented numbers", () => {
       interval: "10 seconds",
       timeout: "5 seconds",
       failureThreshold: 5,
+      forbiddenIsReachable: true,
     })
     assert.strictEqual(ClusterSetDefaults.syncTimeout, "5 minutes")
     for (const d of [

@@ -45,6 +45,7 @@ describe("kubeconfig-secrets provider", () => {
       interval: "10 seconds",
       timeout: "5 seconds",
       failureThreshold: 5,
+      forbiddenIsReachable: true,
     })
   })
 
