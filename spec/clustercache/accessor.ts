@@ -18,6 +18,8 @@ const connectStep = (i: AccessorInput) =>
   step(i) === "CacheSynced" ||
   step(i) === "ConnectionFailed"
 const unchanged = (i: AccessorInput, r: AccessorResult) => sameState(r.status.accessor, i.observed)
+/** No change at all: the accessor as it was, and no connection attempt begun, finished or failed. */
+const noChange = (i: AccessorInput, r: AccessorResult) => unchanged(i, r) && r.status.connect === "unchanged"
 const up = (r: AccessorResult, value: 0 | 1) =>
   has(r.actions, "SetConnectionUp", (a) => a._tag === "SetConnectionUp" && a.value === value)
 
@@ -158,6 +160,7 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
         applies: (i) => step(i) === "Disconnect" && i.observed.connected,
         holds: (i, r) =>
           sameState(r.status.accessor, { ...i.observed, connected: false, watches: [] }) &&
+          r.status.connect === "unchanged" &&
           has(r.actions, "StopCache") &&
           up(r, 0),
       },
@@ -173,8 +176,7 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       ],
       {
         applies: (i) => step(i) === "Connect" && i.observed.connected,
-        holds: (i, r) =>
-          unchanged(i, r) && r.actions.every((a) => a._tag === "Log") && r.actions.length === 1,
+        holds: (i, r) => noChange(i, r) && r.actions.every((a) => a._tag === "Log") && r.actions.length === 1,
       },
     ),
     doc(
@@ -188,8 +190,7 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       ],
       {
         applies: (i) => step(i) === "Disconnect" && !i.observed.connected,
-        holds: (i, r) =>
-          unchanged(i, r) && r.actions.every((a) => a._tag === "Log") && r.actions.length === 1,
+        holds: (i, r) => noChange(i, r) && r.actions.every((a) => a._tag === "Log") && r.actions.length === 1,
       },
     ),
     derived(
@@ -204,7 +205,7 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       {
         applies: (i) => connectStep(i) && i.observed.connected,
         holds: (i, r) =>
-          unchanged(i, r) && has(r.actions, "DiscardConnectionAttempt") && !has(r.actions, "SetConnectionUp"),
+          noChange(i, r) && has(r.actions, "DiscardConnectionAttempt") && !has(r.actions, "SetConnectionUp"),
         reason:
           "Gap: rows 2-5 assume no connection exists. A step result that arrives when one does belongs to a superseded attempt; keeping the live connection and discarding the attempt's clients and cache keeps row 7's promise (no change when already connected).",
       },

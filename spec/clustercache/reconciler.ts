@@ -420,7 +420,12 @@ export const reconciler: TableSpec<I, R, C> = {
           noIo(r) &&
           !has(r.actions, "Continue") &&
           sameState(r.status.accessor, acc(i)) &&
-          r.status.requeueAfter === (acc(i) === undefined ? undefined : c.defaultRequeueAfter),
+          r.status.requeueAfter === (acc(i) === undefined ? undefined : c.defaultRequeueAfter) &&
+          // The drop is logged, and a kept accessor is requeued by the action the shell performs.
+          has(r.actions, "Log") &&
+          (acc(i) === undefined
+            ? !has(r.actions, "Requeue")
+            : has(r.actions, "Requeue", (a) => a._tag === "Requeue" && a.after === c.defaultRequeueAfter)),
         reason:
           "Gap: with one reconcile per Cluster at a time this does not happen in the operator, but a transition must be total: a result for a removed accessor is dropped (the Cluster is gone), otherwise it is retried after the default.",
       },
