@@ -36,6 +36,27 @@ describe("statusPatch", () => {
     assert.deepStrictEqual(statusPatch(next, next), {})
   })
 
+  it("writes another writer's condition once, even when the core's status carries it over (krtt chaos: reorder, seed 1)", () => {
+    const foreign = cond("example.com/Audited", "True", "Audited")
+    const current: ClusterStatus = {
+      phase: "Provisioning",
+      conditions: [cond("InfrastructureReady", "False", "NotReady"), foreign],
+    }
+    // The core decides from the observed status, so its conditions include the foreign one.
+    const next: ClusterStatus = {
+      phase: "Provisioning",
+      conditions: [cond("InfrastructureReady", "True", "Ready"), foreign],
+    }
+    const patch = statusPatch(current, next) as { conditions: ReadonlyArray<{ type: string }> }
+    assert.deepStrictEqual(
+      patch.conditions.map((x) => x.type),
+      ["InfrastructureReady", "example.com/Audited"],
+    )
+    // Once written, the same decision changes nothing: no write storm.
+    const written = { ...current, conditions: patch.conditions } as ClusterStatus
+    assert.deepStrictEqual(statusPatch(written, next), {})
+  })
+
   it("unsets the counters and fields the controller no longer knows, and keeps other writers' fields", () => {
     const current = {
       phase: "Provisioned",

@@ -46,7 +46,12 @@ export const STATUS_CONFLICT_RETRIES = 3
 const V2 = new Set<string>(V1Beta2ConditionTypes)
 const V1 = new Set<string>(V1Beta1ConditionTypes)
 
-/** Our conditions, plus the other writers' conditions as they are. */
+/**
+ * Our conditions, plus the other writers' conditions as they are. The core's status carries
+ * over every condition it observed, other writers' included: only the types we own are taken
+ * from it, so a foreign condition appears once, as `current` has it (a `krtt chaos` finding: a
+ * third-party condition was doubled by every write, and every write caused the next).
+ */
 const mergeConditions = (
   ours: ReadonlyArray<Condition> | undefined,
   current: ReadonlyArray<Condition> | undefined,
@@ -54,7 +59,7 @@ const mergeConditions = (
 ): ReadonlyArray<Condition> | undefined => {
   if (ours === undefined) return undefined
   const foreign = (current ?? []).filter((c) => !owned.has(c.type))
-  return [...ours, ...foreign]
+  return [...ours.filter((c) => owned.has(c.type)), ...foreign]
 }
 
 /** The top-level `status` fields the controller owns; any other field (another writer's) is kept. */
