@@ -1,7 +1,8 @@
 /**
  * HTTP to one API server over node:http(s), with authentication and TLS taken from a client-node
  * `KubeConfig` (`applyToHTTPSOptions`: CA, client certificates, bearer tokens, auth plugins,
- * proxies). The KubeConfig caches its agent, so connections are kept alive across requests.
+ * proxies). Connections are kept alive across requests (see `keepAlive` below): 200 probes of
+ * one API server use one socket and one TLS handshake.
  *
  * Network failures become `Unreachable` (with the system error code), never raw exceptions;
  * headers and kubeconfig contents never appear in errors or logs.
@@ -13,6 +14,29 @@ import * as https from "node:https"
 import type { KubeConfig } from "@kubernetes/client-node"
 import { Effect, type Scope } from "effect"
 import { ApiError, type KubeError, Timeout, Unreachable } from "./errors.ts"
+
+/**
+ * client-node caches one agent per cluster and user, but makes it with `new https.Agent(...)`,
+ * whose default is not to keep connections alive: every request then opened a new socket and
+ * paid a TLS handshake (bench/compare.ts: a third of the operator's CPU at 300 Clusters). A plain
+ * `http(s).Agent` is replaced by a keep-alive twin with the same options, made once per agent;
+ * proxy agents (their own classes) are used as they are.
+ */
+const keepAliveTwins = new WeakMap<http.Agent, http.Agent>()
+const keepAlive = (agent: unknown): unknown => {
+  const plainHttps = agent instanceof https.Agent && agent.constructor === https.Agent
+  const plainHttp = !plainHttps && agent instanceof http.Agent && agent.constructor === http.Agent
+  if (!plainHttps && !plainHttp) return agent
+  const a = agent as http.Agent & { readonly keepAlive?: boolean; readonly options?: object }
+  if (a.keepAlive === true) return a
+  let twin = keepAliveTwins.get(a)
+  if (twin === undefined) {
+    const options = { ...(a.options ?? {}), keepAlive: true }
+    twin = plainHttps ? new https.Agent(options) : new http.Agent(options)
+    keepAliveTwins.set(a, twin)
+  }
+  return twin
+}
 
 /** One request as the transport sends it. */
 export interface HttpRequest {
@@ -75,9 +99,17 @@ export const open = (
       catch: (e) =>
         fail(`the kubeconfig could not be applied: ${e instanceof Error ? e.message : String(e)}`),
     })
+    options.agent = keepAlive(options.agent) as https.Agent | undefined
     const url = requestUrl(cluster.server, request.path, request.query)
     const controller = new AbortController()
-    yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+    let response: http.IncomingMessage | undefined
+    // Abort only what is still running when the scope closes: a watch, an unread body, a
+    // timed-out request. A response read to its end has nothing left to abort.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (response === undefined || !response.complete) controller.abort()
+      }),
+    )
     const headers: Record<string, string> = {
       ...(options.headers as Record<string, string> | undefined),
       Accept: "application/json",
@@ -90,7 +122,10 @@ export const open = (
       const req = send(
         url,
         { ...options, method: request.method, headers, signal: controller.signal },
-        (res) => resume(Effect.succeed(res)),
+        (res) => {
+          response = res
+          resume(Effect.succeed(res))
+        },
       )
       req.on("error", (e) => resume(Effect.fail(networkError(request, e))))
       req.end(request.body)
