@@ -8,6 +8,7 @@ import { Effect, Logger } from "effect"
 import { Command, Flag } from "effect/cli"
 import { IpamDefaults, type IpamOptions, runIpam } from "../ipam/run.ts"
 import { managerNamespace } from "../manager/args.ts"
+import { forceExitAfter } from "../manager/command.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { parseDuration } from "../manager/options.ts"
 
@@ -122,17 +123,6 @@ export const toIpamOptions = (f: Parsed): IpamOptions => {
   }
 }
 
-/** Exits the process after the graceful shutdown timeout once a stop began, whatever still runs. */
-const forceExitAfter = (timeout: number) =>
-  Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      setTimeout(() => {
-        process.stderr.write(`krtt ipam: shutdown took longer than ${timeout} ms; exiting\n`)
-        process.exit(1)
-      }, timeout).unref()
-    }),
-  )
-
 export const ipamCommand = Command.make("ipam", flags, (f) =>
   Effect.gen(function* () {
     let options: IpamOptions
@@ -153,7 +143,10 @@ export const ipamCommand = Command.make("ipam", flags, (f) =>
       return
     }
     yield* Effect.scoped(
-      Effect.andThen(forceExitAfter(options.gracefulShutdownTimeout), runIpam(options, resolved)),
+      Effect.andThen(
+        forceExitAfter(options.gracefulShutdownTimeout, "krtt ipam"),
+        runIpam(options, resolved),
+      ),
     ).pipe(
       Effect.catch((e: Error) =>
         Effect.andThen(

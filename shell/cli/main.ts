@@ -127,8 +127,8 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 }
 
 export const main = (): void => {
-  // `krtt run` takes upstream's manager flags verbatim (`-v=2` is a log level, not --version).
-  passRunArgsThrough(process.argv)
+  // These commands take upstream's manager flags verbatim (`-v=2` is a log level, not --version).
+  passRunArgsThrough(process.argv, ["run", "inventory", "propagate"])
   krtt.pipe(
     Command.run({ version: "0.1.0" }),
     Effect.provide(NodeServices.layer),

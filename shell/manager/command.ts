@@ -157,12 +157,15 @@ export interface RunCommandOptions {
   readonly withoutCluster: Effect.Effect<void>
 }
 
-/** Exits the process after the graceful shutdown timeout once a stop began, whatever is still running. */
-const forceExitAfter = (timeout: number) =>
+/**
+ * Exits the process after the graceful shutdown timeout once a stop began, whatever is still
+ * running. `who` names the command in the message.
+ */
+export const forceExitAfter = (timeout: number, who = "krtt") =>
   Effect.addFinalizer(() =>
     Effect.sync(() => {
       setTimeout(() => {
-        process.stderr.write(`krtt: shutdown took longer than ${timeout} ms; exiting\n`)
+        process.stderr.write(`${who}: shutdown took longer than ${timeout} ms; exiting\n`)
         process.exit(1)
       }, timeout).unref()
     }),
@@ -223,8 +226,11 @@ export const runArgs = (argv: ReadonlyArray<string>, opts: RunCommandOptions): E
  * `--version` and refuse upstream's flags). Only `process.argv` of a `krtt run` invocation is
  * changed, and only once.
  */
-export const passRunArgsThrough = (argv: Array<string> = process.argv): void => {
-  if (argv[2] === "run" && argv[3] !== "--" && argv.length > 3) argv.splice(3, 0, "--")
+export const passRunArgsThrough = (
+  argv: Array<string> = process.argv,
+  commands: ReadonlyArray<string> = ["run"],
+): void => {
+  if (commands.includes(argv[2] ?? "") && argv[3] !== "--" && argv.length > 3) argv.splice(3, 0, "--")
 }
 
 /** `krtt run`: upstream's manager flags after `run`, unchanged (see the module doc). */
