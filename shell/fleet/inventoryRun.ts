@@ -12,21 +12,13 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto"
-import { hostname } from "node:os"
-import { Clock, Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { Effect, Ref, type Scope } from "effect"
 import type { InventoryConfig } from "../../core/inventory/index.ts"
 import { makeRestClient } from "../kube/restClient.ts"
-import {
-  makeAuthorizer,
-  secureMetricsRoutes,
-  selfSignedCertificate,
-  serveTlsOn,
-} from "../manager/diagnostics.ts"
-import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"
+import { parseBindAddress } from "../manager/http.ts"
 import type { ResolvedKubeconfig } from "../manager/kubeconfig.ts"
-import { makeLeaderElector } from "../manager/leaderelection.ts"
 import type { ManagerOptions } from "../manager/options.ts"
+import { lead, serveMetricsAndHealth } from "../manager/serve.ts"
 import { makeCluster, makeManager } from "../multicluster/index.ts"
 import { makeProvider, type ProviderFlags } from "../multicluster/providers/index.ts"
 import { addInventoryController } from "./inventory.ts"
@@ -68,42 +60,19 @@ export const runInventory = (
       }),
     )
     const ready = yield* Ref.make(false)
-    if (m.metricsSecure === true && metricsAddress !== "off") {
-      const authorize = yield* makeAuthorizer(client)
-      const now = yield* Clock.currentTimeMillis
-      const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
-      const tls = { minVersion: m.tlsMinVersion ?? "TLSv1.2", ciphers: m.tlsCipherSuites ?? [] }
-      yield* Layer.build(serveTlsOn(metricsAddress, secureMetricsRoutes(authorize), certificate, tls)).pipe(
-        Effect.mapError((e) => new Error(`diagnostics server: ${String(e)}`)),
-      )
-    } else {
-      yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
-        Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
-      )
-    }
-    yield* Layer.build(serveOn(healthAddress, healthRoutes(Ref.get(ready)))).pipe(
-      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
+    yield* serveMetricsAndHealth(
+      client,
+      {
+        metricsAddress,
+        healthAddress,
+        metricsSecure: m.metricsSecure,
+        tlsMinVersion: m.tlsMinVersion,
+        tlsCipherSuites: m.tlsCipherSuites,
+      },
+      Ref.get(ready),
     )
 
-    let lost: Fiber.Fiber<never, Error> | undefined
-    if (m.leaderElect) {
-      const elector = yield* makeLeaderElector(client, {
-        namespace: m.leaderElectNamespace,
-        name: m.leaderElectId,
-        identity: `${hostname()}_${randomUUID()}`,
-        leaseDuration: m.leaseDuration,
-        renewDeadline: m.renewDeadline,
-        retryPeriod: m.retryPeriod,
-      })
-      yield* Effect.logInfo("waiting to lead").pipe(
-        Effect.annotateLogs({ lease: `${m.leaderElectNamespace}/${m.leaderElectId}` }),
-      )
-      yield* elector.acquire
-      yield* Effect.addFinalizer(() => elector.release)
-      lost = yield* Effect.forkScoped(
-        Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
-      )
-    }
+    const lost = yield* lead(client, m)
 
     const provider = yield* makeProvider(options.provider, client, options.providerFlags).pipe(
       Effect.mapError((e) => new Error(e.message)),
@@ -117,5 +86,5 @@ export const runInventory = (
     yield* manager.start
     yield* Ref.set(ready, true)
     yield* Effect.logInfo("krtt inventory started")
-    yield* lost === undefined ? Effect.never : Fiber.join(lost)
+    yield* lost
   })

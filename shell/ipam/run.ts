@@ -10,15 +10,14 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto"
-import { hostname } from "node:os"
-import { Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { Effect, Ref, type Scope } from "effect"
 import { KubeClient } from "../kube/client.ts"
 import { Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
-import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"
+import { parseBindAddress } from "../manager/http.ts"
 import type { ResolvedKubeconfig } from "../manager/kubeconfig.ts"
-import { LeaderElectionDefaults, makeLeaderElector } from "../manager/leaderelection.ts"
+import { LeaderElectionDefaults } from "../manager/leaderelection.ts"
+import { lead, serveMetricsAndHealth } from "../manager/serve.ts"
 import { type IpamController, IpamControllerDefaults, makeIpamController } from "./controller.ts"
 import { requiredCrds } from "./resources.ts"
 
@@ -93,31 +92,8 @@ export const runIpam = (
         )
     }
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
-    yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
-      Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
-    )
-    yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.flatten(Ref.get(ready))))).pipe(
-      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
-    )
-    let lost: Fiber.Fiber<never, Error> | undefined
-    if (options.leaderElect) {
-      const elector = yield* makeLeaderElector(client, {
-        namespace: options.leaderElectNamespace,
-        name: options.leaderElectId,
-        identity: `${hostname()}_${randomUUID()}`,
-        leaseDuration: options.leaseDuration,
-        renewDeadline: options.renewDeadline,
-        retryPeriod: options.retryPeriod,
-      })
-      yield* Effect.logInfo("waiting to lead").pipe(
-        Effect.annotateLogs({ lease: `${options.leaderElectNamespace}/${options.leaderElectId}` }),
-      )
-      yield* elector.acquire
-      yield* Effect.addFinalizer(() => elector.release)
-      lost = yield* Effect.forkScoped(
-        Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
-      )
-    }
+    yield* serveMetricsAndHealth(client, { metricsAddress, healthAddress }, Effect.flatten(Ref.get(ready)))
+    const lost = yield* lead(client, options)
     const { controller, start } = yield* makeIpamController(client, {
       config: options.config,
       identity: { managedBy: options.providerName, environment: options.environment },
@@ -131,5 +107,5 @@ export const runIpam = (
     yield* Ref.set(ready, controller.ready)
     yield* Effect.logInfo("IPAM controller started").pipe(Effect.annotateLogs({ config: options.config }))
     yield* onStarted(controller)
-    yield* lost === undefined ? Effect.never : Fiber.join(lost)
+    yield* lost
   })

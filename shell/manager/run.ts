@@ -11,10 +11,8 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto"
 import { existsSync } from "node:fs"
-import { hostname } from "node:os"
-import { Clock, Effect, Fiber, Layer, Ref, type Scope } from "effect"
+import { Effect, Layer, Ref, type Scope } from "effect"
 import { clusterControllerConfig } from "../../core/cluster/config.ts"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
 import { resolveContract } from "../cluster/contract.ts"
@@ -27,11 +25,10 @@ import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { make as makeReflector, type Reflector } from "../reflector/reflector.ts"
 import { certificatePaths, serveWebhooks } from "../webhook/server.ts"
-import { makeAuthorizer, secureMetricsRoutes, selfSignedCertificate, serveTlsOn } from "./diagnostics.ts"
-import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "./http.ts"
+import { parseBindAddress } from "./http.ts"
 import type { ResolvedKubeconfig } from "./kubeconfig.ts"
-import { makeLeaderElector } from "./leaderelection.ts"
 import { type ManagerOptions, UpstreamManagerDefaults, WatchFilterLabel } from "./options.ts"
+import { lead, serveMetricsAndHealth } from "./serve.ts"
 
 /** What a controller needs from the manager to run. */
 export interface ManagerContext {
@@ -86,22 +83,16 @@ export const runManager = (
     }
     for (const notice of options.notices ?? []) yield* Effect.logWarning(notice)
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
-    if (options.metricsSecure === true && metricsAddress !== "off") {
-      // Upstream's diagnostics endpoint: HTTPS, TokenReview + SubjectAccessReview per request.
-      const authorize = yield* makeAuthorizer(client)
-      const now = yield* Clock.currentTimeMillis
-      const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
-      const tls = { minVersion: options.tlsMinVersion ?? "TLSv1.2", ciphers: options.tlsCipherSuites ?? [] }
-      yield* Layer.build(serveTlsOn(metricsAddress, secureMetricsRoutes(authorize), certificate, tls)).pipe(
-        Effect.mapError((e) => new Error(`diagnostics server: ${String(e)}`)),
-      )
-    } else {
-      yield* Layer.build(serveOn(metricsAddress, metricsRoutes)).pipe(
-        Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
-      )
-    }
-    yield* Layer.build(serveOn(healthAddress, healthRoutes(Effect.flatten(Ref.get(ready))))).pipe(
-      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
+    yield* serveMetricsAndHealth(
+      client,
+      {
+        metricsAddress,
+        healthAddress,
+        metricsSecure: options.metricsSecure,
+        tlsMinVersion: options.tlsMinVersion,
+        tlsCipherSuites: options.tlsCipherSuites,
+      },
+      Effect.flatten(Ref.get(ready)),
     )
 
     // The webhook server (conversion of Clusters between v1beta1 and v1beta2), as upstream's
@@ -139,25 +130,7 @@ export const runManager = (
       ).pipe(Effect.annotateLogs({ certificate: certPath.cert }))
     }
 
-    let lost: Fiber.Fiber<never, Error> | undefined
-    if (options.leaderElect) {
-      const elector = yield* makeLeaderElector(client, {
-        namespace: options.leaderElectNamespace,
-        name: options.leaderElectId,
-        identity: `${hostname()}_${randomUUID()}`,
-        leaseDuration: options.leaseDuration,
-        renewDeadline: options.renewDeadline,
-        retryPeriod: options.retryPeriod,
-      })
-      yield* Effect.logInfo("waiting to lead").pipe(
-        Effect.annotateLogs({ lease: `${options.leaderElectNamespace}/${options.leaderElectId}` }),
-      )
-      yield* elector.acquire
-      yield* Effect.addFinalizer(() => elector.release)
-      lost = yield* Effect.forkScoped(
-        Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
-      )
-    }
+    const lost = yield* lead(client, options)
 
     // --namespace and --watch-filter narrow what the manager sees, as upstream's cache options do.
     const clusters = yield* makeReflector(client, {
@@ -219,5 +192,5 @@ export const runManager = (
         controllers: ["clustercache", "cluster", ...extra.map((r) => r.name)].join(","),
       }),
     )
-    yield* lost === undefined ? Effect.never : Fiber.join(lost)
+    yield* lost
   })

@@ -1,0 +1,98 @@
+/**
+ * The parts of a manager process that every command running controllers shares (`krtt run`,
+ * `krtt ipam`, `krtt inventory`, `krtt propagate`): the metrics or diagnostics server, the health
+ * probe server, and leader election.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { Clock, Effect, Fiber, Layer, type Scope } from "effect"
+import type { KubeClientShape } from "../kube/client.ts"
+import {
+  makeAuthorizer,
+  secureMetricsRoutes,
+  selfSignedCertificate,
+  serveTlsOn,
+  type TlsSettings,
+} from "./diagnostics.ts"
+import { healthRoutes, metricsRoutes, type parseBindAddress, serveOn } from "./http.ts"
+import { makeLeaderElector } from "./leaderelection.ts"
+
+/** A parsed `--*-address` flag. */
+type BindAddress = ReturnType<typeof parseBindAddress>
+
+/** Where and how to serve metrics and probes. */
+export interface ServeOptions {
+  readonly metricsAddress: BindAddress
+  readonly healthAddress: BindAddress
+  /** Upstream's diagnostics endpoint: HTTPS, TokenReview + SubjectAccessReview per request. */
+  readonly metricsSecure?: boolean | undefined
+  readonly tlsMinVersion?: TlsSettings["minVersion"] | undefined
+  readonly tlsCipherSuites?: ReadonlyArray<string> | undefined
+}
+
+/** Starts the metrics (or diagnostics) and health servers until the scope closes. */
+export const serveMetricsAndHealth = (
+  client: KubeClientShape,
+  options: ServeOptions,
+  ready: Effect.Effect<boolean>,
+): Effect.Effect<void, Error, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (options.metricsSecure === true && options.metricsAddress !== "off") {
+      const authorize = yield* makeAuthorizer(client)
+      const now = yield* Clock.currentTimeMillis
+      const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
+      const tls = { minVersion: options.tlsMinVersion ?? "TLSv1.2", ciphers: options.tlsCipherSuites ?? [] }
+      yield* Layer.build(
+        serveTlsOn(options.metricsAddress, secureMetricsRoutes(authorize), certificate, tls),
+      ).pipe(Effect.mapError((e) => new Error(`diagnostics server: ${String(e)}`)))
+    } else {
+      yield* Layer.build(serveOn(options.metricsAddress, metricsRoutes)).pipe(
+        Effect.mapError((e) => new Error(`metrics server: ${String(e)}`)),
+      )
+    }
+    yield* Layer.build(serveOn(options.healthAddress, healthRoutes(ready))).pipe(
+      Effect.mapError((e) => new Error(`health probe server: ${String(e)}`)),
+    )
+  })
+
+/** Leader election as the manager's flags configure it. */
+export interface LeadOptions {
+  readonly leaderElect: boolean
+  readonly leaderElectNamespace: string
+  readonly leaderElectId: string
+  readonly leaseDuration: number
+  readonly renewDeadline: number
+  readonly retryPeriod: number
+}
+
+/**
+ * Waits to lead (when leader election is on) and keeps the Lease until the scope closes, then
+ * releases it. The effect it returns fails when the Lease is lost (and never ends otherwise):
+ * join it, so that a process that lost its Lease stops acting, as controller-runtime's does.
+ */
+export const lead = (
+  client: KubeClientShape,
+  options: LeadOptions,
+): Effect.Effect<Effect.Effect<never, Error>, Error, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (!options.leaderElect) return Effect.never
+    const elector = yield* makeLeaderElector(client, {
+      namespace: options.leaderElectNamespace,
+      name: options.leaderElectId,
+      identity: `${hostname()}_${randomUUID()}`,
+      leaseDuration: options.leaseDuration,
+      renewDeadline: options.renewDeadline,
+      retryPeriod: options.retryPeriod,
+    })
+    yield* Effect.logInfo("waiting to lead").pipe(
+      Effect.annotateLogs({ lease: `${options.leaderElectNamespace}/${options.leaderElectId}` }),
+    )
+    yield* elector.acquire
+    yield* Effect.addFinalizer(() => elector.release)
+    const lost = yield* Effect.forkScoped(
+      Effect.flatMap(elector.renewLoop, () => Effect.never) as Effect.Effect<never, Error>,
+    )
+    return Fiber.join(lost)
+  })
