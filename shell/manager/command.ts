@@ -8,142 +8,15 @@
  *
  * @module
  */
-import { existsSync, readFileSync } from "node:fs"
 import { Effect, Logger, References } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, Command } from "effect/cli"
 import { managerOptionsFromArgs } from "./args.ts"
 import { usage } from "./flags.ts"
 import { resolveKubeconfig } from "./kubeconfig.ts"
-import { ManagerDefaults, type ManagerOptions, parseDuration, parseFeatureGates } from "./options.ts"
+import type { ManagerOptions } from "./options.ts"
 import { type Runnable, runManager } from "./run.ts"
 
-const NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-
-/** The namespace of the Lease when none is given: the pod's, else `default`. */
-const defaultNamespace = (): string =>
-  process.env.POD_NAMESPACE ??
-  (existsSync(NAMESPACE_FILE) ? readFileSync(NAMESPACE_FILE, "utf8").trim() : "default")
-
-const d = ManagerDefaults
-const str = (name: string, fallback: string, description: string) =>
-  Flag.String(name).pipe(
-    Flag.withDefault(fallback),
-    Flag.withDescription(`${description} (default ${fallback})`),
-  )
-const int = (name: string, fallback: number, description: string) =>
-  Flag.Int(name).pipe(
-    Flag.withDefault(fallback),
-    Flag.withDescription(`${description} (default ${fallback})`),
-  )
-const ms = (v: number) => (v % 1000 === 0 ? `${v / 1000}s` : `${v}ms`)
-
-const flags = {
-  kubeconfig: Flag.String("kubeconfig").pipe(
-    Flag.optional,
-    Flag.withDescription(
-      "Path to a kubeconfig; else $KUBECONFIG, the in-cluster service account, ~/.kube/config",
-    ),
-  ),
-  metricsBindAddress: str(
-    "metrics-bind-address",
-    d.metricsBindAddress,
-    "Address of /metrics (host:port, :port; 0 turns it off)",
-  ),
-  healthProbeBindAddress: str(
-    "health-probe-bind-address",
-    d.healthProbeBindAddress,
-    "Address of /healthz and /readyz (host:port, :port; 0 turns it off)",
-  ),
-  leaderElect: Flag.Boolean("leader-elect").pipe(
-    Flag.withDefault(false),
-    Flag.withDescription(
-      "Lead through a coordination.k8s.io Lease, so that one replica acts at a time (default false)",
-    ),
-  ),
-  leaderElectNamespace: Flag.String("leader-elect-namespace").pipe(
-    Flag.optional,
-    Flag.withDescription("Namespace of the Lease (default: the pod's namespace, else default)"),
-  ),
-  leaderElectId: str("leader-elect-id", d.leaderElectId, "Name of the Lease"),
-  leaseDuration: str(
-    "leader-elect-lease-duration",
-    ms(d.leaseDuration),
-    "How long a Lease holds without renewal",
-  ),
-  renewDeadline: str(
-    "leader-elect-renew-deadline",
-    ms(d.renewDeadline),
-    "How long the leader tries to renew before it gives up",
-  ),
-  retryPeriod: str(
-    "leader-elect-retry-period",
-    ms(d.retryPeriod),
-    "Time between attempts to acquire or renew",
-  ),
-  clusterConcurrency: int(
-    "cluster-concurrency",
-    d.clusterConcurrency,
-    "Clusters the Cluster controller reconciles at a time",
-  ),
-  clusterCacheConcurrency: int(
-    "clustercache-concurrency",
-    d.clusterCacheConcurrency,
-    "Clusters the ClusterCache reconciles at a time",
-  ),
-  kubeApiQps: int("kube-api-qps", d.kubeApiQps, "Requests per second to the management cluster"),
-  kubeApiBurst: int("kube-api-burst", d.kubeApiBurst, "Burst of requests to the management cluster"),
-  clusterCacheClientQps: int(
-    "clustercache-client-qps",
-    d.clusterCacheClientQps,
-    "Requests per second to each workload cluster",
-  ),
-  clusterCacheClientBurst: int(
-    "clustercache-client-burst",
-    d.clusterCacheClientBurst,
-    "Burst of requests to each workload cluster",
-  ),
-  clusterCacheClientTimeout: str(
-    "clustercache-client-timeout",
-    ms(d.clusterCacheClientTimeout),
-    "Timeout of requests to workload clusters",
-  ),
-  featureGates: str(
-    "feature-gates",
-    "ClusterTopology=false,RuntimeSDK=false,MachinePool=true",
-    "Cluster API feature gates the Cluster controller honours",
-  ),
-  gracefulShutdownTimeout: str(
-    "graceful-shutdown-timeout",
-    ms(d.gracefulShutdownTimeout),
-    "How long a stop may take before the process exits anyway",
-  ),
-}
-
-type Parsed = { readonly [K in keyof typeof flags]: (typeof flags)[K] extends Flag.Flag<infer A> ? A : never }
-
-/** Turns the parsed flags into options; a bad value throws an error naming the flag. */
-export const toOptions = (f: Parsed): ManagerOptions => ({
-  ...(f.kubeconfig._tag === "Some" ? { kubeconfig: f.kubeconfig.value } : {}),
-  metricsBindAddress: f.metricsBindAddress,
-  healthProbeBindAddress: f.healthProbeBindAddress,
-  leaderElect: f.leaderElect,
-  leaderElectNamespace:
-    f.leaderElectNamespace._tag === "Some" ? f.leaderElectNamespace.value : defaultNamespace(),
-  leaderElectId: f.leaderElectId,
-  leaseDuration: parseDuration("leader-elect-lease-duration", f.leaseDuration),
-  renewDeadline: parseDuration("leader-elect-renew-deadline", f.renewDeadline),
-  retryPeriod: parseDuration("leader-elect-retry-period", f.retryPeriod),
-  clusterConcurrency: f.clusterConcurrency,
-  clusterCacheConcurrency: f.clusterCacheConcurrency,
-  kubeApiQps: f.kubeApiQps,
-  kubeApiBurst: f.kubeApiBurst,
-  clusterCacheClientQps: f.clusterCacheClientQps,
-  clusterCacheClientBurst: f.clusterCacheClientBurst,
-  clusterCacheClientTimeout: parseDuration("clustercache-client-timeout", f.clusterCacheClientTimeout),
-  gracefulShutdownTimeout: parseDuration("graceful-shutdown-timeout", f.gracefulShutdownTimeout),
-  featureGates: parseFeatureGates(f.featureGates, ManagerDefaults.featureGates),
-})
-
+/** What `krtt run` says when no cluster is configured, before it runs the embedded default. */
 export const NO_CLUSTER_MESSAGE = `krtt: no cluster is configured (no --kubeconfig, no $KUBECONFIG, not in a cluster, no ~/.kube/config).
 To run the operator against a cluster:
   npm run krtt -- run --kubeconfig /path/to/kubeconfig
@@ -250,45 +123,3 @@ export const runCommand = (opts: RunCommandOptions) => {
     ),
   )
 }
-
-/** The former effect/cli form of `krtt run`, kept for its exports' users; {@link runCommand} replaces it. */
-export const legacyRunCommand = (opts: RunCommandOptions) =>
-  Command.make("run", flags, (f) =>
-    Effect.gen(function* () {
-      let options: ManagerOptions
-      let resolved: ReturnType<typeof resolveKubeconfig>
-      try {
-        options = toOptions(f)
-        resolved = resolveKubeconfig(options.kubeconfig)
-      } catch (e) {
-        process.stderr.write(`krtt run: ${(e as Error).message}\n`)
-        process.exitCode = 2
-        return
-      }
-      if (resolved === undefined) {
-        process.stderr.write(`${NO_CLUSTER_MESSAGE}\n`)
-        return yield* opts.withoutCluster
-      }
-      const program = Effect.scoped(
-        Effect.andThen(
-          forceExitAfter(options.gracefulShutdownTimeout),
-          runManager(options, resolved, opts.controllers),
-        ),
-      )
-      yield* program.pipe(
-        Effect.catch((e) =>
-          Effect.andThen(
-            Effect.logError("the manager stopped").pipe(Effect.annotateLogs({ error: e.message })),
-            Effect.sync(() => {
-              process.exitCode = 1
-            }),
-          ),
-        ),
-        Effect.provide(Logger.layer([Logger.consoleJson])),
-      )
-    }),
-  ).pipe(
-    Command.withDescription(
-      "Run the operator: the ClusterCache and the Cluster controller against the management cluster",
-    ),
-  )
