@@ -48,81 +48,76 @@ const bind = (
   return { spec, transition, config, input, inputDocs }
 }
 
-const ccDocs = "docs/krtt/clustercache-inputs.md"
-const clusterDocs = "docs/cluster-inputs.md"
-const ipamDocs = "docs/ipam-inputs.md"
-const ipamTransitions = {
-  "ipam.trigger": ipam.triggerTransition,
-  "ipam.reconcile": ipam.reconcileTransition,
-} as const
-const multiclusterDocs = "docs/multicluster-inputs.md"
-const scopedcacheDocs = "docs/scopedcache-inputs.md"
+/**
+ * Binds every table of one area: each spec table to the transition and input schema of the same
+ * id, with the area's defaults and input docs. A table without a transition or a schema is a
+ * wiring mistake and fails at load.
+ */
+const area = (
+  tables: ReadonlyArray<AnyTableSpec>,
+  transitions: Readonly<Record<string, TableBinding["transition"]>>,
+  config: unknown,
+  schemas: Readonly<Record<string, Schema.Top>>,
+  inputDocs: string,
+): ReadonlyArray<TableBinding> =>
+  tables.map((spec) => {
+    const transition = transitions[spec.id]
+    const input = schemas[spec.id]
+    if (transition === undefined || input === undefined)
+      throw new Error(`table ${spec.id} has no transition or no input schema`)
+    return bind(spec, transition, config, input, inputDocs)
+  })
 
 export const bindings: ReadonlyArray<TableBinding> = [
-  ...clustercacheSpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof clustercache.transitions
-    return bind(
-      spec,
-      clustercache.transitions[id],
-      clustercache.ClusterCacheDefaults,
-      clustercache.inputSchemas[id],
-      ccDocs,
-    )
-  }),
-  ...clusterSpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof cluster.transitions
-    return bind(
-      spec,
-      cluster.transitions[id],
-      cluster.ClusterControllerDefaults,
-      clusterSchemas[id],
-      clusterDocs,
-    )
-  }),
-  ...scopedcacheSpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof scopedcache.transitions
-    return bind(
-      spec,
-      scopedcache.transitions[id],
-      scopedcache.ScopedCacheDefaults,
-      scopedcache.inputSchemas[id],
-      scopedcacheDocs,
-    )
-  }),
-  ...multiclusterSpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof multicluster.transitions
-    return bind(
-      spec,
-      multicluster.transitions[id],
-      multicluster.EngagementDefaults,
-      multiclusterSchemas[id],
-      multiclusterDocs,
-    )
-  }),
-  ...ipamSpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof ipamTransitions
-    return bind(spec, ipamTransitions[id], ipam.IpamDefaults, ipam.inputSchemas[id], ipamDocs)
-  }),
-  ...inventorySpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof inventory.transitions
-    return bind(
-      spec,
-      inventory.transitions[id],
-      inventory.InventoryDefaults,
-      inventory.inputSchemas[id],
-      "docs/fleet.md",
-    )
-  }),
-  ...propagateSpec.tables.map((spec) => {
-    const id = spec.id as keyof typeof propagate.transitions
-    return bind(
-      spec,
-      propagate.transitions[id],
-      propagate.PropagateDefaults,
-      propagate.inputSchemas[id],
-      "docs/fleet.md",
-    )
-  }),
+  ...area(
+    clustercacheSpec.tables,
+    clustercache.transitions,
+    clustercache.ClusterCacheDefaults,
+    clustercache.inputSchemas,
+    "docs/krtt/clustercache-inputs.md",
+  ),
+  ...area(
+    clusterSpec.tables,
+    cluster.transitions,
+    cluster.ClusterControllerDefaults,
+    clusterSchemas,
+    "docs/cluster-inputs.md",
+  ),
+  ...area(
+    scopedcacheSpec.tables,
+    scopedcache.transitions,
+    scopedcache.ScopedCacheDefaults,
+    scopedcache.inputSchemas,
+    "docs/scopedcache-inputs.md",
+  ),
+  ...area(
+    multiclusterSpec.tables,
+    multicluster.transitions,
+    multicluster.EngagementDefaults,
+    multiclusterSchemas,
+    "docs/multicluster-inputs.md",
+  ),
+  ...area(
+    ipamSpec.tables,
+    { "ipam.trigger": ipam.triggerTransition, "ipam.reconcile": ipam.reconcileTransition },
+    ipam.IpamDefaults,
+    ipam.inputSchemas,
+    "docs/ipam-inputs.md",
+  ),
+  ...area(
+    inventorySpec.tables,
+    inventory.transitions,
+    inventory.InventoryDefaults,
+    inventory.inputSchemas,
+    "docs/fleet.md",
+  ),
+  ...area(
+    propagateSpec.tables,
+    propagate.transitions,
+    propagate.PropagateDefaults,
+    propagate.inputSchemas,
+    "docs/fleet.md",
+  ),
 ]
 
 /** The binding of a table id, if there is one. */
