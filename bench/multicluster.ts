@@ -32,6 +32,8 @@ import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
 import { KubeConfig } from "@kubernetes/client-node"
 import { Effect, References, Stream } from "effect"
+import { makeMemoryClient } from "../shell/apiserver/memoryClient.ts"
+import { FakeApiServer } from "../shell/apiserver/server.ts"
 import { done } from "../shell/controller/result.ts"
 import type {
   DeleteOptions,
@@ -42,8 +44,6 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "../shell/kube/client.ts"
-import { FakeApiServer } from "../shell/kube/fake/server.ts"
-import { makeMemoryClient } from "../shell/kube/memoryClient.ts"
 import type { Patch } from "../shell/kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../shell/kube/resource.ts"
 import { makeRestClient } from "../shell/kube/restClient.ts"

@@ -18,8 +18,8 @@
 import { availableParallelism, cpus } from "node:os"
 import { parseArgs } from "node:util"
 import { Effect } from "effect"
-import { FakeApiServer } from "../shell/kube/fake/server.ts"
-import { makeMemoryClient } from "../shell/kube/memoryClient.ts"
+import { makeMemoryClient } from "../shell/apiserver/memoryClient.ts"
+import { FakeApiServer } from "../shell/apiserver/server.ts"
 import type { ResourceRef } from "../shell/kube/resource.ts"
 import { makeScopedCache } from "../shell/scopedcache/scopedCache.ts"
 

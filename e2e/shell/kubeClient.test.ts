@@ -3,9 +3,9 @@
 // finalizers, server-side apply, discovery and watches.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Stream } from "effect"
+import { tokenKubeConfig } from "../../shell/apiserver/http.ts"
 import { crdHasStatus, crdResource, getCrd } from "../../shell/kube/discovery.ts"
 import type { KubeError } from "../../shell/kube/errors.ts"
-import { tokenKubeConfig } from "../../shell/kube/fake/http.ts"
 import { applyPatch, jsonPatch, mergePatch } from "../../shell/kube/patch.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
 import { makeRestClient } from "../../shell/kube/restClient.ts"

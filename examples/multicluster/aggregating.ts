@@ -21,9 +21,9 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Duration, Effect, type Scope } from "effect"
+import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../shell/apiserver/server.ts"
 import { type ReconcileResult, requeueAfter } from "../../shell/controller/result.ts"
-import { FakeApiServer } from "../../shell/kube/fake/server.ts"
-import { makeMemoryClient } from "../../shell/kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
 import {
   controllerManagedBy,

@@ -16,9 +16,9 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, type Scope } from "effect"
+import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../shell/apiserver/server.ts"
 import { done, type ReconcileResult } from "../../shell/controller/result.ts"
-import { FakeApiServer } from "../../shell/kube/fake/server.ts"
-import { makeMemoryClient } from "../../shell/kube/memoryClient.ts"
 import { mergePatch } from "../../shell/kube/patch.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
 import {

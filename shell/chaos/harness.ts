@@ -25,14 +25,14 @@
 import { Effect, Exit, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { ClusterControllerDefaults } from "../../core/cluster/index.ts"
+import { errorOfTag, Faults } from "../apiserver/faults.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import { makeClusterController } from "../cluster/controller.ts"
 import { makeClusterCacheController } from "../clustercache/controller.ts"
 import { ClusterResource, type ConnectionFactory, make as makeClusterCache } from "../clustercache/service.ts"
 import { KubeClient, type KubeClientShape, type ListAllOptions, type WatchOptions } from "../kube/client.ts"
 import { ApiError, type KubeError, Unreachable } from "../kube/errors.ts"
-import { errorOfTag, Faults } from "../kube/fake/faults.ts"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
 import type { Patch } from "../kube/patch.ts"
 import {
   type KubeObject,

@@ -12,9 +12,9 @@
  * @module
  */
 import { Effect } from "effect"
+import type { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeError } from "../kube/errors.ts"
-import type { FakeApiServer } from "../kube/fake/server.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ClusterStatus } from "../../core/cluster/types.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { interpret, statusPatch } from "./interpret.ts"
 
 const c = { namespace: "default", name: "c1" }

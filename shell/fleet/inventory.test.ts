@@ -1,9 +1,9 @@
 import { Effect, Metric } from "effect"
 import { describe, expect, it } from "vitest"
 import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape } from "../kube/client.ts"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
 import {

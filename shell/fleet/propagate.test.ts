@@ -6,8 +6,8 @@ import {
   PropagatedToAnnotation,
   PropagateFinalizer,
 } from "../../core/propagate/index.ts"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"

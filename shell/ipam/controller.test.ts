@@ -10,9 +10,9 @@ import {
   cidrOf,
   overlaps,
 } from "../../core/ipam/index.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape } from "../kube/client.ts"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { type IpamController, makeIpamController } from "./controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "./resources.ts"

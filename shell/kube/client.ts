@@ -4,7 +4,8 @@
  * The service is generic over resources (see `ResourceRef`): every call names the resource and
  * the object, and fails with the typed errors of `errors.ts`. Two implementations share this
  * shape: `makeRestClient` (HTTP over a client-node `KubeConfig`: authentication, TLS, proxies)
- * and `makeMemoryClient` (over an in-memory `FakeApiServer`, for tests on virtual time).
+ * and `makeMemoryClient` (over the in-memory API server of `shell/apiserver`, for tests and
+ * `krtt chaos` on virtual time). This module is the interface only: it imports no implementation.
  *
  * One cluster, one client: a program that talks to one cluster provides the `KubeClient` tag;
  * a multi-cluster component (the ClusterCache) makes one client per cluster with the
@@ -12,15 +13,10 @@
  *
  * @module
  */
-import type { KubeConfig } from "@kubernetes/client-node"
-import { Context, type Duration, type Effect, Layer, type Stream } from "effect"
+import { Context, type Duration, type Effect, type Stream } from "effect"
 import type { KubeError } from "./errors.ts"
-import type { FakeApiServer } from "./fake/server.ts"
-import { makeMemoryClient } from "./memoryClient.ts"
-import type { ClientOptions } from "./options.ts"
 import type { Patch } from "./patch.ts"
 import type { KubeObject, ObjectKey, ObjectList, ResourceRef } from "./resource.ts"
-import { makeRestClient } from "./restClient.ts"
 import type { WatchEvent } from "./watch.ts"
 
 /** Label and field selectors, in the string form the API takes (see `selector.ts`). */
@@ -183,15 +179,11 @@ export interface KubeClientShape {
   readonly raw: (request: RawRequest) => Effect.Effect<unknown, KubeError>
 }
 
-/** The KubeClient of the cluster a program talks to (the management cluster, usually). */
-export class KubeClient extends Context.Service<KubeClient, KubeClientShape>()("krtt/shell/kube/KubeClient") {
-  /** The REST client for the current context of `kc` (defaults: `ClientDefaults`). */
-  static readonly layer = (kc: KubeConfig, options: Partial<ClientOptions> = {}): Layer.Layer<KubeClient> =>
-    Layer.effect(KubeClient, makeRestClient(kc, options))
-
-  /** The in-memory client over `fake` (no rate limit unless `qps` is given). */
-  static readonly layerMemory = (
-    fake: FakeApiServer,
-    options: Partial<ClientOptions> = {},
-  ): Layer.Layer<KubeClient> => Layer.effect(KubeClient, makeMemoryClient(fake, options))
-}
+/**
+ * The KubeClient of the cluster a program talks to (the management cluster, usually). Its layers
+ * live with their implementations: `restClientLayer` (`restClient.ts`) and `memoryClientLayer`
+ * (`shell/apiserver/memoryClient.ts`); this module imports neither.
+ */
+export class KubeClient extends Context.Service<KubeClient, KubeClientShape>()(
+  "krtt/shell/kube/KubeClient",
+) {}

@@ -6,16 +6,17 @@
  * @module
  */
 import type { KubeConfig } from "@kubernetes/client-node"
-import { Effect, Result, Stream } from "effect"
-import type {
-  DeleteOptions,
-  KubeClientShape,
-  ListAllOptions,
-  ListOptions,
-  PatchOptions,
-  RawRequest,
-  WatchOptions,
-  WriteOptions,
+import { Effect, Layer, Result, Stream } from "effect"
+import {
+  type DeleteOptions,
+  KubeClient,
+  type KubeClientShape,
+  type ListAllOptions,
+  type ListOptions,
+  type PatchOptions,
+  type RawRequest,
+  type WatchOptions,
+  type WriteOptions,
 } from "./client.ts"
 import { fromStatus, type KubeError } from "./errors.ts"
 import { type ClientOptions, clientOptions, timeoutMillis } from "./options.ts"
@@ -276,3 +277,9 @@ export const makeRestClient = (
     }
     return client
   })
+
+/** The `KubeClient` service over the REST client for the current context of `kc`. */
+export const restClientLayer = (
+  kc: KubeConfig,
+  options: Partial<ClientOptions> = {},
+): Layer.Layer<KubeClient> => Layer.effect(KubeClient, makeRestClient(kc, options))

@@ -7,9 +7,9 @@
  * @module
  */
 import { Effect, Exit, Scope } from "effect"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import type { FakeApiServer } from "../apiserver/server.ts"
 import type { CacheFactory } from "../cache/types.ts"
-import type { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { IndexFunc } from "../reflector/store.ts"
 import { ClusterName } from "../workqueue/request.ts"

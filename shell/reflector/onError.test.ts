@@ -3,8 +3,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { TestClock } from "effect/testing"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { make } from "./reflector.ts"
 

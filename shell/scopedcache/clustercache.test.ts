@@ -4,10 +4,10 @@
 // Management row 5) instead of retrying a 403 forever.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource, type ConnectionFactory, make } from "../clustercache/service.ts"
 import { KubeClient } from "../kube/client.ts"
-import { FakeApiServer } from "../kube/fake/server.ts"
-import { makeMemoryClient } from "../kube/memoryClient.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import type { ReflectorEvent } from "../reflector/reflector.ts"
 import { scopedCacheFactory } from "./factory.ts"

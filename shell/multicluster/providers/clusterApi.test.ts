@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
 import { makeClusterCacheController } from "../../clustercache/controller.ts"
 import {
   ClusterResource,
@@ -8,8 +10,6 @@ import {
   make as makeClusterCache,
 } from "../../clustercache/service.ts"
 import { KubeClient } from "../../kube/client.ts"
-import { FakeApiServer } from "../../kube/fake/server.ts"
-import { makeMemoryClient } from "../../kube/memoryClient.ts"
 import { Resources } from "../../kube/resource.ts"
 import { make as makeReflector } from "../../reflector/reflector.ts"
 import { ClusterName } from "../../workqueue/request.ts"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { FakeApiServer } from "../../kube/fake/server.ts"
-import { makeMemoryClient } from "../../kube/memoryClient.ts"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
 import { makeProvider, providerNames } from "./index.ts"
 
 describe("makeProvider", () => {

@@ -8,10 +8,10 @@
 import type { KubeConfig } from "@kubernetes/client-node"
 import { Effect, Scope } from "effect"
 import { TestClock } from "effect/testing"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import { Unauthorized } from "../../kube/errors.ts"
-import { FakeApiServer } from "../../kube/fake/server.ts"
-import { makeMemoryClient } from "../../kube/memoryClient.ts"
 import { type Aware, type Cluster, EngageFailed } from "../types.ts"
 import type { ClientFactory } from "./kubeconfig.ts"
 

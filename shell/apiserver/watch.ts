@@ -6,10 +6,10 @@
  * @module
  */
 import { type Cause, Effect, Queue, Stream } from "effect"
-import type { WatchOptions } from "../client.ts"
-import type { KubeError } from "../errors.ts"
-import type { KubeObject, ResourceRef } from "../resource.ts"
-import { InitialEventsEndAnnotation, type WatchEvent } from "../watch.ts"
+import type { WatchOptions } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import { InitialEventsEndAnnotation, type WatchEvent } from "../kube/watch.ts"
 import { byKey, type FakeStore, groupResource, type Watcher, watchEventFor } from "./storage.ts"
 
 /** The 410 frame kube-apiserver sends to a watch whose resourceVersion was compacted. */

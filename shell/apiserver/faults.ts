@@ -17,7 +17,7 @@ import {
   Timeout,
   Unauthorized,
   Unreachable,
-} from "../errors.ts"
+} from "../kube/errors.ts"
 
 /** The verbs a fault can match: the Kubernetes verbs plus `probe` (`GET /`) and `discovery` (raw GETs). */
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "probe" | "discovery"

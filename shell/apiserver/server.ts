@@ -41,10 +41,10 @@ import type {
   RawRequest,
   WatchOptions,
   WriteOptions,
-} from "../client.ts"
-import { ApiError, Gone, type KubeError, NotFound, Unreachable } from "../errors.ts"
-import { listAllPages } from "../pages.ts"
-import type { Patch } from "../patch.ts"
+} from "../kube/client.ts"
+import { ApiError, Gone, type KubeError, NotFound, Unreachable } from "../kube/errors.ts"
+import { listAllPages } from "../kube/pages.ts"
+import type { Patch } from "../kube/patch.ts"
 import {
   type KubeObject,
   type ObjectKey,
@@ -52,9 +52,9 @@ import {
   type ResourceRef,
   Resources,
   resourcePath,
-} from "../resource.ts"
-import { matchesFieldSelector, matchesLabelSelector } from "../selector.ts"
-import type { WatchEvent } from "../watch.ts"
+} from "../kube/resource.ts"
+import { matchesFieldSelector, matchesLabelSelector } from "../kube/selector.ts"
+import type { WatchEvent } from "../kube/watch.ts"
 import { discoveryDocument } from "./discovery.ts"
 import { type Fault, Faults, type FaultTarget, type Verb } from "./faults.ts"
 import {

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import type { KubeError } from "../errors.ts"
-import { makeMemoryClient } from "../memoryClient.ts"
-import { applyPatch, jsonPatch, mergePatch } from "../patch.ts"
-import type { KubeObject, ResourceRef } from "../resource.ts"
-import { InitialEventsEndAnnotation, isInitialEventsEnd, type WatchEvent } from "../watch.ts"
+import type { KubeError } from "../kube/errors.ts"
+import { applyPatch, jsonPatch, mergePatch } from "../kube/patch.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import { InitialEventsEndAnnotation, isInitialEventsEnd, type WatchEvent } from "../kube/watch.ts"
+import { makeMemoryClient } from "./memoryClient.ts"
 import { FakeApiServer } from "./server.ts"
 
 const widgets: ResourceRef = {

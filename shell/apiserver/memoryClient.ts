@@ -8,13 +8,13 @@
  *
  * @module
  */
-import { Effect, Stream } from "effect"
-import type { KubeClientShape } from "./client.ts"
-import { Timeout } from "./errors.ts"
-import type { FakeApiServer } from "./fake/server.ts"
-import { type ClientOptions, clientOptions, timeoutMillis } from "./options.ts"
-import { makeTokenBucket } from "./rateLimiter.ts"
-import { type ResourceRef, resourcePath } from "./resource.ts"
+import { Effect, Layer, Stream } from "effect"
+import { KubeClient, type KubeClientShape } from "../kube/client.ts"
+import { Timeout } from "../kube/errors.ts"
+import { type ClientOptions, clientOptions, timeoutMillis } from "../kube/options.ts"
+import { makeTokenBucket } from "../kube/rateLimiter.ts"
+import { type ResourceRef, resourcePath } from "../kube/resource.ts"
+import type { FakeApiServer } from "./server.ts"
 
 /** A client over `fake`. */
 export const makeMemoryClient = (
@@ -68,3 +68,9 @@ export const makeMemoryClient = (
         )(server.raw(r)),
     } satisfies KubeClientShape
   })
+
+/** The `KubeClient` service over the in-memory client of `fake` (no rate limit unless `qps` is given). */
+export const memoryClientLayer = (
+  fake: FakeApiServer,
+  options: Partial<ClientOptions> = {},
+): Layer.Layer<KubeClient> => Layer.effect(KubeClient, makeMemoryClient(fake, options))

@@ -6,7 +6,7 @@
  * @module
  */
 import { Cause, Queue } from "effect"
-import type { KubeError } from "../errors.ts"
+import type { KubeError } from "../kube/errors.ts"
 import {
   apiVersionOf,
   type KubeObject,
@@ -14,9 +14,9 @@ import {
   type ObjectKey,
   type ObjectMeta,
   type ResourceRef,
-} from "../resource.ts"
-import { matchesFieldSelector, matchesLabelSelector } from "../selector.ts"
-import type { WatchEvent } from "../watch.ts"
+} from "../kube/resource.ts"
+import { matchesFieldSelector, matchesLabelSelector } from "../kube/selector.ts"
+import type { WatchEvent } from "../kube/watch.ts"
 
 /** One write, as watches see it. */
 export interface Change {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { apiVersionOf, groupVersionPath, type ResourceRef } from "../resource.ts"
+import { apiVersionOf, groupVersionPath, type ResourceRef } from "../kube/resource.ts"
 
 /** The document for `path`, or `undefined` (404). */
 export const discoveryDocument = (resources: ReadonlyArray<ResourceRef>, path: string): unknown => {

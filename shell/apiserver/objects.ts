@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { AlreadyExists, ApiError, Conflict, Invalid, type KubeError, NotFound } from "../errors.ts"
-import { applyJsonPatch, applyMergePatch, type Patch } from "../patch.ts"
-import type { KubeObject, ObjectMeta, ResourceRef } from "../resource.ts"
+import { AlreadyExists, ApiError, Conflict, Invalid, type KubeError, NotFound } from "../kube/errors.ts"
+import { applyJsonPatch, applyMergePatch, type Patch } from "../kube/patch.ts"
+import type { KubeObject, ObjectMeta, ResourceRef } from "../kube/resource.ts"
 import { canonicalJson } from "./storage.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
