@@ -21,6 +21,10 @@ describe("suggest", () => {
     expect(closestKey("abcdefghij", ["abcdefghijklmnop"])).toBeUndefined()
     expect(closestKey("x", [])).toBeUndefined()
   })
+  it("closestKey() breaks a tie by the order of the known names, so the suggestion is stable", () => {
+    expect(closestKey("ab", ["ax", "ay"])).toBe("ax")
+    expect(closestKey("ab", ["ay", "ax"])).toBe("ay")
+  })
   it("didYouMean() renders the suggestion or nothing", () => {
     expect(didYouMean("fixAfer", ["at", "fixAfter"])).toBe('; did you mean "fixAfter"?')
     expect(didYouMean("qqqqqqq", ["at"])).toBe("")

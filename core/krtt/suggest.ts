@@ -33,7 +33,8 @@ export const closestKey = (name: string, known: Iterable<string>): string | unde
     const d = editDistance(name.toLowerCase(), k.toLowerCase())
     if (d < bestDistance) [best, bestDistance] = [k, d]
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 2)) ? best : undefined
+  // With no known name, `bestDistance` stays infinite and the bound below fails: no check on `best` is needed.
+  return bestDistance <= Math.max(2, Math.floor(name.length / 2)) ? best : undefined
 }
 
 /** `; did you mean "x"?` when a known name is close, else the empty string. */

@@ -57,6 +57,12 @@ describe("decide()", () => {
     expect(d.applicable.map((r) => r.n)).toEqual([1, 2])
     expect(d.decided?.n).toBe(2)
   })
+  it("a row listed first in the priority wins over a later applicable row, and unlisted rows keep table order", () => {
+    const first = { ...table, priority: [1, 2] }
+    expect(decide(first, { x: 11 }, 1).decided?.n).toBe(1)
+    const none = { ...table, priority: [] }
+    expect(decide(none, { x: 11 }, 1).decided?.n).toBe(1)
+  })
   it("passes the configuration to the predicates", () => {
     expect(decide(table, { x: 0 }, 1).decided?.n).toBe(3)
     expect(decide(table, { x: 0 }, 0).decided).toBeUndefined()
@@ -72,6 +78,10 @@ describe("explain()", () => {
     const e = explain(table, { x: 11 }, { actions: ["b"], status: 2, row: "t#2" }, 1)
     expect(e).toMatchObject({ row: "t#2", text: { When: "x > 10", Then: "b" }, conforms: true })
     expect(explain(table, { x: 11 }, { actions: [], status: 1, row: "t#1" }, 1).conforms).toBe(false)
+  })
+  it("does not conform when no row of the spec applies to the input", () => {
+    const e = explain(table, { x: 0 }, { actions: [], status: 3, row: "t#3" }, 0)
+    expect(e).toMatchObject({ row: "t#3", derived: true, reason: "gap", conforms: false })
   })
   it("refuses a row the table does not have", () => {
     expect(() => explain(table, { x: 1 }, { actions: [], status: 1, row: "t#9" }, 1)).toThrow(/t#9/)
