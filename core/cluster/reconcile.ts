@@ -53,7 +53,7 @@ import { reconcileDelete } from "./delete.ts"
 import { classify } from "./descendants.ts"
 import { reconcileControlPlane, reconcileInfrastructure } from "./external.ts"
 import { type FailedKind, newTrace, type Scope, type Trace } from "./scope.ts"
-import { pausedCondition, updateStatus } from "./status.ts"
+import { isPaused, pausedCondition, updateStatus } from "./status.ts"
 import type { ClusterInput, ClusterStatus, Condition, ObservedCluster } from "./types.ts"
 
 /** What one reconcile decided. */
@@ -98,10 +98,10 @@ export const reconcile = (input: ClusterInput, config: ClusterControllerConfig):
     }
   }
 
-  // EnsurePausedCondition.
+  // EnsurePausedCondition (Normal Reconciliation row 3: "Paused annotation or spec").
   const paused = pausedCondition(spec, cluster)
   const current = findCondition(cluster.status?.conditions, "Paused")
-  if (paused.status === "True") {
+  if (isPaused(spec, cluster)) {
     const upToDate =
       current?.status === "True" &&
       current.observedGeneration === meta.generation &&

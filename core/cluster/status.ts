@@ -315,22 +315,26 @@ const decideV1Beta2 = (s: StatusScope): ReadonlyArray<Decided> => {
   ]
 }
 
-/** The `Paused` condition (EnsurePausedCondition). */
-export const pausedCondition = (spec: ClusterSpec, cluster: ObservedCluster): Decided => {
-  if (spec.paused === true)
-    return { status: "True", reason: "Paused", message: "spec.paused is true; set it to false to resume" }
-  if (cluster.metadata.annotations?.[PausedAnnotation] !== undefined)
-    return {
-      status: "True",
-      reason: "Paused",
-      message: `The ${PausedAnnotation} annotation is set; remove it to resume`,
-    }
-  return { status: "False", reason: "NotPaused" }
-}
-
-/** Whether the Cluster is paused, by `spec.paused` or the annotation. */
+/**
+ * Whether the Cluster is paused, by `spec.paused` or the `cluster.x-k8s.io/paused` annotation:
+ * the predicate of Normal Reconciliation row 3 ("Cluster paused | Paused annotation or spec"),
+ * upstream's `annotations.IsPaused`. The reconcile stops here when it holds.
+ */
 export const isPaused = (spec: ClusterSpec, cluster: ObservedCluster): boolean =>
   spec.paused === true || cluster.metadata.annotations?.[PausedAnnotation] !== undefined
+
+/** The `Paused` condition (EnsurePausedCondition): True exactly when {@link isPaused}. */
+export const pausedCondition = (spec: ClusterSpec, cluster: ObservedCluster): Decided => {
+  if (!isPaused(spec, cluster)) return { status: "False", reason: "NotPaused" }
+  return {
+    status: "True",
+    reason: "Paused",
+    message:
+      spec.paused === true
+        ? "spec.paused is true; set it to false to resume"
+        : `The ${PausedAnnotation} annotation is set; remove it to resume`,
+  }
+}
 
 const infrastructureReadyCondition = (s: StatusScope): Decided => {
   const ref = s.spec.infrastructureRef
