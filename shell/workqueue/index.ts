@@ -4,7 +4,14 @@
  *
  * @module
  */
-export { BackoffDefaults, type BackoffOptions, ItemBackoff } from "./backoff.ts"
+export {
+  BackoffDefaults,
+  type BackoffOptions,
+  BucketDefaults,
+  type BucketOptions,
+  ItemBackoff,
+  TokenBucket,
+} from "./backoff.ts"
 export { type AddOutcome, FairQueue } from "./fairQueue.ts"
 export * as WorkQueueMetrics from "./metrics.ts"
 export * from "./request.ts"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Metric } from "effect"
 import { TestClock } from "effect/testing"
-import { BackoffDefaults, ItemBackoff } from "./backoff.ts"
+import { BackoffDefaults, BucketDefaults, ItemBackoff, TokenBucket } from "./backoff.ts"
 import * as Metrics from "./metrics.ts"
 import { ClusterName, formatRequest, HubCluster, makeRequest, type Request } from "./request.ts"
 import { runWorkers } from "./workers.ts"
@@ -118,6 +118,35 @@ describe("WorkQueue", () => {
     }),
   )
 
+  it.effect(
+    "addRateLimited also waits its turn in one bucket for all requests: 100 at once, then 10 a second",
+    () =>
+      Effect.gen(function* () {
+        const q = yield* make({ name: uniqueName("bucket") })
+        for (let i = 0; i < 102; i++) yield* q.addRateLimited(req(`r-${i}`))
+        yield* TestClock.adjust("5 millis")
+        assert.strictEqual(yield* q.length, 100, "the burst of 100 waits only its 5 ms backoff")
+        yield* TestClock.adjust("94 millis")
+        assert.strictEqual(yield* q.length, 100, "the 101st waits for its token, due 100 ms after the start")
+        yield* TestClock.adjust("1 millis")
+        assert.strictEqual(yield* q.length, 101)
+        yield* TestClock.adjust("100 millis")
+        assert.strictEqual(yield* q.length, 102)
+      }),
+  )
+
+  it.effect("the bucket is configurable per queue", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("bucket-2"), bucket: { qps: 1, burst: 1 } })
+      yield* q.addRateLimited(req("a"))
+      yield* q.addRateLimited(req("b"))
+      yield* TestClock.adjust("999 millis")
+      assert.strictEqual(yield* q.length, 1)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual(yield* q.length, 2)
+    }),
+  )
+
   it.effect("shutdown fails waiting and later takes and ignores adds", () =>
     Effect.gen(function* () {
       const q = yield* make({ name: uniqueName("shutdown") })
@@ -185,6 +214,44 @@ describe("runWorkers", () => {
         assert.isTrue(Exit.isSuccess(yield* Fiber.await(workers)))
       }),
   )
+})
+
+describe("TokenBucket", () => {
+  it("starts full with 100 tokens and refills 10 a second (controller-runtime's defaults)", () => {
+    assert.deepStrictEqual(BucketDefaults, { qps: 10, burst: 100 })
+    const bucket = new TokenBucket()
+    const waits = Array.from({ length: 103 }, () => bucket.reserve(1_000))
+    assert.deepStrictEqual(waits.slice(0, 100), Array(100).fill(0))
+    assert.deepStrictEqual(waits.slice(100), [100, 200, 300], "reservations queue up behind each other")
+    // 1 s later 10 tokens were added; 3 of them were already promised.
+    const later = Array.from({ length: 8 }, () => bucket.reserve(2_000))
+    assert.deepStrictEqual(later, [0, 0, 0, 0, 0, 0, 0, 100])
+  })
+
+  it("saves up at most burst tokens, and a clock going back adds none", () => {
+    const bucket = new TokenBucket({ qps: 2, burst: 3 })
+    assert.deepStrictEqual(
+      [0, 0, 0].map(() => bucket.reserve(0)),
+      [0, 0, 0],
+    )
+    assert.strictEqual(bucket.reserve(3_600_000), 0, "an hour refills the bucket to its burst")
+    assert.deepStrictEqual(
+      [1, 2].map(() => bucket.reserve(3_600_000)),
+      [0, 0],
+    )
+    assert.strictEqual(bucket.reserve(3_600_000), 500)
+    assert.strictEqual(bucket.reserve(1_000), 1_000, "going back in time adds no token")
+  })
+
+  it("refuses a qps that is not positive and a burst below 1, naming the field", () => {
+    assert.throws(() => new TokenBucket({ qps: 0 }), /bucket\.qps must be a positive number, got 0/)
+    assert.throws(() => new TokenBucket({ qps: Number.POSITIVE_INFINITY }), /bucket\.qps/)
+    assert.throws(
+      () => new TokenBucket({ burst: 0 }),
+      /bucket\.burst must be an integer of at least 1, got 0/,
+    )
+    assert.throws(() => new TokenBucket({ burst: 1.5 }), /bucket\.burst/)
+  })
 })
 
 describe("ItemBackoff", () => {

@@ -12,7 +12,9 @@
  *   processed again after `done` (see `FairQueue`).
  * - Round-robin across clusters with ready requests.
  * - `addAfter` keeps the earliest pending time when the same request is delayed twice.
- * - Per-request exponential backoff 5 ms … 1000 s (`BackoffOptions`).
+ * - A rate-limited re-add waits the longer of its per-request exponential backoff (5 ms …
+ *   1000 s, `BackoffOptions`) and its turn in one bucket shared by all requests (10 qps, burst
+ *   100, `BucketOptions`): controller-runtime's default controller rate limiter.
  * - `shutdown` stops handing out work at once: waiting and later `take`s fail with
  *   `WorkQueueShutDown`; adds are ignored; `done` still works for requests in flight. Closing
  *   the queue's scope shuts it down and cancels pending delays.
@@ -21,7 +23,7 @@
  * @module
  */
 import { Clock, Data, Duration, Effect, FiberMap, Metric, Queue, type Scope } from "effect"
-import { type BackoffOptions, ItemBackoff } from "./backoff.ts"
+import { type BackoffOptions, type BucketOptions, ItemBackoff, TokenBucket } from "./backoff.ts"
 import { FairQueue } from "./fairQueue.ts"
 import { forQueue, forQueueCluster } from "./metrics.ts"
 import { type Request, requestKey } from "./request.ts"
@@ -38,6 +40,8 @@ export interface WorkQueueOptions extends Partial<BackoffOptions> {
    * queue only, for a multi-cluster controller. Default false.
    */
   readonly perClusterMetrics?: boolean | undefined
+  /** The bucket all rate-limited re-adds share. Default 10 qps, burst 100 (`BucketDefaults`). */
+  readonly bucket?: Partial<BucketOptions> | undefined
 }
 
 /** The queue's operations; all are safe to call from any fiber. */
@@ -47,7 +51,7 @@ export interface WorkQueue {
   readonly add: (request: Request) => Effect.Effect<void>
   /** Queues a request after `delay` (now when `delay` ≤ 0). */
   readonly addAfter: (request: Request, delay: Duration.Input) => Effect.Effect<void>
-  /** Queues a request after its backoff and counts a retry. */
+  /** Queues a request after its backoff (or its turn in the shared bucket, if later) and counts a retry. */
   readonly addRateLimited: (request: Request) => Effect.Effect<void>
   /** Resets a request's backoff. */
   readonly forget: (request: Request) => Effect.Effect<void>
@@ -73,6 +77,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     const metrics = forQueue(name)
     const state = new FairQueue()
     const backoff = new ItemBackoff(options)
+    const bucket = new TokenBucket(options.bucket)
     /** One token per ready request; takers wait on it. Failing it wakes every taker on shutdown. */
     const signal = yield* Queue.unbounded<void, WorkQueueShutDown>()
     const delayed = yield* FiberMap.make<string>()
@@ -181,8 +186,8 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
       add,
       addAfter,
       addRateLimited: (request) =>
-        Effect.suspend(() => {
-          const delay = backoff.when(requestKey(request))
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const delay = Math.max(backoff.when(requestKey(request)), bucket.reserve(now))
           return Effect.andThen(Metric.update(seriesOf(request).retries, 1), addAfter(request, delay))
         }),
       forget: (request) => Effect.sync(() => backoff.forget(requestKey(request))),
