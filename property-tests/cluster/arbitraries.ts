@@ -46,6 +46,19 @@ export interface Knobs {
   readonly failed: Failed
   readonly cluster: Fetch
   readonly finalizer: boolean
+  /**
+   * Another controller's finalizer on the Cluster, beside ours or alone (issue 11): "add ours only
+   * when absent" (Normal Reconciliation row 2) is then distinguished from "add when there are none".
+   */
+  readonly foreignFinalizer: boolean
+  /** `metadata.generation`: 0 and 1 are the edges of upstream's `observedGeneration >= 1`. */
+  readonly generation: 0 | 1 | 3
+  /**
+   * The Cluster carries conditions a previous reconcile wrote that no longer hold (issue 11):
+   * Paused=True on a Cluster no longer paused is `pausedCondition: "True"`; this adds the other
+   * owned v1beta2 and v1beta1 conditions with the status a row must overwrite.
+   */
+  readonly staleConditions: boolean
   readonly deleting: boolean
   readonly paused: "no" | "spec" | "annotation"
   readonly pausedCondition: "False" | "FalseStale" | "True" | "absent"
@@ -62,7 +75,8 @@ export interface Knobs {
   /** What the InfraCluster says: v1beta2 or v1beta1 contract, provisioned or not. */
   readonly infraProvisioned: "v1beta2" | "v1beta1" | "no" | "v1beta2No"
   readonly infraDeleting: boolean
-  readonly infraOwned: boolean
+  /** The InfraCluster's owner reference to the Cluster and cluster-name label, each present or not. */
+  readonly infraOwned: Ownership
   readonly infraReadyCondition: ConditionStatus | "absent"
   readonly infraEndpoint: boolean
   readonly infraFlag: boolean
@@ -70,7 +84,7 @@ export interface Knobs {
   readonly cp: Fetch
   readonly cpInitialized: "v1beta2" | "v1beta1" | "no"
   readonly cpDeleting: boolean
-  readonly cpOwned: boolean
+  readonly cpOwned: Ownership
   readonly cpEndpoint: boolean
   readonly cpFlag: boolean
   readonly clusterEndpoint: boolean
@@ -81,8 +95,20 @@ export interface Knobs {
   readonly kubeconfig: Fetch
   readonly phase: "unset" | "Pending" | "Provisioning" | "Provisioned"
   readonly deprecatedFailure: boolean
-  readonly probe: "never" | "recent" | "stale"
+  /**
+   * When the last health probe succeeded: never, well within the grace period (50 s), long past
+   * it, or at its edge (issue 11: exactly at, 1 ms before, 1 ms after `now - 50 s`).
+   */
+  readonly probe: "never" | "recent" | "stale" | "edgeBefore" | "edgeAt" | "edgeAfter"
+  /** The ClusterCache's failed probes in a row; 4, 5 and 6 are the edge of the threshold (5). */
+  readonly probeFailures: number
 }
+
+/** Owner reference and cluster-name label of a provider object (issue 11's four shapes). */
+export type Ownership = "both" | "owned" | "labelled" | "neither"
+/** The documented edges the generators aim at (issue 11, item 3). */
+export const GRACE_PERIOD_EDGE = 50_000
+export const FAILURE_THRESHOLD_EDGE = 5
 
 type Overrides = { readonly [K in keyof Knobs]?: Knobs[K] | fc.Arbitrary<Knobs[K]> }
 
@@ -102,12 +128,15 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
   ),
   cluster: weighted<Fetch>([18, "Found"], [1, "NotFound"], [1, "GetFailed"]),
   finalizer: often(9),
+  foreignFinalizer: often(3),
+  generation: weighted<0 | 1 | 3>([1, 0], [1, 1], [6, 3]),
+  staleConditions: often(3),
   deleting: often(3),
   paused: weighted<Knobs["paused"]>([16, "no"], [1, "spec"], [1, "annotation"]),
   pausedCondition: weighted<Knobs["pausedCondition"]>(
     [14, "False"],
     [3, "FalseStale"],
-    [1, "True"],
+    [3, "True"],
     [1, "absent"],
   ),
   deletingConditionTrue: often(7),
@@ -126,7 +155,7 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
     [1, "v1beta2No"],
   ),
   infraDeleting: often(2),
-  infraOwned: often(6),
+  infraOwned: weighted<Ownership>([6, "both"], [1, "owned"], [1, "labelled"], [2, "neither"]),
   infraReadyCondition: weighted<Knobs["infraReadyCondition"]>(
     [2, "True"],
     [2, "False"],
@@ -139,7 +168,7 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
   cp: fetchArb,
   cpInitialized: weighted<Knobs["cpInitialized"]>([3, "v1beta2"], [3, "v1beta1"], [4, "no"]),
   cpDeleting: often(2),
-  cpOwned: often(6),
+  cpOwned: weighted<Ownership>([6, "both"], [1, "owned"], [1, "labelled"], [2, "neither"]),
   cpEndpoint: often(5),
   cpFlag: often(4),
   clusterEndpoint: often(3),
@@ -157,7 +186,15 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
   kubeconfig: weighted<Fetch>([5, "Found"], [4, "NotFound"], [1, "GetFailed"]),
   phase: weighted<Knobs["phase"]>([2, "unset"], [2, "Pending"], [3, "Provisioning"], [3, "Provisioned"]),
   deprecatedFailure: weighted([30, false], [1, true]),
-  probe: weighted<Knobs["probe"]>([2, "never"], [6, "recent"], [2, "stale"]),
+  probe: weighted<Knobs["probe"]>(
+    [2, "never"],
+    [5, "recent"],
+    [2, "stale"],
+    [1, "edgeBefore"],
+    [1, "edgeAt"],
+    [1, "edgeAfter"],
+  ),
+  probeFailures: weighted([3, 0], [1, 1], [2, 4], [2, 5], [2, 6]),
 }
 
 /** Knobs with some of them fixed or drawn from another arbitrary. */
@@ -437,6 +474,32 @@ const machine = (m: MachineSketch, cp: boolean, name: string, n: Names): Machine
 
 const endpoint = (host: string) => ({ host, port: 6443 })
 
+const ownership = (o: Ownership, n: Names): Pick<ObjectMeta, "labels" | "ownerReferences"> => ({
+  ...(o === "both" || o === "labelled" ? { labels: { "cluster.x-k8s.io/cluster-name": n.cluster } } : {}),
+  ...(o === "both" || o === "owned" ? { ownerReferences: [clusterOwner(n)] } : {}),
+})
+
+/** Owned conditions as a previous reconcile may have left them, each one now out of date. */
+const staleConditions = (
+  k: Knobs,
+): { v1beta2: ReadonlyArray<Condition>; v1beta1: ReadonlyArray<Condition> } => ({
+  v1beta2: [
+    condition("RemoteConnectionProbe", k.probe === "recent" ? "False" : "True"),
+    condition("Available", "True"),
+    condition("ControlPlaneInitialized", k.cpFlag ? "False" : "True"),
+    condition("Remediating", "True", "Machine m-0 is being remediated"),
+    condition("RollingOut", "True", "KubeadmControlPlane cp reports RollingOut"),
+    condition("WorkersAvailable", "False", "MachineDeployment md-0 is not Available"),
+    condition("ControlPlaneMachinesReady", "Unknown", "stale"),
+  ],
+  v1beta1: [
+    { ...condition("Ready", "True"), reason: "Ready" },
+    { ...condition("InfrastructureReady", k.infraFlag ? "False" : "True"), severity: "Warning" },
+    condition("ControlPlaneInitialized", k.cpFlag ? "False" : "True"),
+    condition("ControlPlaneReady", "Unknown", "stale"),
+  ],
+})
+
 /** Builds an input from knobs, descendants and names. */
 export const build = (
   k: Knobs,
@@ -460,9 +523,7 @@ export const build = (
     metadata: {
       name: infraRef.name,
       namespace: n.namespace,
-      ...(k.infraOwned
-        ? { labels: { "cluster.x-k8s.io/cluster-name": n.cluster }, ownerReferences: [clusterOwner(n)] }
-        : {}),
+      ...ownership(k.infraOwned, n),
       ...(k.infraDeleting ? { deletionTimestamp: ts } : {}),
     },
     ...(k.infraEndpoint ? { spec: { controlPlaneEndpoint: endpoint("10.0.0.1") } } : {}),
@@ -484,9 +545,7 @@ export const build = (
     metadata: {
       name: cpRef.name,
       namespace: n.namespace,
-      ...(k.cpOwned
-        ? { labels: { "cluster.x-k8s.io/cluster-name": n.cluster }, ownerReferences: [clusterOwner(n)] }
-        : {}),
+      ...ownership(k.cpOwned, n),
       ...(k.cpDeleting ? { deletionTimestamp: ts } : {}),
     },
     spec: { replicas: 3, ...(k.cpEndpoint ? { controlPlaneEndpoint: endpoint("10.0.0.2") } : {}) },
@@ -570,22 +629,35 @@ export const build = (
         }
 
   const clusterConditions: Array<Condition> = []
-  const generation = 3
+  const generation = k.generation
   if (k.pausedCondition !== "absent")
     clusterConditions.push({
       ...condition("Paused", k.pausedCondition === "True" ? "True" : "False"),
       observedGeneration: k.pausedCondition === "FalseStale" ? generation - 1 : generation,
     })
-  clusterConditions.push(condition("Deleting", k.deletingConditionTrue && k.deleting ? "True" : "False"))
+  // A stale Deleting=True is left on a Cluster that is not being deleted.
+  clusterConditions.push(
+    condition(
+      "Deleting",
+      (k.deletingConditionTrue && k.deleting) || (k.staleConditions && !k.deleting) ? "True" : "False",
+    ),
+  )
   clusterConditions.push(condition("InfrastructureReady", k.infraFlag ? "True" : "False"))
+  const stale = staleConditions(k)
+  if (k.staleConditions) clusterConditions.push(...stale.v1beta2)
   const status: ClusterStatus = {
     conditions: clusterConditions,
     initialization: { infrastructureProvisioned: k.infraFlag, controlPlaneInitialized: k.cpFlag },
     ...(k.phase === "unset" ? {} : { phase: k.phase }),
-    ...(k.deprecatedFailure
+    ...(k.deprecatedFailure || k.staleConditions
       ? {
           deprecated: {
-            v1beta1: { failureReason: "InvalidConfiguration", failureMessage: "legacy failure" },
+            v1beta1: {
+              ...(k.deprecatedFailure
+                ? { failureReason: "InvalidConfiguration", failureMessage: "legacy failure" }
+                : {}),
+              ...(k.staleConditions ? { conditions: stale.v1beta1 } : {}),
+            },
           },
         }
       : {}),
@@ -617,7 +689,14 @@ export const build = (
                   namespace: n.namespace,
                   uid: n.uid,
                   generation,
-                  ...(k.finalizer ? { finalizers: [FINALIZER] } : {}),
+                  ...(k.finalizer || k.foreignFinalizer
+                    ? {
+                        finalizers: [
+                          ...(k.foreignFinalizer ? ["example.com/protect"] : []),
+                          ...(k.finalizer ? [FINALIZER] : []),
+                        ],
+                      }
+                    : {}),
                   ...(k.deleting ? { deletionTimestamp: ts } : {}),
                   annotations: {
                     ...(k.paused === "annotation" ? { "cluster.x-k8s.io/paused": "" } : {}),
@@ -644,8 +723,10 @@ export const build = (
         clusterTopology: k.clusterTopology,
         machinePool: k.machinePool,
       },
-      remoteConnection:
-        k.probe === "never" ? {} : { lastProbeSuccessTime: now - (k.probe === "recent" ? 10_000 : 120_000) },
+      remoteConnection: {
+        ...(k.probe === "never" ? {} : { lastProbeSuccessTime: now - probeAge[k.probe] }),
+        ...(k.probeFailures === 0 ? {} : { consecutiveFailures: k.probeFailures }),
+      },
     },
     desired: {
       ...(k.paused === "spec" ? { paused: true } : {}),
@@ -659,6 +740,14 @@ export const build = (
     now,
   }
 }
+
+const probeAge = {
+  recent: 10_000,
+  stale: 120_000,
+  edgeBefore: GRACE_PERIOD_EDGE - 1,
+  edgeAt: GRACE_PERIOD_EDGE,
+  edgeAfter: GRACE_PERIOD_EDGE + 1,
+} as const
 
 const stripNodeRef = (m: Machine): Machine => {
   const { nodeRef: _, ...rest } = m.status ?? {}
@@ -818,7 +907,7 @@ const normal = scenarios(
   { cluster: "NotFound", failed: "none" },
   { ...live, finalizer: false },
   { ...live, paused: fc.constantFrom("spec", "annotation"), deleting: often(3), finalizer: true },
-  { ...live, pausedCondition: fc.constantFrom("True", "absent") },
+  { ...live, pausedCondition: fc.constantFrom("True", "True", "absent") },
   { ...live, topology: true, clusterClass: "Found", infraRef: often(5), cpRef: false, deleting: often(2) },
   { ...live, topology: true, clusterClass: "Found", infraRef: false, cpRef: true },
   // 15: errors
