@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { editDistance } from "../krtt/suggest.ts"
 import { bitsOf, type Cidr, contains, formatCidr, isCidrError, overlaps, parseCidr } from "./cidr.ts"
 import { normalizePath, parseGoDuration } from "./paths.ts"
 
@@ -97,20 +98,8 @@ export const parentCidrsOf = (config: IpamConfigSpec): ReadonlyArray<Cidr> =>
     .map((t) => parseCidr(t))
     .filter((c): c is Cidr => !isCidrError(c))
 
-/** Edit distance, for naming the closest known key. */
-export const editDistance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j] as number
-      row[j] = Math.min(cur + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = cur
-    }
-  }
-  return row[b.length] as number
-}
+/** Edit distance, for naming the closest known key (one implementation for every strict input). */
+export { editDistance }
 
 /** The known key closest to an unknown one. */
 export const closest = (key: string, known: ReadonlyArray<string>): string =>

@@ -53,7 +53,7 @@ export const normalizePath = (text: string): PathResult => {
       return { ok: false, message: `"${text}" has an unexpected '${c}' at position ${i}` }
     }
   }
-  if (segments.length === 0) return { ok: false, message: `"${text}" names no field` }
+  // the text starts with '.', so the first step above either returns an error or adds a segment
   return { ok: true, path: `/${segments.map(escapeSegment).join("/")}` }
 }
 
