@@ -32,7 +32,8 @@ import {
   TransientKinds,
 } from "./harness.ts"
 import type { Mutant } from "./mutants.ts"
-import { type Scenario, Scenarios } from "./scenarios.ts"
+import type { Scenario } from "./scenarios.ts"
+import { Suites } from "./suites.ts"
 
 export interface CampaignOptions {
   readonly seed: number
@@ -179,8 +180,12 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
   Effect.gen(function* () {
     const started = Date.now()
     const controllers = options.controllers ?? ControllerNames
-    const scenarios = Scenarios.filter(
-      (s) => options.scenarios === undefined || options.scenarios.includes(s.name),
+    const scenarios = Suites.filter((suite) =>
+      suite.controllers.some((c) => controllers.includes(c)),
+    ).flatMap((suite) =>
+      suite.scenarios
+        .filter((s) => options.scenarios === undefined || options.scenarios.includes(s.name))
+        .map((scenario) => ({ suite, scenario })),
     )
     const kinds = options.perturbations ?? PerturbationKinds
     const random = prng(options.seed)
@@ -191,7 +196,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
     let truncated = false
     const overBudget = () =>
       options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds
-    for (const scenario of scenarios) {
+    for (const { suite, scenario } of scenarios) {
       const counts: Record<string, number> = {}
       const before = failures.length
       const fail = (kind: string, at: number | undefined, oracle: Oracle, message: string) =>
@@ -205,7 +210,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
         })
       // The reference run: the same operator without faults (its state is what it must reach).
       const reference = yield* Effect.result(
-        runOnce({ scenario, perturbation: { kind: "none" }, controllers, mutant: options.mutant }),
+        runOnce({ suite, scenario, perturbation: { kind: "none" }, controllers, mutant: options.mutant }),
       )
       runs++
       counts.none = 1
@@ -235,7 +240,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
           const tk = kind === "transient" ? transientKind(options.seed, at) : undefined
           const result = yield* Effect.result(
             runOnce(
-              { scenario, perturbation, controllers, transientKind: tk, mutant: options.mutant },
+              { suite, scenario, perturbation, controllers, transientKind: tk, mutant: options.mutant },
               ref.final,
             ),
           )

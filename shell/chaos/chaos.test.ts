@@ -13,7 +13,7 @@ import {
 import { ChaosDefaults, firstDifference, mask, PerturbationKinds, TransientKinds } from "./harness.ts"
 import { isKnown, KnownBugs, sameRun } from "./known.ts"
 import { mutantNamed } from "./mutants.ts"
-import { Scenarios } from "./scenarios.ts"
+import { Scenarios } from "./suites.ts"
 
 const quiet = <A, E>(e: Effect.Effect<A, E>) =>
   e.pipe(Effect.provideService(References.MinimumLogLevel, "None"))

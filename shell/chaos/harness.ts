@@ -51,9 +51,11 @@ import {
   INFRA,
   installProviders,
   NAMESPACE,
+  OperatorScenarios,
   type Scenario,
   type Stage,
 } from "./scenarios.ts"
+import type { Suite, SuiteContext, WriteTarget } from "./suite.ts"
 
 export const PerturbationKinds = ["crash", "drop", "stale", "transient", "reorder"] as const
 export type PerturbationKind = (typeof PerturbationKinds)[number]
@@ -61,8 +63,8 @@ export type Perturbation =
   | { readonly kind: "none" }
   | { readonly kind: PerturbationKind; readonly at: number }
 
-/** The controllers a run can start. */
-export const ControllerNames = ["clustercache", "cluster"] as const
+/** The controllers a run can start (each selects the suite that runs it: `suites.ts`). */
+export const ControllerNames = ["clustercache", "cluster", "ipam", "multicluster", "propagate"] as const
 export type ControllerName = (typeof ControllerNames)[number]
 
 /** The kinds of transient errors, in the order `transientKind` picks them. */
@@ -100,6 +102,8 @@ export const ChaosDefaults = {
 } as const
 
 export interface RunPlan {
+  /** The controller set the scenario belongs to. */
+  readonly suite: Suite
   readonly scenario: Scenario
   readonly perturbation: Perturbation
   readonly controllers: ReadonlyArray<ControllerName>
@@ -181,14 +185,16 @@ const transientError = (kind: TransientKind, target: { verb: string; path: strin
  */
 const chaosClient = (
   base: KubeClientShape,
-  mgmt: FakeApiServer,
+  server: FakeApiServer,
   state: ChaosState,
   hooks: {
     readonly crashAfterWrite: number | undefined
     readonly transientFrom: number | undefined
     readonly transientKind: TransientKind
-    readonly beforeWrite: (n: number, cluster: string | undefined) => Effect.Effect<void>
+    readonly beforeWrite: (n: number, target: WriteTarget) => Effect.Effect<void>
     readonly faults: Faults
+    /** Whether lists are served from the lagging view during `stale` (the management server only). */
+    readonly staleReads: boolean
   },
 ): KubeClientShape => {
   const faults = hooks.faults
@@ -222,9 +228,8 @@ const chaosClient = (
       }
       if (!WRITES.has(verb)) return run()
       const w = state.writes + 1
-      const cluster = ref.resource === ClusterResource.resource ? key.name : undefined
       return Effect.andThen(
-        hooks.beforeWrite(w, cluster),
+        hooks.beforeWrite(w, { server, ref, namespace: key.namespace, name: key.name }),
         Effect.flatMap(run(), (a) => {
           if (dead()) return Effect.never
           state.writes++
@@ -241,8 +246,8 @@ const chaosClient = (
     ref: ResourceRef,
     o: { readonly namespace?: string | undefined; readonly labelSelector?: string | undefined } | undefined,
   ) => {
-    if (state.staleRv === undefined) return undefined
-    const view = mgmt.listAt<T>(ref, state.staleRv)
+    if (state.staleRv === undefined || !hooks.staleReads) return undefined
+    const view = server.listAt<T>(ref, state.staleRv)
     if (view === undefined) return undefined
     state.fired.stale++
     const list: ObjectList<T> = {
@@ -385,25 +390,45 @@ export const mask = (u: unknown, key = ""): unknown => {
 const nameOf = (o: KubeObject) =>
   o.metadata.generateName !== undefined ? `${o.metadata.generateName}<generated>` : (o.metadata.name ?? "")
 
-/** The state compared with the reference: every object but Events, masked. */
-export const snapshot = (mgmt: FakeApiServer): ReadonlyArray<string> =>
-  mgmt
-    .resources()
-    .filter((r) => r.resource !== "events")
-    .flatMap((r) =>
-      mgmt.objects(r).map((o) => {
-        const masked = mask({ ...o, metadata: { ...o.metadata, name: nameOf(o) } })
-        return `${r.resource} ${o.metadata.namespace ?? ""}/${nameOf(o)} ${JSON.stringify(masked)}`
-      }),
+/**
+ * The state compared with the reference: every object but Events, masked; with `workloads`,
+ * theirs too (each line prefixed with its server URL).
+ */
+export const snapshot = (
+  mgmt: FakeApiServer,
+  workloads: ReadonlyArray<readonly [string, FakeApiServer]> = [],
+  maskObject: (resource: string, o: KubeObject) => KubeObject = (_, o) => o,
+): ReadonlyArray<string> =>
+  [["", mgmt] as const, ...workloads]
+    .flatMap(([url, server]) =>
+      server
+        .resources()
+        .filter((r) => r.resource !== "events")
+        .flatMap((r) =>
+          server.objects(r).map((o) => {
+            const masked = mask(
+              maskObject(r.resource, { ...o, metadata: { ...o.metadata, name: nameOf(o) } }),
+            )
+            return `${url === "" ? "" : `${url} `}${r.resource} ${o.metadata.namespace ?? ""}/${nameOf(o)} ${JSON.stringify(masked)}`
+          }),
+        ),
     )
     .sort()
 
-/** The third-party writer: labels, annotations and a foreign condition on a Cluster. */
-const thirdPartyWrite = (mgmt: FakeApiServer, name: string, n: number) =>
+/**
+ * The third-party writer: labels, annotations and (with `condition`) a foreign status condition
+ * on one object.
+ */
+export const thirdPartyWrite = (
+  server: FakeApiServer,
+  ref: ResourceRef,
+  key: { readonly namespace?: string | undefined; readonly name: string },
+  n: number,
+  condition = true,
+) =>
   Effect.gen(function* () {
-    const c = mgmt.client()
-    const key = { namespace: NAMESPACE, name }
-    const found = yield* Effect.result(c.get(ClusterResource, key))
+    const c = server.client()
+    const found = yield* Effect.result(c.get(ref, key))
     if (found._tag === "Failure") return false
     const meta: Patch = {
       type: "merge",
@@ -414,33 +439,29 @@ const thirdPartyWrite = (mgmt: FakeApiServer, name: string, n: number) =>
         },
       },
     }
-    if (found.success.metadata.deletionTimestamp === undefined)
-      yield* Effect.result(c.patch(ClusterResource, key, meta))
+    if (found.success.metadata.deletionTimestamp === undefined) yield* Effect.result(c.patch(ref, key, meta))
+    if (!condition) return true
     // A status writer of its own condition, with optimistic concurrency, as a well-behaved one is.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const fresh = yield* Effect.result(c.get(ClusterResource, key))
+      const fresh = yield* Effect.result(c.get(ref, key))
       if (fresh._tag === "Failure") return true
       const o = fresh.success as KubeObject & { status?: { conditions?: Array<Condition> } }
       const conditions = [
         ...(o.status?.conditions ?? []).filter((x) => x.type !== FOREIGN_CONDITION),
         { type: FOREIGN_CONDITION, status: "True", reason: "Observed", message: `write ${n}` },
       ]
-      const written = yield* Effect.result(
-        c.updateStatus(ClusterResource, { ...o, status: { ...o.status, conditions } }),
-      )
+      const written = yield* Effect.result(c.updateStatus(ref, { ...o, status: { ...o.status, conditions } }))
       if (written._tag === "Success" || written.failure._tag !== "Conflict") return true
     }
     return true
   })
 
 /** The operator as `krtt run` wires it, in `scope`; returns when its controllers have started. */
-const startOperator = (
-  client: KubeClientShape,
-  connectionFactory: ConnectionFactory,
-  controllers: ReadonlyArray<ControllerName>,
-  mutant: Mutant | undefined,
-) =>
+const startOperator = (ctx: SuiteContext) =>
   Effect.gen(function* () {
+    const { client, controllers, mutant } = ctx
+    const connectionFactory: ConnectionFactory = (kc) =>
+      makeMemoryClient(ctx.workload(kc.getCurrentCluster()?.server ?? ""))
     const clusters = yield* makeReflector(client, { resource: ClusterResource, name: "clusters" })
     const secrets = yield* makeReflector(client, {
       resource: Resources.secrets,
@@ -474,6 +495,29 @@ const startOperator = (
     for (const start of starts) yield* start
   })
 
+/**
+ * The operator of `krtt run` (the ClusterCache and the Cluster controller) in the scenarios of
+ * e2e/operator (`scenarios.ts`), with seed 001's deletion-order invariants.
+ */
+export const OperatorSuite: Suite = {
+  name: "operator",
+  controllers: ["clustercache", "cluster"],
+  scenarios: OperatorScenarios,
+  install: installProviders,
+  start: (ctx) => Effect.orDie(startOperator(ctx)),
+  invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
+  thirdParty: (mgmt, target, n) => {
+    const name =
+      target.ref.resource === ClusterResource.resource
+        ? target.name
+        : mgmt.objects(ClusterResource)[0]?.metadata.name
+    return name === undefined
+      ? Effect.succeed(false)
+      : thirdPartyWrite(mgmt, ClusterResource, { namespace: NAMESPACE, name }, n)
+  },
+  snapshotWorkloads: false,
+}
+
 const advance = (ticks: number) =>
   Effect.gen(function* () {
     for (let i = 0; i < ticks; i++) yield* TestClock.adjust(ChaosDefaults.tickMillis)
@@ -485,32 +529,35 @@ const advance = (ticks: number) =>
  */
 export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
   Effect.gen(function* () {
+    const suite = plan.suite
     const mgmt = yield* FakeApiServer.make()
-    yield* installProviders(mgmt)
+    yield* suite.install(mgmt)
+    const violations: Array<string> = []
+    const lifecycle: Record<string, string> = {}
+    let oversized: string | undefined
+    const follow = (server: FakeApiServer, prefix: string) =>
+      server.onCommit(({ resource, type, object }) => {
+        if (oversized === undefined && JSON.stringify(object).length > ChaosDefaults.maxObjectBytes)
+          oversized = `${object.kind ?? resource} ${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""} grew past ${ChaosDefaults.maxObjectBytes} bytes`
+        if (resource === "/events") return
+        const k = `${prefix}${resource} ${object.metadata.namespace ?? ""}/${nameOf(object)}`
+        if (type === "ADDED") lifecycle[k] = `${lifecycle[k] ?? ""}+`
+        else if (type === "DELETED") lifecycle[k] = `${lifecycle[k] ?? ""}-`
+      })
     const workloads = new Map<string, FakeApiServer>()
+    const unfollow: Array<() => void> = []
     const workload = (url: string) => {
       let w = workloads.get(url)
       if (w === undefined) {
         w = Effect.runSync(FakeApiServer.make())
         workloads.set(url, w)
+        if (suite.snapshotWorkloads) unfollow.push(follow(w, `${url} `))
       }
       return w
     }
-    const connectionFactory: ConnectionFactory = (kc) =>
-      makeMemoryClient(workload(kc.getCurrentCluster()?.server ?? ""))
     const stage: Stage = { mgmt, workload }
-    const violations: Array<string> = []
-    const lifecycle: Record<string, string> = {}
-    const unwatch = watchInvariants(mgmt, violations)
-    let oversized: string | undefined
-    const unlife = mgmt.onCommit(({ resource, type, object }) => {
-      if (oversized === undefined && JSON.stringify(object).length > ChaosDefaults.maxObjectBytes)
-        oversized = `${object.kind ?? resource} ${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""} grew past ${ChaosDefaults.maxObjectBytes} bytes`
-      if (resource === "/events") return
-      const k = `${resource} ${object.metadata.namespace ?? ""}/${nameOf(object)}`
-      if (type === "ADDED") lifecycle[k] = `${lifecycle[k] ?? ""}+`
-      else if (type === "DELETED") lifecycle[k] = `${lifecycle[k] ?? ""}-`
-    })
+    const unwatch = suite.invariants(mgmt, () => [...workloads.values()], violations)
+    unfollow.push(follow(mgmt, ""))
     const state: ChaosState = {
       requests: 0,
       writes: 0,
@@ -523,34 +570,50 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     const p = plan.perturbation
     const at = p.kind === "none" ? -1 : p.at
     let reordered = false
-    const base = yield* makeMemoryClient(mgmt)
     const faults = new Faults()
-    const clientOf = () => {
-      const perturbed = chaosClient(base, mgmt, state, {
+    /** Servers the operator reaches through perturbed clients (their watches expire after a drop). */
+    const reachedServers = new Set<FakeApiServer>([mgmt])
+    const perturb = (server: FakeApiServer, base: KubeClientShape) =>
+      chaosClient(base, server, state, {
         faults,
+        staleReads: server === mgmt,
         crashAfterWrite: p.kind === "crash" ? at : undefined,
         transientFrom: p.kind === "transient" ? at : undefined,
         transientKind: plan.transientKind ?? "InternalError",
-        beforeWrite: (n, cluster) =>
+        beforeWrite: (n, written) =>
           p.kind === "reorder" && n === at && !reordered
             ? Effect.gen(function* () {
                 reordered = true
-                const name = cluster ?? mgmt.objects(ClusterResource)[0]?.metadata.name
-                if (name === undefined) return
-                if (yield* thirdPartyWrite(mgmt, name, n)) state.fired.reorder++
+                if (yield* suite.thirdParty(mgmt, written, n)) state.fired.reorder++
               })
             : Effect.void,
       })
-      return plan.mutant?.wrap === undefined ? perturbed : plan.mutant.wrap(perturbed)
+    const base = yield* makeMemoryClient(mgmt)
+    const clientOf = () => {
+      const perturbed = perturb(mgmt, base)
+      return plan.mutant?.wrap === undefined ? perturbed : plan.mutant.wrap(perturbed, state.incarnation)
     }
+    const context = (): SuiteContext => ({
+      mgmt,
+      client: clientOf(),
+      workload,
+      perturbed: (server) =>
+        Effect.map(makeMemoryClient(server), (c) => {
+          reachedServers.add(server)
+          const perturbed = perturb(server, c)
+          return plan.mutant?.wrapWorkload === undefined ? perturbed : plan.mutant.wrapWorkload(perturbed)
+        }),
+      controllers: plan.controllers,
+      mutant: plan.mutant,
+      violation: (message) => violations.push(message),
+    })
+    const snap = () =>
+      snapshot(mgmt, suite.snapshotWorkloads ? [...workloads.entries()] : [], suite.maskObject)
 
     const boot = () =>
       Effect.gen(function* () {
         const s = yield* Scope.make()
-        yield* Effect.forkIn(
-          startOperator(clientOf(), connectionFactory, plan.controllers, plan.mutant).pipe(Scope.provide(s)),
-          s,
-        )
+        yield* Effect.forkIn(suite.start(context()).pipe(Scope.provide(s)), s)
         return s
       })
     let scope = yield* boot()
@@ -581,7 +644,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       if (p.kind === "drop" && i === at) {
         yield* settle(ChaosDefaults.dropTicks)
         state.dropping = false
-        mgmt.expireWatches()
+        for (const server of reachedServers) server.expireWatches()
         yield* settle(ticks - ChaosDefaults.dropTicks)
       } else yield* settle(ticks)
       if (p.kind === "stale" && i === at) {
@@ -596,11 +659,11 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     state.dropping = false
     state.staleRv = undefined
     let convergedAfter: number | undefined
-    let last = snapshot(mgmt)
+    let last = snap()
     let quiet = 0
     for (let t = 1; t <= ChaosDefaults.convergeTicks && !storm(); t++) {
       yield* settle(1)
-      const now = snapshot(mgmt)
+      const now = snap()
       if (
         target !== undefined
           ? sameState(now, target)
@@ -612,7 +675,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       if (!sameState(now, last)) quiet = 0
       last = now
     }
-    const reached = snapshot(mgmt)
+    const reached = snap()
     let unstable: string | undefined
     if (storm()) {
       convergedAfter = undefined
@@ -620,16 +683,16 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     } else if (convergedAfter !== undefined) {
       for (let t = 1; t <= ChaosDefaults.keepTicks && unstable === undefined; t++) {
         yield* settle(1)
-        const now = snapshot(mgmt)
+        const now = snap()
         if (!sameState(now, reached))
           unstable = `changed ${t} ticks after it was reached: ${firstDifference(reached, now)}`
       }
     }
-    const final = snapshot(mgmt)
+    const final = snap()
     state.incarnation++
     yield* Effect.forkDetach(Scope.close(scope, Exit.void))
     unwatch()
-    unlife()
+    for (const u of unfollow) u()
     return {
       final,
       lifecycle,

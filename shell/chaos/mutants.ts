@@ -17,8 +17,12 @@ export interface Mutant {
   readonly name: string
   /** The bug, in one line. */
   readonly bug: string
-  /** Breaks the operator's writes. */
-  readonly wrap?: ((client: KubeClientShape) => KubeClientShape) | undefined
+  /** Breaks the operator's management-server client (`incarnation`: 0 at first, +1 per restart). */
+  readonly wrap?: ((client: KubeClientShape, incarnation: number) => KubeClientShape) | undefined
+  /** Breaks the operator's clients of workload clusters. */
+  readonly wrapWorkload?: ((client: KubeClientShape) => KubeClientShape) | undefined
+  /** A broken variant of a suite's own controller (the suite reads it). */
+  readonly variant?: "remember-clusters" | undefined
   /** A broken controller started next to the real ones (in the operator's scope). */
   readonly extra?: ((client: KubeClientShape) => Effect.Effect<void, never, Scope.Scope>) | undefined
 }

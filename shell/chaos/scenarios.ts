@@ -237,7 +237,8 @@ const outage = (name: string, up: boolean, settleMillis: number): Step => ({
     }),
 })
 
-export const Scenarios: ReadonlyArray<Scenario> = [
+/** The scenarios of the operator suite (ClusterCache and Cluster controller). */
+export const OperatorScenarios: ReadonlyArray<Scenario> = [
   {
     name: "provision",
     description: "a Cluster whose providers become ready one after the other",
@@ -291,5 +292,3 @@ export const Scenarios: ReadonlyArray<Scenario> = [
     ],
   },
 ]
-
-export const scenarioNamed = (name: string): Scenario | undefined => Scenarios.find((s) => s.name === name)

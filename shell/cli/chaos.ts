@@ -21,7 +21,7 @@ import {
 } from "../chaos/harness.ts"
 import { isKnown, KnownBugs, sameRun } from "../chaos/known.ts"
 import { Mutants, mutantNamed } from "../chaos/mutants.ts"
-import { Scenarios } from "../chaos/scenarios.ts"
+import { Scenarios } from "../chaos/suites.ts"
 
 const flags = {
   controllers: Flag.String("controllers").pipe(

@@ -1,0 +1,62 @@
+/**
+ * What makes a controller set a chaos target, as data: its controller names (what
+ * `--controllers` selects), its scenarios, how its operator starts, its safety invariants, what
+ * the third-party writer touches, and what of the state is compared. The harness
+ * (`harness.ts`) applies the same perturbations and oracles to every suite.
+ *
+ * @module
+ */
+import type { Effect, Scope } from "effect"
+import type { FakeApiServer } from "../apiserver/server.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import type { ControllerName } from "./harness.ts"
+import type { Mutant } from "./mutants.ts"
+import type { Scenario } from "./scenarios.ts"
+
+/** The object an operator is about to write (for the third-party writer of `reorder`). */
+export interface WriteTarget {
+  readonly server: FakeApiServer
+  readonly ref: ResourceRef
+  readonly namespace: string | undefined
+  readonly name: string | undefined
+}
+
+/** What a suite's operator is started with. */
+export interface SuiteContext {
+  readonly mgmt: FakeApiServer
+  /** The operator's client of the management server, with the run's perturbations. */
+  readonly client: KubeClientShape
+  /** The workload API server behind a server URL (made on first use). */
+  readonly workload: (url: string) => FakeApiServer
+  /** A client of another server (a workload cluster) with the run's perturbations but stale reads. */
+  readonly perturbed: (server: FakeApiServer) => Effect.Effect<KubeClientShape>
+  readonly controllers: ReadonlyArray<ControllerName>
+  readonly mutant: Mutant | undefined
+  /** Reports a safety violation the operator's own records show (e.g. a reconcile of a disengaged cluster). */
+  readonly violation: (message: string) => void
+}
+
+export interface Suite {
+  readonly name: string
+  /** The `--controllers` names that select this suite. */
+  readonly controllers: ReadonlyArray<ControllerName>
+  readonly scenarios: ReadonlyArray<Scenario>
+  /** Resources and CRDs, before the operator starts. */
+  readonly install: (mgmt: FakeApiServer) => Effect.Effect<void, KubeError>
+  /** Starts the operator in the scope (returns once its controllers started). */
+  readonly start: (ctx: SuiteContext) => Effect.Effect<void, never, Scope.Scope>
+  /** The safety invariants on every committed write; returns the unsubscribe. */
+  readonly invariants: (
+    mgmt: FakeApiServer,
+    workloads: () => ReadonlyArray<FakeApiServer>,
+    violations: Array<string>,
+  ) => () => void
+  /** The third party's write before the operator's `n`-th write; whether it wrote. */
+  readonly thirdParty: (mgmt: FakeApiServer, target: WriteTarget, n: number) => Effect.Effect<boolean>
+  /** Whether the workload servers' objects are part of the compared state. */
+  readonly snapshotWorkloads: boolean
+  /** Masks what legitimately differs between equal runs of this suite (after the common masking). */
+  readonly maskObject?: ((resource: string, object: KubeObject) => KubeObject) | undefined
+}
