@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { validateIpamConfig } from "./config.ts"
+import { cidrOf } from "./cidr.ts"
+import { globalParentIds, parentContaining, validateIpamConfig } from "./config.ts"
 
 /** upstream's docs/config/config.md example, verbatim in shape */
 const upstreamExample = {
@@ -187,5 +188,346 @@ describe("validateIpamConfig()", () => {
       "spec.injectionRules[0].injections[0].path",
     ])
     expect(e[2]?.message).toContain('did you mean "ContainsAll"?')
+  })
+})
+
+/** Every error as `path: message`, for matching path and the facts the message names. */
+const issues = (raw: unknown) => errorsOf(raw).map((x) => `${x.path}: ${x.message}`)
+const configOf = (raw: unknown) => {
+  const r = validateIpamConfig(raw)
+  if (!("config" in r)) throw new Error(JSON.stringify(r.errors))
+  return r.config
+}
+const expectIssues = (raw: unknown, want: ReadonlyArray<RegExp>) => {
+  const got = issues(raw)
+  expect(got.length, got.join("\n")).toBe(want.length)
+  want.forEach((w, i) => {
+    expect(got[i]).toMatch(w)
+  })
+}
+
+describe("validateIpamConfig(): the object and the spec's top level", () => {
+  it("accepts the spec alone, and refuses an unknown top-level key by its own name (no leading dot)", () => {
+    expect(configOf({ parentCIDRs: { a: ["10.0.0.0/16"] } }).parentCIDRs).toEqual({ a: ["10.0.0.0/16"] })
+    expectIssues({ spce: 1, spec: { parentCIDRs: {} } }, [
+      /^spce: unknown field "spce"; did you mean "spec"\?$/,
+    ])
+  })
+  it("refuses a spec that is not an object, naming its type", () => {
+    expectIssues({ spec: [] }, [/^spec: must be an object, got an array$/])
+    expectIssues(null, [/^spec: must be an object, got null$/])
+    expectIssues("x", [/^spec: must be an object, got string$/])
+  })
+  it("requires parentCIDRs as a map of id to a list of CIDR strings", () => {
+    expectIssues({ spec: {} }, [/^spec\.parentCIDRs: is required$/])
+    expectIssues({ spec: { parentCIDRs: ["10.0.0.0/8"] } }, [
+      /^spec\.parentCIDRs: must be a map .*got an array$/,
+    ])
+    expectIssues({ spec: { parentCIDRs: { a: "10.0.0.0/8" } } }, [
+      /^spec\.parentCIDRs\.a: must be a list of strings, got string$/,
+    ])
+    expectIssues({ spec: { parentCIDRs: { a: [8] } } }, [
+      /^spec\.parentCIDRs\.a\[0\]: must be a string, got number$/,
+    ])
+    expect(configOf({ spec: { parentCIDRs: { a: null, b: ["fd00:0::/48"] } } }).parentCIDRs).toEqual({
+      a: [],
+      b: ["fd00::/48"],
+    })
+  })
+  it("reads internalStateRefreshCycleDuration as a Go duration; absent, null or 0 means never (0)", () => {
+    expect(
+      configOf(spec({ internalStateRefreshCycleDuration: "1h30m" })).internalStateRefreshCycleDuration,
+    ).toBe(5_400_000)
+    for (const d of [undefined, null, "0"])
+      expect(configOf(spec({ internalStateRefreshCycleDuration: d })).internalStateRefreshCycleDuration).toBe(
+        0,
+      )
+    expectIssues(spec({ internalStateRefreshCycleDuration: 60 }), [
+      /^spec\.internalStateRefreshCycleDuration: 60 is not a duration/,
+    ])
+  })
+  it("requires injectionRules to be a list of objects (absent or null: none)", () => {
+    expect(configOf(spec({ injectionRules: null })).injectionRules).toEqual([])
+    expectIssues(spec({ injectionRules: {} }), [/^spec\.injectionRules: must be a list, got object$/])
+    expectIssues(spec({ injectionRules: [7] }), [
+      /^spec\.injectionRules\[0\]: must be an object, got number$/,
+    ])
+  })
+})
+
+describe("validateIpamConfig(): rule ids", () => {
+  const withId = (id: unknown) => spec({ injectionRules: [rule([{ path: "/a", subnetSize: 24 }], { id })] })
+  it("accepts a label value of 1 to 63 characters", () => {
+    for (const id of ["a", "a-b", "0", "r".repeat(63)])
+      expect(configOf(withId(id)).injectionRules[0]?.id).toBe(id)
+  })
+  it("refuses a missing id, a 64-character one, and one that is not a label value", () => {
+    expectIssues(withId(undefined), [/^spec\.injectionRules\[0\]\.id: is required and must be a string$/])
+    expectIssues(withId("r".repeat(64)), [/is 64 characters long; .*at most 63$/])
+    for (const bad of ["-a", "a-", "A", "a_b", ""])
+      expectIssues(withId(bad), [/^spec\.injectionRules\[0\]\.id: ".*" must consist of lower case letters/])
+  })
+  it("names the first rule of a duplicate id; two rules without an id are not duplicates of each other", () => {
+    const two = (id: unknown) =>
+      spec({ injectionRules: [0, 1].map(() => rule([{ path: "/a", subnetSize: 24 }], { id })) })
+    expectIssues(two("x"), [
+      /^spec\.injectionRules\[1\]\.id: duplicate rule id "x" \(also spec\.injectionRules\[0\]\.id\)$/,
+    ])
+    expectIssues(two(undefined), [
+      /injectionRules\[0\]\.id: is required/,
+      /injectionRules\[1\]\.id: is required/,
+    ])
+  })
+})
+
+describe("validateIpamConfig(): injections", () => {
+  const one = (injection: unknown, parentCIDRs: unknown = { a: ["10.0.0.0/16"], six: ["fd00::/48"] }) => ({
+    spec: { parentCIDRs, injectionRules: [rule([injection])] },
+  })
+  const at = "^spec\\.injectionRules\\[0\\]\\.injections"
+  it("requires injections as a list of objects", () => {
+    expectIssues(spec({ injectionRules: [{ id: "r" }] }), [new RegExp(`${at}: is required$`)])
+    expectIssues(spec({ injectionRules: [rule("x" as never)] }), [
+      new RegExp(`${at}: must be a list, got string$`),
+    ])
+    expectIssues(one(null), [new RegExp(`${at}\\[0\\]: must be an object, got null$`)])
+  })
+  it("reads an optional string id (empty means none) and refuses another type", () => {
+    expect(
+      configOf(one({ id: "", path: "/a", subnetSize: 24 })).injectionRules[0]?.injections[0]?.id,
+    ).toBeUndefined()
+    expectIssues(one({ id: 3, path: "/a", subnetSize: 24 }), [
+      new RegExp(`${at}\\[0\\]\\.id: must be a string$`),
+    ])
+  })
+  it("requires a non-empty path or paths, each a string, path first", () => {
+    expect(
+      configOf(one({ path: "", paths: ["/b", ".c"], subnetSize: 24 })).injectionRules[0]?.injections[0]
+        ?.paths,
+    ).toEqual(["/b", "/c"])
+    expect(
+      configOf(one({ path: "/a", paths: ["/b"], subnetSize: 24 })).injectionRules[0]?.injections[0]?.paths,
+    ).toEqual(["/a", "/b"])
+    expectIssues(one({ path: "", paths: [], subnetSize: 24 }), [
+      new RegExp(
+        `${at}\\[0\\]\\.path: either 'path' must be non-empty or 'paths' must contain at least one entry$`,
+      ),
+    ])
+    expectIssues(one({ path: 5, subnetSize: 24 }), [new RegExp(`${at}\\[0\\]\\.path: must be a string$`)])
+    expectIssues(one({ paths: [5], subnetSize: 24 }), [
+      new RegExp(`${at}\\[0\\]\\.paths\\[0\\]: must be a string, got number$`),
+      new RegExp(`${at}\\[0\\]\\.path: either 'path'`),
+    ])
+  })
+  it("names the earlier occurrence of a duplicate path (also across the two forms)", () => {
+    expectIssues(one({ path: "/a/b", paths: [".a.b"], subnetSize: 24 }), [
+      new RegExp(
+        `${at}\\[0\\]\\.paths\\[0\\]: duplicate path /a/b in rule "r" \\(also spec\\.injectionRules\\[0\\]\\.injections\\[0\\]\\.path\\)$`,
+      ),
+    ])
+  })
+  it("requires subnetSize as an integer from 0 to 128", () => {
+    expectIssues(one({ path: "/a" }), [new RegExp(`${at}\\[0\\]\\.subnetSize: is required$`)])
+    for (const bad of [-1, 129, 24.5, "24"])
+      expectIssues(one({ path: "/a", subnetSize: bad }), [
+        new RegExp(
+          `${at}\\[0\\]\\.subnetSize: ${JSON.stringify(bad).replace(".", "\\.")} must be an integer from 0 to 128$`,
+        ),
+      ])
+  })
+  it("a size fits a parent when it is longer than the parent's prefix and at most the family's bits", () => {
+    const size = (subnetSize: number, parents: ReadonlyArray<string>) =>
+      one({ path: "/a", subnetSize, parents })
+    for (const [s, p] of [
+      [17, ["a"]],
+      [32, ["a"]],
+      [49, ["six"]],
+      [128, ["six"]],
+      [49, []],
+      [17, []],
+    ] as const)
+      expect(configOf(size(s, p)).injectionRules[0]?.injections[0]?.subnetSize, `${s}`).toBe(s)
+    expectIssues(size(33, ["a"]), [
+      new RegExp(`${at}\\[0\\]\\.subnetSize: a /33 fits in none of its parents \\(a\\)`),
+    ])
+    expectIssues(size(48, ["six", "a"]), [/a \/48 fits in none of its parents \(six, a\)/])
+    expectIssues(size(16, []), [/a \/16 fits in none of its parents \(all parent CIDRs\)/])
+    expectIssues(size(0, []), [/a \/0 fits in none/])
+  })
+  it("a parent without CIDRs offers nothing to slice from, and an empty spec.parentCIDRs leaves no parent at all", () => {
+    expectIssues(one({ path: "/a", subnetSize: 24, parents: ["e"] }, { e: [] }), [
+      /a \/24 fits in none of its parents \(e\)/,
+    ])
+    expectIssues(one({ path: "/a", subnetSize: 24 }, {}), [
+      new RegExp(`${at}\\[0\\]\\.parents: is empty, .*there is none$`),
+    ])
+  })
+  it("an unknown parent gets no suggestion when there is no id to suggest", () => {
+    expectIssues(one({ path: "/a", subnetSize: 24, parents: ["x"] }, {}), [
+      new RegExp(`${at}\\[0\\]\\.parents\\[0\\]: unknown parent "x": neither .* of this rule$`),
+    ])
+  })
+  it("an injection id is a parent for later injections of the same rule only, when the size is longer", () => {
+    const rules = (second: Record<string, unknown>) => ({
+      spec: {
+        parentCIDRs: { a: ["10.0.0.0/16"] },
+        injectionRules: [
+          rule([
+            { id: "n", path: "/a", parents: ["a"], subnetSize: 24 },
+            { path: "/b", ...second },
+          ]),
+        ],
+      },
+    })
+    expect(
+      configOf(rules({ parents: ["n"], subnetSize: 25 })).injectionRules[0]?.injections[1]?.parents,
+    ).toEqual(["n"])
+    expect(
+      configOf(rules({ parents: ["n", "a"], subnetSize: 20 })).injectionRules[0]?.injections[1]?.subnetSize,
+    ).toBe(20)
+    expectIssues(rules({ parents: ["nn"], subnetSize: 25 }), [
+      /parents\[0\]: unknown parent "nn": .*did you mean "n"\?$/,
+    ])
+    const later = {
+      spec: {
+        parentCIDRs: { a: ["10.0.0.0/16"] },
+        injectionRules: [
+          rule([
+            { path: "/b", parents: ["n"], subnetSize: 25 },
+            { id: "n", path: "/a", parents: ["a"], subnetSize: 24 },
+          ]),
+        ],
+      },
+    }
+    expectIssues(later, [/injections\[0\]\.parents\[0\]: unknown parent "n"/])
+  })
+})
+
+describe("validateIpamConfig(): selectors", () => {
+  const sel = (s: Record<string, unknown>) =>
+    spec({ injectionRules: [rule([{ path: "/a", subnetSize: 24 }], s)] })
+  const selectorOf = (s: Record<string, unknown>) => configOf(sel(s)).injectionRules[0]?.selector
+  const at = "^spec\\.injectionRules\\[0\\]"
+  it("reads every selector; matchIdentities absent or null disables it, an empty list is kept", () => {
+    expect(
+      selectorOf({
+        matchIdentities: [{ name: "c", namespace: "n" }],
+        matchPurposes: [{ operator: "Equals", values: ["mcp"] }],
+        matchLabels: { a: "b" },
+        matchExpressions: [
+          { key: "k", operator: "NotIn", values: ["v"] },
+          { key: "k", operator: "DoesNotExist" },
+        ],
+      }),
+    ).toEqual({
+      matchIdentities: [{ name: "c", namespace: "n" }],
+      matchPurposes: [{ operator: "Equals", values: ["mcp"] }],
+      matchLabels: { a: "b" },
+      matchExpressions: [
+        { key: "k", operator: "NotIn", values: ["v"] },
+        { key: "k", operator: "DoesNotExist", values: [] },
+      ],
+    })
+    expect(selectorOf({ matchIdentities: null })?.matchIdentities).toBeUndefined()
+    expect(selectorOf({})?.matchIdentities).toBeUndefined()
+    expect(selectorOf({ matchIdentities: [] })?.matchIdentities).toEqual([])
+    expect(selectorOf({ matchPurposes: null, matchLabels: null, matchExpressions: null })).toEqual({
+      matchIdentities: undefined,
+      matchPurposes: [],
+      matchLabels: {},
+      matchExpressions: [],
+    })
+  })
+  it("matchIdentities: a list of {name, namespace}, both required, no other key", () => {
+    expectIssues(sel({ matchIdentities: {} }), [
+      new RegExp(`${at}\\.matchIdentities: must be a list, got object$`),
+    ])
+    expectIssues(sel({ matchIdentities: ["c"] }), [
+      new RegExp(`${at}\\.matchIdentities\\[0\\]: must be an object, got string$`),
+    ])
+    expectIssues(sel({ matchIdentities: [{ name: "", namespace: 1 }] }), [
+      new RegExp(`${at}\\.matchIdentities\\[0\\]\\.name: is required$`),
+      new RegExp(`${at}\\.matchIdentities\\[0\\]\\.namespace: is required$`),
+    ])
+    expectIssues(sel({ matchIdentities: [{ name: "c", namespace: "n", nmae: "x" }] }), [
+      /matchIdentities\[0\]\.nmae: unknown field "nmae"; did you mean "name"\?$/,
+    ])
+  })
+  it("matchPurposes: a list of {operator, values} with a known operator", () => {
+    expectIssues(sel({ matchPurposes: "mcp" }), [
+      new RegExp(`${at}\\.matchPurposes: must be a list, got string$`),
+    ])
+    expectIssues(sel({ matchPurposes: [[]] }), [
+      new RegExp(`${at}\\.matchPurposes\\[0\\]: must be an object, got an array$`),
+    ])
+    expectIssues(sel({ matchPurposes: [{ operator: 1, values: [] }] }), [
+      new RegExp(
+        `${at}\\.matchPurposes\\[0\\]\\.operator: 1 is not one of ContainsAll, ContainsAny, ContainsNone, Equals$`,
+      ),
+    ])
+    expectIssues(sel({ matchPurposes: [{ operator: "Equals", values: "mcp" }] }), [
+      new RegExp(`${at}\\.matchPurposes\\[0\\]\\.values: must be a list of strings, got string$`),
+    ])
+  })
+  it("matchLabels: a map of strings", () => {
+    expectIssues(sel({ matchLabels: [] }), [
+      new RegExp(`${at}\\.matchLabels: must be a map of strings, got an array$`),
+    ])
+    expectIssues(sel({ matchLabels: { a: true } }), [
+      new RegExp(`${at}\\.matchLabels\\.a: must be a string, got boolean$`),
+    ])
+  })
+  it("matchExpressions: {key, operator, values}, values required for In/NotIn and forbidden for Exists/DoesNotExist", () => {
+    expectIssues(sel({ matchExpressions: {} }), [
+      new RegExp(`${at}\\.matchExpressions: must be a list, got object$`),
+    ])
+    expectIssues(sel({ matchExpressions: [1] }), [
+      new RegExp(`${at}\\.matchExpressions\\[0\\]: must be an object, got number$`),
+    ])
+    expectIssues(sel({ matchExpressions: [{ operator: "Exists" }] }), [
+      new RegExp(`${at}\\.matchExpressions\\[0\\]\\.key: is required$`),
+    ])
+    expectIssues(sel({ matchExpressions: [{ key: "k", operator: "in", values: ["v"] }] }), [
+      /matchExpressions\[0\]\.operator: "in" is not one of In, NotIn, Exists, DoesNotExist; did you mean "In"\?$/,
+    ])
+    expectIssues(sel({ matchExpressions: [{ key: "k", operator: null }] }), [
+      /operator: null is not one of In, NotIn, Exists, DoesNotExist$/,
+    ])
+    expectIssues(sel({ matchExpressions: [{ key: "k", operator: "NotIn" }] }), [
+      /matchExpressions\[0\]\.values: must not be empty for operator NotIn$/,
+    ])
+    expectIssues(sel({ matchExpressions: [{ key: "k", operator: "DoesNotExist", values: ["v"] }] }), [
+      /matchExpressions\[0\]\.values: must be empty for operator DoesNotExist$/,
+    ])
+    expect(
+      selectorOf({
+        matchExpressions: [
+          { key: "k", operator: "In", values: ["v"] },
+          { key: "k", operator: "Exists" },
+        ],
+      })?.matchExpressions,
+    ).toEqual([
+      { key: "k", operator: "In", values: ["v"] },
+      { key: "k", operator: "Exists", values: [] },
+    ])
+  })
+})
+
+describe("globalParentIds() and parentContaining()", () => {
+  const config = configOf({ spec: { parentCIDRs: { b: ["10.1.0.0/16"], a: ["10.0.0.0/16", "fd00::/48"] } } })
+  const injection = (parents: ReadonlyArray<string>) => ({
+    id: undefined,
+    paths: ["/a"],
+    parents,
+    subnetSize: 24,
+  })
+  it("an injection without parents may use every parent id, sorted; local ids are not global", () => {
+    expect(globalParentIds(config, injection([]), new Set())).toEqual(["a", "b"])
+    expect(globalParentIds(config, injection(["n", "b"]), new Set(["n"]))).toEqual(["b"])
+  })
+  it("names the parent that contains a CIDR, or none", () => {
+    expect(parentContaining(config, cidrOf("10.1.2.0/24"))).toBe("10.1.0.0/16")
+    expect(parentContaining(config, cidrOf("fd00:0:0:1::/64"))).toBe("fd00::/48")
+    expect(parentContaining(config, cidrOf("10.2.0.0/24"))).toBeUndefined()
   })
 })
