@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Duration, Effect, Exit, Result, Scope } from "effect"
+import { type Duration, Effect, Exit, Random, Result, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
+import { ReflectorDefaults } from "./options.ts"
 import { make, type ReflectorEvent, type ReflectorOptions } from "./reflector.ts"
 
 const cms = Resources.configMaps
@@ -14,6 +15,10 @@ const cm = (name: string, labels: Record<string, string> = {}): KubeObject => ({
 })
 const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
 const describeEvent = (e: ReflectorEvent<KubeObject>) => `${e._tag}:${e.object.metadata.name}`
+
+/** A random service that always draws `x`, to pin the random watch timeout. */
+const fixedRandom = (x: number) =>
+  Effect.provideService(Random.Random, { nextIntUnsafe: () => 0, nextDoubleUnsafe: () => x })
 
 /** A fake, a client over it, and a reflector on configmaps recording its events. */
 const setup = (
@@ -58,6 +63,49 @@ describe("Reflector", () => {
         const status = yield* r.status
         assert.strictEqual(status.resourceVersion, fake.resourceVersion())
         assert.strictEqual(status.lists, 1)
+      }),
+  )
+
+  it.effect("lists 500 per page by default (client-go's pager), and the page size is an option", () =>
+    Effect.gen(function* () {
+      assert.strictEqual(ReflectorDefaults.pageSize, 500)
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      const pages: Array<number | undefined> = []
+      const spy = {
+        ...client,
+        listAll: ((ref, options) => {
+          pages.push(options?.pageSize)
+          return client.listAll(ref, options)
+        }) as typeof client.listAll,
+      }
+      yield* (yield* make(spy, { resource: cms })).waitForSync
+      yield* (yield* make(spy, { resource: cms, pageSize: 7 })).waitForSync
+      assert.deepStrictEqual(pages, [500, 7])
+    }),
+  )
+
+  it.effect(
+    "asks each watch for a random server timeout in [5, 10) min (watchTimeout 5 min, as client-go)",
+    () =>
+      Effect.gen(function* () {
+        assert.strictEqual(ReflectorDefaults.watchTimeout, "5 minutes")
+        // Bookmarks every minute keep the watch from the inactivity timeout; the server ends it.
+        const fake = yield* FakeApiServer.make({ bookmarkInterval: "60 seconds" })
+        const r = yield* fixedRandom(0.5)(make(yield* makeMemoryClient(fake), { resource: cms }))
+        yield* r.waitForSync
+        yield* settle
+        for (let i = 0; i < 449; i++) yield* TestClock.adjust("1 second")
+        yield* settle
+        assert.strictEqual((yield* r.status).watches, 1, "5 min × (1 + 0.5) = 450 s")
+        yield* TestClock.adjust("1 second")
+        yield* settle
+        assert.strictEqual(
+          (yield* r.status).watches,
+          2,
+          "the server ended the watch at 450 s; watched again at once",
+        )
+        assert.strictEqual((yield* r.status).lists, 1)
       }),
   )
 
