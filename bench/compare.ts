@@ -28,7 +28,7 @@
  */
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { cpus, tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
@@ -121,7 +121,14 @@ interface RunResult {
   readonly sigterm: { readonly code: number | null; readonly ms: number }
   /** The Events in the run's namespace at its end, by `type reason kind`, summed over their counts. */
   readonly events: Record<string, number>
+  /**
+   * The machine's 1-minute load average when the operator started, when all were probed and at
+   * the end of the steady window: the times of a run on a shared machine are read against it.
+   */
+  readonly loadAverage: { readonly start: number; readonly allProbed: number; readonly end: number }
 }
+
+const load1 = () => Number((loadavg()[0] ?? Number.NaN).toFixed(2))
 
 const parse = () => {
   const { values } = parseArgs({
@@ -248,6 +255,7 @@ const measure = async (
 
   const before = await requestCounts(mgmt)
   const conflictsBefore = await conflictCounts(mgmt)
+  const loadAtStart = load1()
   const t0 = Date.now()
   const op = await start()
   try {
@@ -274,6 +282,7 @@ const measure = async (
       { timeoutMs: 180_000 + n * 2_000, intervalMs: 500, context },
     )
     const startS = (Date.now() - t0) / 1_000
+    const loadAtProbed = load1()
     const after = await requestCounts(mgmt)
     const startup = splitLeases(
       delta(before, after, startS, background, new Map([["LIST clusters", ownLists]])),
@@ -290,6 +299,7 @@ const measure = async (
     const split = splitLeases(delta(after, await requestCounts(mgmt), steadyS, background))
     const end = processStats(op.pid)
     const memory = await op.memory()
+    const loadAtEnd = load1()
     const sigterm = await op.terminate(30_000)
     const events = await eventCounts(mgmt, ns)
     const perMinute = (v: number) => (v / n) * (60 / steadyS)
@@ -318,6 +328,7 @@ const measure = async (
       cpuSeconds: end.cpuSeconds,
       sigterm,
       events,
+      loadAverage: { start: loadAtStart, allProbed: loadAtProbed, end: loadAtEnd },
     }
   } finally {
     await op.kill()
@@ -400,6 +411,7 @@ export const table = (results: Partial<Record<OperatorName, Summary>>): string =
 }
 
 const topRequests = (name: string, r: RunResult) => [
+  `${name}, load average (1 min) at its start, when all were probed, at the end: ${r.loadAverage.start}, ${r.loadAverage.allProbed}, ${r.loadAverage.end}`,
   `${name}, requests while starting (top 10, all ${r.clusters} Clusters): ${Object.entries(r.startRequests)
     .slice(0, 10)
     .map(([key, v]) => `${key} ${v}`)
@@ -509,6 +521,17 @@ const main = async () => {
       "",
       table(results),
       "",
+      ...(o.small > 0
+        ? [
+            `at ${o.small} Clusters (no RSS slope):`,
+            table(
+              Object.fromEntries(
+                Object.entries(results).map(([name, s]) => [name, summary([s.runs[0] as RunResult])]),
+              ),
+            ),
+            "",
+          ]
+        : []),
       ...Object.entries(results).flatMap(([name, s]) =>
         topRequests(name, s.runs[s.runs.length - 1] as RunResult),
       ),

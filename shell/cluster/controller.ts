@@ -184,7 +184,7 @@ export const makeClusterController = (
             ? rowId(DELETION, deletionRow(decided.trace))
             : rowId(NORMAL, normalRow(decided.trace))
         let row = rowOf()
-        const ictx = { client, resolve, cluster: object, component: "krtt-cluster-controller" }
+        const ictx = { client, resolve, external, cluster: object, component: "krtt-cluster-controller" }
         let outcome = yield* interpret(ictx, decided.actions)
         if (outcome._tag === "Failed") {
           yield* Effect.logWarning("an action failed").pipe(

@@ -1,9 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import type { ClusterAction } from "../../core/cluster/actions.ts"
 import type { ClusterStatus } from "../../core/cluster/types.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import { Store } from "../reflector/store.ts"
 import { interpret, statusPatch } from "./interpret.ts"
 
 const c = { namespace: "default", name: "c1" }
@@ -74,6 +79,116 @@ describe("statusPatch", () => {
   })
 })
 
+const unused = () => Effect.succeed({ error: "unused" })
+
+const INFRA: ResourceRef = {
+  group: "infrastructure.example.com",
+  version: "v1",
+  resource: "exampleinfraclusters",
+  kind: "ExampleInfraCluster",
+  namespaced: true,
+}
+const patchInfra: ClusterAction = {
+  _tag: "PatchExternal",
+  role: "infrastructure",
+  ref: { apiGroup: INFRA.group, kind: INFRA.kind, namespace: c.namespace, name: c.name },
+  ownerReference: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: c.name, uid: "u1" },
+  labels: { "cluster.x-k8s.io/cluster-name": c.name },
+}
+
+/** An InfraCluster on a fresh server, a store holding `cached` of it, and the requests made. */
+const providerSetup = (
+  cached: (created: KubeObject, server: KubeClientShape) => Effect.Effect<KubeObject, KubeError>,
+) =>
+  Effect.gen(function* () {
+    const fake = yield* FakeApiServer.make()
+    fake.register(INFRA)
+    const client = yield* makeMemoryClient(fake)
+    const created = yield* client.create(INFRA, {
+      apiVersion: `${INFRA.group}/v1`,
+      kind: INFRA.kind,
+      metadata: { ...c, labels: { mine: "yes" } },
+    })
+    const store = new Store<KubeObject>()
+    store.upsert(yield* cached(created, client))
+    const gets: Array<string> = []
+    const counted: KubeClientShape = {
+      ...client,
+      get: (ref, key) =>
+        Effect.suspend(() => {
+          gets.push(ref.resource)
+          return client.get(ref, key)
+        }),
+    }
+    const ctx = {
+      client: counted,
+      resolve: () => Effect.succeed(INFRA),
+      external: () => Effect.succeed(store),
+      cluster: undefined,
+      component: "test",
+    }
+    const outcome = yield* interpret(ctx, [patchInfra])
+    return { outcome, gets, after: yield* client.get(INFRA, c) }
+  })
+
+describe("interpret: PatchExternal", () => {
+  it.effect(
+    "reads the provider object from its kind's store: no live GET (Cluster Reconciler: Set Owner Ref & Labels)",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, gets, after } = yield* providerSetup((created) => Effect.succeed(created))
+        assert.deepStrictEqual(outcome, { _tag: "Done" })
+        assert.deepStrictEqual(gets, [])
+        assert.deepStrictEqual(
+          after.metadata.ownerReferences?.map((r) => r.name),
+          [c.name],
+        )
+        assert.deepStrictEqual(after.metadata.labels, {
+          mine: "yes",
+          "cluster.x-k8s.io/cluster-name": c.name,
+        })
+      }),
+  )
+
+  it.effect(
+    "a store that is behind costs a Conflict and one live read, and keeps what was written meanwhile",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, gets, after } = yield* providerSetup((created, client) =>
+          Effect.as(
+            client.patch(INFRA, c, { type: "merge", body: { metadata: { labels: { theirs: "yes" } } } }),
+            created,
+          ),
+        )
+        assert.deepStrictEqual(outcome, { _tag: "Done" })
+        assert.deepStrictEqual(gets, [INFRA.resource])
+        assert.deepStrictEqual(after.metadata.labels, {
+          mine: "yes",
+          theirs: "yes",
+          "cluster.x-k8s.io/cluster-name": c.name,
+        })
+      }),
+  )
+
+  it.effect("an object missing from the store fails the action and names it", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      fake.register(INFRA)
+      const client = yield* makeMemoryClient(fake)
+      const ctx = {
+        client,
+        resolve: () => Effect.succeed(INFRA),
+        external: () => Effect.succeed(new Store<KubeObject>()),
+        cluster: undefined,
+        component: "test",
+      }
+      const outcome = yield* interpret(ctx, [patchInfra])
+      assert.strictEqual(outcome._tag, "Failed")
+      if (outcome._tag === "Failed") assert.match(outcome.failure.error, /ExampleInfraCluster default\/c1/)
+    }),
+  )
+})
+
 describe("interpret", () => {
   it.effect("several writes to the Cluster in one reconcile do not conflict with each other", () =>
     Effect.gen(function* () {
@@ -85,7 +200,7 @@ describe("interpret", () => {
         kind: "Cluster",
         metadata: { ...c, finalizers: ["cluster.cluster.x-k8s.io", "other"] },
       })
-      const ctx = { client, resolve: () => Effect.succeed({ error: "unused" }), cluster, component: "test" }
+      const ctx = { client, resolve: unused, external: unused, cluster, component: "test" }
       const outcome = yield* interpret(ctx, [
         { _tag: "PatchStatus", cluster: c, status: { phase: "Deleting" } },
         { _tag: "RemoveFinalizer", cluster: c, finalizer: "cluster.cluster.x-k8s.io" },
@@ -115,7 +230,7 @@ describe("interpret", () => {
           type: "merge",
           body: { status: { conditions: [cond("TopologyReconciled", "True", "Reconciled")] } },
         })
-        const ctx = { client, resolve: () => Effect.succeed({ error: "unused" }), cluster, component: "test" }
+        const ctx = { client, resolve: unused, external: unused, cluster, component: "test" }
         const outcome = yield* interpret(ctx, [
           {
             _tag: "PatchStatus",
@@ -146,7 +261,7 @@ describe("interpret", () => {
         type: "merge",
         body: { metadata: { labels: { changed: "yes" } } },
       })
-      const ctx = { client, resolve: () => Effect.succeed({ error: "unused" }), cluster, component: "test" }
+      const ctx = { client, resolve: unused, external: unused, cluster, component: "test" }
       const outcome = yield* interpret(ctx, [
         { _tag: "AddFinalizer", cluster: c, finalizer: "cluster.cluster.x-k8s.io" },
         { _tag: "Requeue", after: 1 },

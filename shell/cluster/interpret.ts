@@ -4,24 +4,35 @@
  * retried), and a status patch touches only what the controller owns: its fields, its sixteen
  * v1beta2 and four v1beta1 condition types; conditions of other types are kept.
  *
+ * Reads go through the watch-backed stores the controller observes from, as upstream's client
+ * reads the kinds its manager watches through its cache: the provider objects that
+ * `PatchExternal` merges its owner reference and label into come from their kind's store; only
+ * a write that conflicts (the store was behind) is recomputed against a live read.
+ *
  * @module
  */
 import { isDeepStrictEqual } from "node:util"
 import { Clock, Effect } from "effect"
 import type { ClusterAction, ObjectRef } from "../../core/cluster/actions.ts"
 import { V1Beta1ConditionTypes, V1Beta2ConditionTypes } from "../../core/cluster/contract.ts"
-import type { ClusterStatus, Condition } from "../../core/cluster/types.ts"
+import type { ClusterStatus, Condition, OwnerReference as Owner } from "../../core/cluster/types.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type OwnerReference, type ResourceRef, Resources } from "../kube/resource.ts"
+import type { ReadonlyStore } from "../reflector/store.ts"
 import { makeAdminKubeconfig } from "./kubeconfigSecret.ts"
 
 export interface InterpretContext {
   readonly client: KubeClientShape
   /** The resource of an external or descendant reference, or why it cannot be resolved. */
   readonly resolve: (ref: ObjectRef) => Effect.Effect<ResourceRef | { readonly error: string }>
+  /**
+   * The watch-backed store of an infrastructure or control-plane kind (the one the reconcile
+   * observed it from), or why it cannot be read.
+   */
+  readonly external: (ref: ObjectRef) => Effect.Effect<ReadonlyStore<KubeObject> | { readonly error: string }>
   /** The Cluster as read at the start of the reconcile. */
   readonly cluster: KubeObject | undefined
   readonly component: string
@@ -40,8 +51,11 @@ export type Outcome =
   | { readonly _tag: "Error"; readonly error: string }
   | { readonly _tag: "Failed"; readonly failure: ActionFailure }
 
-/** How often a status patch that conflicts is recomputed against a fresh read. */
-export const STATUS_CONFLICT_RETRIES = 3
+/**
+ * How often a write that conflicts (a status patch, or an owner-reference patch of a provider
+ * object read from its store) is recomputed against a fresh read.
+ */
+export const CONFLICT_RETRIES = 3
 
 const V2 = new Set<string>(V1Beta2ConditionTypes)
 const V1 = new Set<string>(V1Beta1ConditionTypes)
@@ -130,6 +144,31 @@ export const statusPatch = (
   return patch
 }
 
+/**
+ * The merge patch that gives `obj` the owner reference `owner` (replacing one to the same owner
+ * of any version) and `labels`, with the resourceVersion it was read at; `undefined` when it has
+ * both already.
+ */
+const ownerPatch = (
+  obj: KubeObject,
+  owner: Owner,
+  labels: Readonly<Record<string, string>>,
+): Record<string, unknown> | undefined => {
+  const group = (apiVersion: string) => apiVersion.split("/")[0]
+  const refs = (obj.metadata.ownerReferences ?? []).filter(
+    (r) =>
+      !(r.kind === owner.kind && r.name === owner.name && group(r.apiVersion) === group(owner.apiVersion)),
+  )
+  const ownerReferences = [...refs, owner]
+  const merged = { ...obj.metadata.labels, ...labels }
+  if (
+    isDeepStrictEqual(ownerReferences, obj.metadata.ownerReferences) &&
+    isDeepStrictEqual(merged, obj.metadata.labels)
+  )
+    return undefined
+  return { metadata: { ownerReferences, labels: merged, resourceVersion: obj.metadata.resourceVersion } }
+}
+
 /** Why an action failed: the server's answer, and whether it was NotFound for a needed object. */
 export interface RunError {
   readonly message: string
@@ -168,44 +207,37 @@ const run = (
         .pipe(Effect.map(advance), Effect.mapError(describe))
     }
     case "SetControlPlaneEndpoint":
+      // Like the finalizer, with the version read and advancing it: the status patch that
+      // follows in the same reconcile carries that version, so it must not be left behind by
+      // this write (it was: every Cluster's first status patch got a 409 and a live GET).
       return client
         .patch(
           ClusterResource,
           action.cluster,
-          mergePatch({ spec: { controlPlaneEndpoint: action.endpoint } }),
+          mergePatch({ metadata: { resourceVersion: rv }, spec: { controlPlaneEndpoint: action.endpoint } }),
         )
-        .pipe(Effect.asVoid, Effect.mapError(describe))
+        .pipe(Effect.map(advance), Effect.mapError(describe))
     case "PatchExternal":
       return Effect.gen(function* () {
         const resource = yield* ctx.resolve(action.ref)
         if ("error" in resource) return yield* failWith(resource.error)
+        const store = yield* ctx.external(action.ref)
+        if ("error" in store) return yield* failWith(store.error)
         const key = { namespace: action.ref.namespace, name: action.ref.name }
-        const obj = yield* client.get(resource, key).pipe(Effect.mapError(describe))
-        const owner = action.ownerReference
-        const refs = (obj.metadata.ownerReferences ?? []).filter(
-          (r) =>
-            !(
-              r.kind === owner.kind &&
-              r.name === owner.name &&
-              r.apiVersion.split("/")[0] === owner.apiVersion.split("/")[0]
-            ),
-        )
-        const ownerReferences = [...refs, owner]
-        const labels = { ...obj.metadata.labels, ...action.labels }
-        if (
-          isDeepStrictEqual(ownerReferences, obj.metadata.ownerReferences) &&
-          isDeepStrictEqual(labels, obj.metadata.labels)
-        )
-          return
-        yield* client
-          .patch(
-            resource,
-            key,
-            mergePatch({
-              metadata: { ownerReferences, labels, resourceVersion: obj.metadata.resourceVersion },
-            }),
+        let obj = store.get(key)
+        if (obj === undefined)
+          return yield* failWith(
+            `NotFound: ${action.ref.kind} ${key.namespace}/${key.name} is not in the cache`,
           )
-          .pipe(Effect.mapError(describe))
+        for (let attempt = 0; ; attempt++) {
+          const patch = ownerPatch(obj, action.ownerReference, action.labels)
+          if (patch === undefined) return
+          const written = yield* Effect.result(client.patch(resource, key, mergePatch(patch)))
+          if (written._tag === "Success") return
+          if (written.failure._tag !== "Conflict" || attempt >= CONFLICT_RETRIES)
+            return yield* Effect.fail(describe(written.failure))
+          obj = yield* client.get(resource, key).pipe(Effect.mapError(describe))
+        }
       })
     case "CreateKubeconfigSecret":
       return Effect.gen(function* () {
@@ -296,7 +328,7 @@ const run = (
             advance(written.success)
             return
           }
-          if (written.failure._tag !== "Conflict" || attempt >= STATUS_CONFLICT_RETRIES)
+          if (written.failure._tag !== "Conflict" || attempt >= CONFLICT_RETRIES)
             return yield* Effect.fail(describe(written.failure))
           const fresh = yield* client.get(ClusterResource, action.cluster).pipe(Effect.mapError(describe))
           current = (fresh as { status?: ClusterStatus }).status
