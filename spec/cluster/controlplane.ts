@@ -26,6 +26,7 @@ import {
   returnsError,
   validEndpoint,
 } from "./reading.ts"
+import { withStatus } from "./status.ts"
 
 const { doc, derived } = rowsFor<I, R, C>(FLOWCHART_COLUMNS)
 
@@ -35,7 +36,7 @@ const flag = (r: R) => r.status?.initialization?.controlPlaneInitialized === tru
 const noPatch = (r: R) =>
   !has(r, "PatchExternal", (a) => a._tag === "PatchExternal" && a.role === "controlPlane")
 
-export const controlPlaneTable: TableSpec<I, R, C> = {
+export const controlPlaneTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.controlplane",
   source: "001_b44d46ad16131bfc.txt",
   title: "2. reconcileControlPlane",
@@ -151,4 +152,4 @@ export const controlPlaneTable: TableSpec<I, R, C> = {
   ],
   priority: [1, 2, 3, 4, 5, 6, 7, 8],
   resolutions: ["The paths are mutually exclusive; the priority is the table order."],
-}
+})

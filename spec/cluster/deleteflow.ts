@@ -40,6 +40,7 @@ import {
   stage,
   v1cond,
 } from "./reading.ts"
+import { withStatus } from "./status.ts"
 
 const { doc, derived } = rowsFor<I, R, C>(FLOWCHART_COLUMNS)
 
@@ -66,7 +67,7 @@ const completed = (i: I, r: R) =>
 const failedWhileDeleting = (_: I, r: R) =>
   returnsError(r) && patched(r) !== undefined && reasonIs(r, "InternalError") && !has(r, "RemoveFinalizer")
 
-export const deleteFlowTable: TableSpec<I, R, C> = {
+export const deleteFlowTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.delete-flow",
   source: "001_b44d46ad16131bfc.txt",
   title: "3. reconcileDelete",
@@ -296,4 +297,4 @@ export const deleteFlowTable: TableSpec<I, R, C> = {
     "The paths are mutually exclusive; the priority is the table order.",
     "Pending descendants are checked whether or not the Cluster owns children (derived 13), as the Deletion Reconciliation table requires.",
   ],
-}
+})

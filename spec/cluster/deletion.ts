@@ -38,6 +38,7 @@ import {
   returnsError,
   stage,
 } from "./reading.ts"
+import { withStatus } from "./status.ts"
 
 const { doc, derived } = rowsFor<I, R, C>(KRTT_COLUMNS)
 
@@ -65,7 +66,7 @@ const internalError = (i: I) =>
           (cpGone(i) && i.desired.infrastructureRef !== undefined && infraGetFailed(i)))))) ||
   (failedDelete(i, ["descendant", "controlPlane", "infrastructure"]) && clusterDeleting(i))
 
-export const deletionTable: TableSpec<I, R, C> = {
+export const deletionTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.deletion",
   source: "001_b44d46ad16131bfc.txt",
   title: "Deletion Reconciliation",
@@ -285,4 +286,4 @@ export const deletionTable: TableSpec<I, R, C> = {
     "The delete flowchart draws 'Has owned children? No → ControlPlaneRef defined?'; rows 5 and 6 ('No descendants') require the pending count to be zero first, so the pending check is applied on both branches.",
     "An error of the always-reconcile phases ends a deleting reconcile with that error instead of the 5 s requeue (controller-runtime ignores RequeueAfter when an error is returned).",
   ],
-}
+})

@@ -38,6 +38,7 @@ import {
   returnsError,
   stage,
 } from "./reading.ts"
+import { withStatus } from "./status.ts"
 
 const { doc, derived } = rowsFor<I, R, C>(KRTT_COLUMNS)
 
@@ -57,7 +58,7 @@ const deleteFailedHolds = (i: I, r: R) =>
   returnsError(r) &&
   (!clusterDeleting(i) || (patched(r) !== undefined && deletingReason(r) === "InternalError"))
 
-export const errorsTable: TableSpec<I, R, C> = {
+export const errorsTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.errors",
   source: "001_b44d46ad16131bfc.txt",
   title: "Error Handling",
@@ -238,4 +239,4 @@ export const errorsTable: TableSpec<I, R, C> = {
     "Row 10 is the catch-all 'no error' row, ranked last.",
     "Every failed action but the finalizer patch and the status patch itself is answered with the status patched before the error (upstream's deferred patch, issue 10); derived row 11 is the one that requeues instead of failing.",
   ],
-}
+})

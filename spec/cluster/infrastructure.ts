@@ -28,6 +28,7 @@ import {
   returnsError,
   validEndpoint,
 } from "./reading.ts"
+import { withStatus } from "./status.ts"
 
 const { doc, derived } = rowsFor<I, R, C>(FLOWCHART_COLUMNS)
 
@@ -51,7 +52,7 @@ export const failureDomains = (infra: InfrastructureCluster): ReadonlyArray<Fail
     .map((name) => ({ name, ...map[name] }))
 }
 
-export const infrastructureTable: TableSpec<I, R, C> = {
+export const infrastructureTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.infrastructure",
   source: "001_b44d46ad16131bfc.txt",
   title: "1. reconcileInfrastructure",
@@ -168,4 +169,4 @@ export const infrastructureTable: TableSpec<I, R, C> = {
   ],
   priority: [1, 2, 3, 4, 5, 6, 7, 8],
   resolutions: ["The paths are mutually exclusive; the priority is the table order."],
-}
+})

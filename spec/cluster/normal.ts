@@ -43,6 +43,7 @@ import {
   v1cond,
   validEndpoint,
 } from "./reading.ts"
+import { STATUS_RESOLUTIONS, withStatus } from "./status.ts"
 
 const { doc, derived } = rowsFor<I, R, C>(KRTT_COLUMNS)
 
@@ -51,7 +52,7 @@ const normal = (i: I) => stage(i) === "normal"
 const statusPatched = (r: R) => patched(r) !== undefined && patched(r) === r.status
 const onlyAction = (r: R, tag: string) => r.actions.length === 1 && r.actions[0]?._tag === tag
 
-export const normalTable: TableSpec<I, R, C> = {
+export const normalTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.normal",
   source: "001_b44d46ad16131bfc.txt",
   title: "Normal Reconciliation",
@@ -466,5 +467,6 @@ export const normalTable: TableSpec<I, R, C> = {
     "A failed action other than the finalizer patch and the status patch still gets the status patched (upstream's deferred patch); a kubeconfig Secret that cannot be signed for want of the cluster CA requeues after 30 s (derived row 18).",
     "Where seed 001 is silent, updateStatus follows upstream v1.13 (issue 10): RemoteConnectionProbe keeps its previous value while the ClusterCache has had neither a successful probe nor 5 failed ones (a restarted manager does not flip it), else True within the 50 s grace period of the last success; Available summarizes Deleting, RemoteConnectionProbe, InfrastructureReady, ControlPlaneAvailable, WorkersAvailable and the availability gates, which are the Cluster's own or else the ClusterClass's (not both) plus TopologyReconciled for a topology Cluster; replica counters are left unset while nothing is known of them; a provider's status.failureReason/failureMessage is copied to status.deprecated.v1beta1; the events InfrastructureReady and ControlPlaneInitialized are recorded when the flags are first set from the provider objects.",
     "Every status written validates against upstream v1.13's Cluster CRD (issue 10): v1beta2 conditions always carry a message, provider reasons that do not match metav1.Condition's pattern are replaced by ours, failureDomains is left out when empty, observedGeneration is at least 1 (property-tests/cluster/upstream-schema.test.ts).",
+    ...STATUS_RESOLUTIONS,
   ],
-}
+})

@@ -1,0 +1,491 @@
+/**
+ * What every row of seed 001's tables promises about the status it leaves (issue 11, item 3):
+ * the phase, and the (type, status, reason) of each of the sixteen v1beta2 conditions and the
+ * four deprecated v1beta1 conditions of "Conditions", for every reconcile that writes them.
+ *
+ * The seed names the conditions and what each says ("Conditions", "V1Beta2 Conditions",
+ * "V1Beta1 Conditions (Deprecated)"); it does not name their reasons. Where it is silent the
+ * reasons and the rules are upstream Cluster API v1.13's (`internal/controllers/cluster`,
+ * `api/core/v1beta2` condition reasons), as `STATUS_RESOLUTIONS` records with their reasons.
+ * Written from the seed and upstream, not from `core/` (only its types are imported).
+ *
+ * @module
+ */
+
+import type { Condition, ConditionStatus, Machine, MachineGroup } from "../../core/cluster/index.ts"
+import type { TableSpec } from "../../core/krtt/index.ts"
+import {
+  type C,
+  clusterDeleting,
+  clusterOf,
+  conditionOf,
+  cpFlagBefore,
+  cpFound,
+  deletingMeta,
+  type I,
+  infraAfter,
+  infraFlagBefore,
+  infraFound,
+  initialized,
+  phaseAfter,
+  provisioned,
+  type R,
+  stage,
+} from "./reading.ts"
+
+/** What a rule decides for one condition. */
+export interface Expected {
+  readonly status: ConditionStatus
+  /** The reason, or the set of reasons the row's own `holds` narrows down. */
+  readonly reason: string | ReadonlyArray<string>
+}
+
+const CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
+const PAUSED = "cluster.x-k8s.io/paused"
+
+/** `metav1.Condition`'s reason: this pattern, at most 1024 characters (Kubernetes API). */
+const REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/
+const v1beta2Reason = (r: string | undefined): r is string =>
+  r !== undefined && r.length <= 1_024 && REASON.test(r)
+/** A v1beta1 condition's reason: non-empty, at most 256 characters (upstream's CRD). */
+const v1beta1Reason = (r: string | undefined): r is string => r !== undefined && r !== "" && r.length <= 256
+
+/** The reasons of `Deleting=True`: reconcileDelete's flowchart (Deletion Reconciliation). */
+export const DELETING_REASONS = [
+  "WaitingForBeforeDeleteHook",
+  "InternalError",
+  "WaitingForWorkersDeletion",
+  "WaitingForControlPlaneDeletion",
+  "WaitingForInfrastructureDeletion",
+  "DeletionCompleted",
+] as const
+
+// ---------------------------------------------------------------------------------------------
+// Reading the input
+
+/** The reconcile ran the always-reconcile phases and updateStatus (the deferred patch). */
+export const statusWritten = (i: I): boolean => {
+  const s = stage(i)
+  if (s === "normal" || s === "delete") return true
+  if (i.trigger._tag !== "ActionFailed" || clusterOf(i) === undefined) return false
+  const a = i.trigger.action._tag
+  return a !== "AddFinalizer" && a !== "PatchStatus"
+}
+
+const paused = (i: I) =>
+  i.desired.paused === true || clusterOf(i)?.metadata.annotations?.[PAUSED] !== undefined
+const listed = (i: I) => (i.observed.descendants._tag === "Listed" ? i.observed.descendants : undefined)
+const isCp = (m: Machine) => m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined
+const cpMachines = (i: I) => listed(i)?.machines.filter(isCp) ?? []
+const workerMachines = (i: I) => listed(i)?.machines.filter((m) => !isCp(m)) ?? []
+const pools = (i: I) => (i.observed.featureGates.machinePool ? (listed(i)?.machinePools ?? []) : [])
+
+/** A MachineSet or Machine whose owner reference names the Cluster itself. */
+const ownedByCluster = (
+  i: I,
+  meta: { readonly ownerReferences?: ReadonlyArray<{ kind: string; name: string; uid?: string }> },
+) => {
+  const c = clusterOf(i)
+  if (c === undefined) return false
+  return (meta.ownerReferences ?? []).some(
+    (o) =>
+      o.kind === "Cluster" &&
+      o.name === c.metadata.name &&
+      (c.metadata.uid === undefined || o.uid === undefined || o.uid === c.metadata.uid),
+  )
+}
+
+/** Control plane initialized after this reconcile (Normal Reconciliation rows 10 and 12). */
+const cpInitializedAfter = (i: I): boolean => {
+  if (cpFlagBefore(i)) return true
+  if (i.desired.controlPlaneRef !== undefined) {
+    const cp = cpFound(i)
+    return cp !== undefined && initialized(cp)
+  }
+  // reconcileV1Beta1ControlPlaneInitialized runs in reconcileNormal only.
+  return (
+    !clusterDeleting(i) &&
+    cpMachines(i).some((m) => !deletingMeta(m.metadata) && m.status?.nodeRef !== undefined)
+  )
+}
+
+const statusOfType = (
+  o: { readonly status?: { readonly conditions?: ReadonlyArray<Condition> } },
+  type: string,
+) => conditionOf(o.status?.conditions, type)?.status
+
+/** Positive-polarity summary over objects: False wins, then Unknown (or not reported), else True. */
+const summary = (
+  objects: ReadonlyArray<{ readonly status?: { readonly conditions?: ReadonlyArray<Condition> } }>,
+  type: string,
+  reasons: readonly [none: string, isTrue: string, isFalse: string, isUnknown: string],
+): Expected => {
+  if (objects.length === 0) return { status: "True", reason: reasons[0] }
+  const states = objects.map((o) => statusOfType(o, type) ?? "Unknown")
+  if (states.includes("False")) return { status: "False", reason: reasons[2] }
+  if (states.includes("Unknown")) return { status: "Unknown", reason: reasons[3] }
+  return { status: "True", reason: reasons[1] }
+}
+
+const INTERNAL: Expected = { status: "Unknown", reason: "InternalError" }
+
+/** A provider's condition mirrored, its reason kept when the CRD accepts it. */
+const mirrored = (c: Condition, trueReason: string, falseReason: string): Expected => ({
+  status: c.status,
+  reason: v1beta2Reason(c.reason) ? c.reason : c.status === "True" ? trueReason : falseReason,
+})
+
+// ---------------------------------------------------------------------------------------------
+// v1beta2
+
+/** The expected v1beta2 conditions of a reconcile that wrote the status. */
+export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> => {
+  const deleting = clusterDeleting(i)
+  const d = listed(i)
+  const infraRef = i.desired.infrastructureRef
+  const cpRef = i.desired.controlPlaneRef
+
+  let infrastructureReady: Expected
+  if (infraRef === undefined) infrastructureReady = { status: "True", reason: "Ready" }
+  else {
+    const f = i.observed.infrastructure
+    const infra = infraFound(i)
+    if (f._tag === "GetFailed") infrastructureReady = INTERNAL
+    else if (infra === undefined)
+      infrastructureReady = { status: "False", reason: infraFlagBefore(i) ? "Deleted" : "DoesNotExist" }
+    else {
+      const ready = conditionOf(infra.status?.conditions, "Ready")
+      infrastructureReady =
+        ready !== undefined
+          ? mirrored(ready, "Ready", "NotReady")
+          : provisioned(infra)
+            ? { status: "True", reason: "Ready" }
+            : { status: "False", reason: "NotReady" }
+    }
+  }
+
+  let controlPlaneAvailable: Expected
+  if (cpRef === undefined) {
+    const cps = cpMachines(i)
+    controlPlaneAvailable =
+      d === undefined
+        ? INTERNAL
+        : cps.length === 0
+          ? { status: "False", reason: "DoesNotExist" }
+          : cps.some((m) => statusOfType(m, "Available") === "True")
+            ? { status: "True", reason: "Available" }
+            : { status: "False", reason: "NotAvailable" }
+  } else {
+    const cp = cpFound(i)
+    if (i.observed.controlPlane._tag === "GetFailed") controlPlaneAvailable = INTERNAL
+    else if (cp === undefined)
+      controlPlaneAvailable = { status: "False", reason: cpFlagBefore(i) ? "Deleted" : "DoesNotExist" }
+    else {
+      const available = conditionOf(cp.status?.conditions, "Available")
+      controlPlaneAvailable =
+        available !== undefined
+          ? mirrored(available, "Available", "NotAvailable")
+          : initialized(cp)
+            ? { status: "True", reason: "Available" }
+            : { status: "False", reason: "NotAvailable" }
+    }
+  }
+
+  let controlPlaneInitialized: Expected
+  if (cpInitializedAfter(i)) controlPlaneInitialized = { status: "True", reason: "Initialized" }
+  else if (cpRef === undefined)
+    controlPlaneInitialized = d === undefined ? INTERNAL : { status: "False", reason: "NotInitialized" }
+  else
+    controlPlaneInitialized =
+      i.observed.controlPlane._tag === "GetFailed"
+        ? INTERNAL
+        : {
+            status: "False",
+            reason: i.observed.controlPlane._tag === "NotFound" ? "DoesNotExist" : "NotInitialized",
+          }
+
+  const machines = (ms: ReadonlyArray<Machine>, type: "Ready" | "UpToDate"): Expected =>
+    d === undefined
+      ? INTERNAL
+      : summary(
+          ms,
+          type,
+          type === "Ready"
+            ? ["NoReplicas", "Ready", "NotReady", "ReadyUnknown"]
+            : ["NoReplicas", "UpToDate", "NotUpToDate", "UpToDateUnknown"],
+        )
+
+  const workersAvailable: Expected =
+    d === undefined
+      ? INTERNAL
+      : summary([...d.machineDeployments, ...pools(i)], "Available", [
+          "NoWorkers",
+          "Available",
+          "NotAvailable",
+          "AvailableUnknown",
+        ])
+
+  const inProgress = (type: "RollingOut" | "ScalingUp" | "ScalingDown"): Expected => {
+    if (cpRef !== undefined && i.observed.controlPlane._tag === "GetFailed") return INTERNAL
+    if (d === undefined) return INTERNAL
+    const sources: Array<{ readonly status?: { readonly conditions?: ReadonlyArray<Condition> } }> = []
+    const cp = cpRef === undefined ? undefined : cpFound(i)
+    if (cp !== undefined) sources.push(cp)
+    sources.push(...d.machineDeployments, ...pools(i))
+    // Upstream's ScalingUp/ScalingDown count the Cluster's own MachineSets; RollingOut does not.
+    if (type !== "RollingOut")
+      sources.push(...d.machineSets.filter((g: MachineGroup) => ownedByCluster(i, g.metadata)))
+    return sources.some((s) => statusOfType(s, type) === "True")
+      ? { status: "True", reason: type }
+      : { status: "False", reason: `Not${type}` }
+  }
+
+  const remediating: Expected =
+    d === undefined
+      ? INTERNAL
+      : d.machines.some((m) => statusOfType(m, "OwnerRemediated") === "False")
+        ? { status: "True", reason: "Remediating" }
+        : { status: "False", reason: "NotRemediating" }
+
+  const remoteConnectionProbe = remoteConnection(i, c)
+
+  const available = ((): Expected => {
+    if (deleting) return { status: "False", reason: "NotAvailable" }
+    const parts = [remoteConnectionProbe, infrastructureReady, controlPlaneAvailable, workersAvailable].map(
+      (e) => e.status,
+    )
+    for (const g of gates(i)) {
+      const s = conditionOf(clusterOf(i)?.status?.conditions, g.conditionType)?.status ?? "Unknown"
+      parts.push(
+        s === "Unknown" ? "Unknown" : (s === "True") === (g.polarity !== "Negative") ? "True" : "False",
+      )
+    }
+    if (parts.includes("False")) return { status: "False", reason: "NotAvailable" }
+    if (parts.includes("Unknown")) return { status: "Unknown", reason: "AvailableUnknown" }
+    return { status: "True", reason: "Available" }
+  })()
+
+  return {
+    InfrastructureReady: infrastructureReady,
+    ControlPlaneAvailable: controlPlaneAvailable,
+    ControlPlaneInitialized: controlPlaneInitialized,
+    ControlPlaneMachinesReady: machines(cpMachines(i), "Ready"),
+    ControlPlaneMachinesUpToDate: machines(cpMachines(i), "UpToDate"),
+    WorkersAvailable: workersAvailable,
+    WorkerMachinesReady: machines(workerMachines(i), "Ready"),
+    WorkerMachinesUpToDate: machines(workerMachines(i), "UpToDate"),
+    RemoteConnectionProbe: remoteConnectionProbe,
+    RollingOut: inProgress("RollingOut"),
+    ScalingUp: inProgress("ScalingUp"),
+    ScalingDown: inProgress("ScalingDown"),
+    Remediating: remediating,
+    Deleting: deleting
+      ? { status: "True", reason: DELETING_REASONS }
+      : { status: "False", reason: "NotDeleting" },
+    Available: available,
+    Paused: paused(i) ? { status: "True", reason: "Paused" } : { status: "False", reason: "NotPaused" },
+  }
+}
+
+/**
+ * RemoteConnectionProbe (upstream's setRemoteConnectionProbeCondition): True while the last
+ * successful probe is at most the grace period (50 s) old; kept as it was while the ClusterCache
+ * has had neither a success nor `remoteConnectionFailureThreshold` (5) failures; else False.
+ */
+const remoteConnection = (i: I, c: C): Expected => {
+  const { lastProbeSuccessTime: last, consecutiveFailures = 0 } = i.observed.remoteConnection
+  if (last === undefined && consecutiveFailures < c.remoteConnectionFailureThreshold) {
+    const kept = conditionOf(clusterOf(i)?.status?.conditions, "RemoteConnectionProbe")
+    if (kept === undefined) return { status: "False", reason: "ProbeFailed" }
+    return {
+      status: kept.status,
+      reason: v1beta2Reason(kept.reason)
+        ? kept.reason
+        : kept.status === "True"
+          ? "ProbeSucceeded"
+          : "ProbeFailed",
+    }
+  }
+  return last !== undefined && i.now - last <= c.remoteConnectionGracePeriod
+    ? { status: "True", reason: "ProbeSucceeded" }
+    : { status: "False", reason: "ProbeFailed" }
+}
+
+/** Availability gates: the Cluster's, else its ClusterClass's; TopologyReconciled for a topology. */
+const gates = (i: I) => {
+  const topology = i.desired.topology !== undefined
+  const cc = i.observed.clusterClass
+  const own =
+    i.desired.availabilityGates ??
+    (topology && cc._tag === "Found" ? (cc.object.spec?.availabilityGates ?? []) : [])
+  return topology && !own.some((g) => g.conditionType === "TopologyReconciled")
+    ? [...own, { conditionType: "TopologyReconciled" }]
+    : own
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1beta1
+
+/** The expected deprecated v1beta1 conditions; `ControlPlaneReady` only with a controlPlaneRef. */
+export const expectedV1Beta1 = (i: I): Readonly<Record<string, Expected | undefined>> => {
+  const deleting = clusterDeleting(i)
+  const mirror = (
+    ref: unknown,
+    tag: string,
+    object: { readonly status?: { readonly conditions?: ReadonlyArray<Condition> } } | undefined,
+    ready: boolean,
+    wasReady: boolean,
+    waiting: string,
+  ): Expected => {
+    if (tag === "GetFailed") return INTERNAL
+    if (object === undefined || ref === undefined)
+      return { status: "False", reason: deleting || wasReady ? "Deleted" : waiting }
+    const c = conditionOf(object.status?.conditions, "Ready")
+    if (c !== undefined)
+      return {
+        status: c.status,
+        reason: v1beta1Reason(c.reason) ? c.reason : c.status === "True" ? "Ready" : waiting,
+      }
+    if (ready) return { status: "True", reason: "Ready" }
+    return { status: "False", reason: deleting ? "Deleting" : waiting }
+  }
+  const infra = infraFound(i)
+  const infrastructureReady: Expected =
+    i.desired.infrastructureRef === undefined
+      ? { status: "True", reason: "NoInfrastructure" }
+      : mirror(
+          i.desired.infrastructureRef,
+          i.observed.infrastructure._tag,
+          infra,
+          infra !== undefined && provisioned(infra),
+          infraFlagBefore(i),
+          "WaitingForInfrastructure",
+        )
+  const cp = cpFound(i)
+  const controlPlaneReady: Expected | undefined =
+    i.desired.controlPlaneRef === undefined
+      ? undefined
+      : mirror(
+          i.desired.controlPlaneRef,
+          i.observed.controlPlane._tag,
+          cp,
+          cp !== undefined && (cp.status?.ready ?? initialized(cp)),
+          cpFlagBefore(i),
+          "WaitingForControlPlane",
+        )
+  const notReady = [controlPlaneReady, infrastructureReady].find(
+    (e) => e !== undefined && e.status !== "True",
+  )
+  return {
+    Ready: deleting
+      ? { status: "False", reason: "Deleting" }
+      : (notReady ?? { status: "True", reason: "Ready" }),
+    ControlPlaneReady: controlPlaneReady,
+    InfrastructureReady: infrastructureReady,
+    ControlPlaneInitialized: cpInitializedAfter(i)
+      ? { status: "True", reason: "Initialized" }
+      : {
+          status: "False",
+          reason:
+            i.desired.controlPlaneRef === undefined
+              ? "MissingNodeRef"
+              : "WaitingForControlPlaneProviderInitialized",
+        },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check
+
+const reasonOk = (e: Expected, reason: string | undefined) =>
+  typeof e.reason === "string" ? reason === e.reason : reason !== undefined && e.reason.includes(reason)
+
+const rfc3339 = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`
+
+/** A condition's `lastTransitionTime` moves to `now` exactly when its status changes. */
+const transitionOk = (before: Condition | undefined, after: Condition, now: number) =>
+  after.lastTransitionTime ===
+  (before !== undefined && before.status === after.status && before.lastTransitionTime !== undefined
+    ? before.lastTransitionTime
+    : rfc3339(now))
+
+/**
+ * Why the result's status breaks the promise of every row (phase and conditions), or
+ * `undefined` when it keeps it.
+ */
+export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
+  const cluster = clusterOf(i)
+  const before = cluster?.status
+  if (cluster === undefined) return r.status === undefined ? undefined : "a status without a Cluster"
+  const s = stage(i)
+  if (!statusWritten(i)) {
+    if (s === "paused" || s === "pausedCondition") {
+      const want = paused(i) ? "True" : "False"
+      const p = conditionOf(r.status?.conditions, "Paused")
+      if (p?.status !== want || p.reason !== (want === "True" ? "Paused" : "NotPaused")) return "Paused"
+      // EnsurePausedCondition sets Paused only: the other conditions and the phase stay.
+      for (const old of before?.conditions ?? [])
+        if (old.type !== "Paused" && conditionOf(r.status?.conditions, old.type)?.status !== old.status)
+          return `${old.type} changed by EnsurePausedCondition`
+    }
+    return r.status?.phase === before?.phase ? undefined : `phase ${r.status?.phase} (unchanged expected)`
+  }
+  const st = r.status
+  if (st === undefined) return "no status"
+  if (st.phase !== phaseAfter(i)) return `phase ${st.phase}, expected ${phaseAfter(i)}`
+  if (st.initialization?.infrastructureProvisioned !== infraAfter(i)) return "infrastructureProvisioned"
+  if (st.initialization?.controlPlaneInitialized !== cpInitializedAfter(i)) return "controlPlaneInitialized"
+  const generation = cluster.metadata.generation
+  const observedGeneration = generation !== undefined && generation >= 1 ? generation : undefined
+  for (const [type, e] of Object.entries(expectedV1Beta2(i, c))) {
+    const got = conditionOf(st.conditions, type)
+    if (got === undefined) return `v1beta2 ${type} missing`
+    if (got.status !== e.status || !reasonOk(e, got.reason))
+      return `v1beta2 ${type} ${got.status}/${got.reason}, expected ${e.status}/${String(e.reason)}`
+    if (typeof got.message !== "string") return `v1beta2 ${type} without a message`
+    if (got.observedGeneration !== observedGeneration) return `v1beta2 ${type} observedGeneration`
+    if (!transitionOk(conditionOf(before?.conditions, type), got, i.now))
+      return `v1beta2 ${type} lastTransitionTime`
+  }
+  const previousV1 = before?.deprecated?.v1beta1?.conditions
+  const v1 = st.deprecated?.v1beta1?.conditions
+  for (const [type, e] of Object.entries(expectedV1Beta1(i))) {
+    const got = conditionOf(v1, type)
+    if (e === undefined) {
+      if (got !== undefined) return `v1beta1 ${type} set without a controlPlaneRef`
+      continue
+    }
+    if (got === undefined) return `v1beta1 ${type} missing`
+    if (got.status !== e.status || !reasonOk(e, got.reason))
+      return `v1beta1 ${type} ${got.status}/${got.reason}, expected ${e.status}/${String(e.reason)}`
+    // v1beta1: a severity exactly when False, no observed generation.
+    if ((got.status === "False") !== (got.severity !== undefined)) return `v1beta1 ${type} severity`
+    if (got.observedGeneration !== undefined) return `v1beta1 ${type} observedGeneration`
+    if (!transitionOk(conditionOf(previousV1, type), got, i.now)) return `v1beta1 ${type} lastTransitionTime`
+  }
+  // Conditions of other types (other controllers') are kept as they were.
+  const owned = new Set(Object.keys(expectedV1Beta2(i, c)))
+  for (const old of before?.conditions ?? [])
+    if (!owned.has(old.type) && conditionOf(st.conditions, old.type) !== old)
+      return `foreign ${old.type} not kept`
+  return undefined
+}
+
+/** Every row of a table also keeps the status promise of {@link statusMismatch}. */
+export const withStatus = (table: TableSpec<I, R, C>): TableSpec<I, R, C> => ({
+  ...table,
+  rows: table.rows.map((row) => ({
+    ...row,
+    holds: (i: I, r: R, c: C) => row.holds(i, r, c) && statusMismatch(i, r, c) === undefined,
+  })),
+})
+
+/** The choices behind this module where seed 001 is silent, with their reasons. */
+export const STATUS_RESOLUTIONS: ReadonlyArray<string> = [
+  "Every row is also held to the status it leaves (issue 11): the phase (Status Fields; see the Normal Reconciliation resolutions for setPhase), and each owned condition's (type, status, reason), for every reconcile that runs updateStatus (the phases ran, or a failed action other than the finalizer or status patch: upstream's deferred patch). A reconcile that stops before the phases leaves the phase as it was; EnsurePausedCondition changes the Paused condition only.",
+  "The seed names the conditions but not their reasons; the reasons are upstream v1.13's (api/core/v1beta2): Ready/NotReady/DoesNotExist/Deleted/InternalError for the mirrored provider conditions, NoReplicas/Ready/NotReady/ReadyUnknown (UpToDate likewise) for the Machine summaries, NoWorkers/Available/NotAvailable/AvailableUnknown for WorkersAvailable, ProbeSucceeded/ProbeFailed, <type>/Not<type> for RollingOut/ScalingUp/ScalingDown, Remediating/NotRemediating, NotDeleting and the reconcileDelete reasons of the seed, Available/NotAvailable/AvailableUnknown, Paused/NotPaused.",
+  "Without an infrastructureRef the infrastructure counts as provisioned (Normal Reconciliation row 5), so InfrastructureReady is True (Ready) and the v1beta1 InfrastructureReady True (NoInfrastructure, upstream's v1beta1 reason).",
+  "Without a controlPlaneRef, ControlPlaneAvailable is True once a control-plane Machine is Available, False (DoesNotExist) without any; ControlPlaneInitialized follows row 12 (an active control-plane Machine with a nodeRef, looked for in reconcileNormal only).",
+  "A provider's reason is mirrored only when metav1.Condition's pattern accepts it (v1beta2) or it is 1 to 256 characters (v1beta1); else ours replaces it.",
+  "A v1beta2 condition carries observedGeneration = metadata.generation when that is at least 1 (upstream's CRD minimum) and always a message; a v1beta1 condition has a severity exactly when False. lastTransitionTime moves to now (RFC 3339, seconds) exactly when the status changes.",
+]
