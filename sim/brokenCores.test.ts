@@ -242,6 +242,22 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     expect(of("no-reconcile-storm")[0]?.rows).toContain("clustercache.reconciler#15")
   })
 
+  it("no-reconcile-storm: a Reconciler that never ends its reconcile is stopped at the bound, naming its rows", () => {
+    const endless: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      if (input.trigger._tag !== "ProbeFinished") return r
+      return {
+        ...r,
+        actions: [...r.actions, { _tag: "Continue", trigger: input.trigger }],
+        status: { ...r.status, done: false },
+      }
+    }
+    const { counts, of } = violations({ reconciler: endless }, [], { clusters: 2, hours: 1 })
+    expect(counts["no-reconcile-storm"]).toBeGreaterThan(0)
+    expect(of("no-reconcile-storm")[0]?.message).toBe("a reconcile did not end within 32 transitions")
+    expect(of("no-reconcile-storm")[0]?.rows).toContain("clustercache.reconciler#8")
+  })
+
   it("every named check has a broken-core test in this file or in simulation.test.ts", () => {
     const here: ReadonlyArray<CheckName> = [
       "probe-interval",

@@ -43,6 +43,8 @@ const STEP_DONE: ReadonlyArray<AccessorTrigger> = [
   { _tag: "CacheSynced" },
 ]
 const A_CONNECT: AccessorTrigger = { _tag: "Connect" }
+/** Reconciler transitions one ClusterCache reconcile may take (no documented path takes more than 4). */
+const MAX_TRANSITIONS = 32
 const ACCESSOR_DESIRED = { clientCertificatePrivateKey: "disabled" } as const
 const NO_ACCESSOR: AccessorState = {
   connected: false,
@@ -112,7 +114,8 @@ export abstract class ClusterCacheSimulation extends Engine {
     const reconciler = this.cores.reconciler
     const totals = this.measurements.totals
     let trigger: ReconcilerTrigger | undefined = first
-    for (let guard = 0; guard < 32 && trigger !== undefined; guard++) {
+    let guard = 0
+    for (; guard < MAX_TRANSITIONS && trigger !== undefined; guard++) {
       input.observed.accessor = this.accessors[this.li(i)]
       input.trigger = trigger
       const r = reconciler(input, this.ccConfig)
@@ -156,6 +159,14 @@ export abstract class ClusterCacheSimulation extends Engine {
       }
       if (r.status.done) break
     }
+    if (guard === MAX_TRANSITIONS && trigger !== undefined)
+      // Loops fail, never hang: the Reconciler went on past the bound without ending its reconcile.
+      this.violation(
+        this.slot(i),
+        "no-reconcile-storm",
+        run.rowList(),
+        `a reconcile did not end within ${MAX_TRANSITIONS} transitions`,
+      )
     this.finishCache(i, now)
   }
 

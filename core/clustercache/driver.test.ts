@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest"
 import {
   type AccessorState,
   ClusterCacheDefaults,
+  MaxTransitionsPerReconcile,
+  ReconcileLoopError,
   type ReconcilerDesired,
+  reconcilerTransition,
   runConnect,
   runReconcile,
   type SyncWorld,
@@ -114,6 +117,45 @@ describe("runReconcile()", () => {
     )
     expect(r.rows).toEqual(["clustercache.reconciler#15", "clustercache.reconciler#12"])
     expect(r.requeueAfter).toBe(9_000)
+  })
+})
+
+describe("runReconcile() and loops (issue 11, item 4)", () => {
+  it("no documented path takes more than 4 Reconciler transitions, well under the bound of 16", () => {
+    expect(MaxTransitionsPerReconcile).toBe(16)
+    const paths = [
+      runReconcile(undefined, found, NOW, world()),
+      runReconcile(connectedAccessor(), found, NOW, world()),
+      runReconcile(connectedAccessor(), found, NOW, world({ probe: () => "unauthorized" })),
+      runReconcile(
+        undefined,
+        found,
+        NOW,
+        world({ connect: () => ({ ok: false, step: "cacheSync", error: "x" }) }),
+      ),
+    ]
+    for (const r of paths)
+      expect(r.rows.filter((x) => x.startsWith("clustercache.reconciler#")).length).toBeLessThanOrEqual(4)
+  })
+
+  it("a Reconciler that never ends its reconcile fails after exactly 16 transitions, naming the row that looped", () => {
+    const looping: typeof reconcilerTransition = (input, config) => ({
+      ...reconcilerTransition(input, config),
+      actions: [{ _tag: "Continue", trigger: { _tag: "ProbeFinished", outcome: "success" } }],
+      status: { accessor: input.observed.accessor, done: false },
+    })
+    let error: unknown
+    try {
+      runReconcile(connectedAccessor(), found, NOW, world(), ClusterCacheDefaults, looping)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ReconcileLoopError)
+    const rows = (error as ReconcileLoopError).rows
+    expect(rows.length).toBe(16)
+    expect((error as Error).message).toMatch(
+      /^a reconcile did not end within 16 transitions \(the core loops\); last row clustercache\.reconciler#\d+, rows /,
+    )
   })
 })
 

@@ -82,13 +82,37 @@ export const runConnect = (
   }
 }
 
-/** Runs one reconcile of one Cluster to its end. */
+/**
+ * The most Reconciler transitions one reconcile may take. No documented path takes more than 4
+ * (e.g. row 1, the Connect result, row 12's phases); a core that goes on past this bound loops,
+ * and the driver fails naming its rows instead of hanging (issue 11, item 4).
+ */
+export const MaxTransitionsPerReconcile = 16
+
+/** A reconcile that did not end within `MaxTransitionsPerReconcile` transitions. */
+export class ReconcileLoopError extends Error {
+  readonly rows: ReadonlyArray<RowId>
+  constructor(rows: ReadonlyArray<RowId>) {
+    super(
+      `a reconcile did not end within ${MaxTransitionsPerReconcile} transitions (the core loops); last row ${rows.at(-1)}, rows ${rows.join(" ")}`,
+    )
+    this.name = "ReconcileLoopError"
+    this.rows = rows
+  }
+}
+
+/**
+ * Runs one reconcile of one Cluster to its end. `transition` is the Reconciler (the core's,
+ * unless a test hands a broken one); a reconcile longer than `MaxTransitionsPerReconcile`
+ * throws `ReconcileLoopError`.
+ */
 export const runReconcile = (
   accessor: AccessorState | undefined,
   desired: ReconcilerDesired,
   now: number,
   world: SyncWorld,
   config: ClusterCacheConfig = ClusterCacheDefaults,
+  transition: typeof reconcilerTransition = reconcilerTransition,
 ): ReconcileRun => {
   const rows: Array<RowId> = []
   const events: Array<SendEventAction> = []
@@ -102,8 +126,9 @@ export const runReconcile = (
   let disconnected = false
   let accessorCreated = false
   let accessorRemoved = false
-  for (let guard = 0; guard < 16; guard++) {
-    const r = reconcilerTransition({ observed: { accessor: a }, desired, trigger, now }, config)
+  for (let transitions = 0; ; transitions++) {
+    if (transitions === MaxTransitionsPerReconcile) throw new ReconcileLoopError(rows)
+    const r = transition({ observed: { accessor: a }, desired, trigger, now }, config)
     rows.push(r.row)
     a = r.status.accessor
     let next: ReconcilerTrigger | undefined
