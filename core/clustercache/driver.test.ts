@@ -141,7 +141,7 @@ describe("runReconcile() and loops (issue 11, item 4)", () => {
   it("a Reconciler that never ends its reconcile fails after exactly 16 transitions, naming the row that looped", () => {
     const looping: typeof reconcilerTransition = (input, config) => ({
       ...reconcilerTransition(input, config),
-      actions: [{ _tag: "Continue", trigger: { _tag: "ProbeFinished", outcome: "success" } }],
+      actions: [{ _tag: "Continue", trigger: { _tag: "Reconcile" } }],
       status: { accessor: input.observed.accessor, done: false },
     })
     let error: unknown
