@@ -299,6 +299,20 @@ export interface ControlPlane extends ControlPlaneHandle, AsyncDisposable {
   readonly startupMs: number
   /** Kills every process and removes the directory. Safe to call more than once. */
   readonly stop: () => Promise<void>
+  /**
+   * Kills cluster `index`'s kube-apiserver at once (SIGKILL, as a crashed node would lose it);
+   * its data stays in etcd. Returns the pid that was killed. `startApiserver` brings it back.
+   */
+  readonly killApiserver: (index: number) => Promise<number>
+  /**
+   * Starts cluster `index`'s kube-apiserver again after `killApiserver`, with the same flags: the
+   * same port, certificates (its `--cert-dir` keeps the serving certificate, so the kubeconfigs'
+   * CA still verifies), tokens and etcd prefix. Returns once `/readyz` answers: the new pid and
+   * the milliseconds it took.
+   */
+  readonly startApiserver: (index: number) => Promise<{ readonly pid: number; readonly ms: number }>
+  /** `killApiserver` then `startApiserver`. */
+  readonly restartApiserver: (index: number) => Promise<{ readonly pid: number; readonly ms: number }>
 }
 
 /** Handles over a control plane started elsewhere (another process, a vitest global setup). */
@@ -466,6 +480,16 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     )
     const etcdUrl = `http://127.0.0.1:${etcdPort}`
     let kubernetesVersion = "unknown"
+    /** How to start each cluster's kube-apiserver again on its port (killApiserver, startApiserver). */
+    const apiservers = new Map<
+      number,
+      {
+        readonly name: string
+        readonly logPath: string
+        readonly args: ReadonlyArray<string>
+        readonly ready: () => Promise<boolean>
+      }
+    >()
 
     const startCluster = async (index: number): Promise<ClusterInfo> => {
       const name = `cluster-${index}`
@@ -486,40 +510,47 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       })
       const etcdPrefix = `/krtt/${name}`
       const certDir = join(clusterDir, "certs")
+      const apiserverArgs = (p: number | undefined) => [
+        `--etcd-servers=${etcdUrl}`,
+        `--etcd-prefix=${etcdPrefix}`,
+        `--cert-dir=${certDir}`,
+        `--secure-port=${p}`,
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        "--authorization-mode=RBAC",
+        `--token-auth-file=${tokenFile}`,
+        "--service-cluster-ip-range=10.0.0.0/24",
+        "--allow-privileged=true",
+        "--disable-admission-plugins=ServiceAccount",
+        `--service-account-issuer=https://127.0.0.1:${p}/`,
+        `--service-account-key-file=${join(dir, "sa.pub")}`,
+        `--service-account-signing-key-file=${join(dir, "sa.key")}`,
+        ...(options.apiserverArgs ?? []),
+      ]
+      const apiserverReady = async (p: number | undefined) => {
+        // The serving certificate is self-signed and written at start; until then, no CA to check.
+        const endpoint = { server: `https://127.0.0.1:${p}`, token: admin.token }
+        if ((await kubeRequest(endpoint, "GET", "/readyz", { timeoutMs: 5_000 })).status !== 200) return false
+        // Ready also means the bootstrap controller has created the default namespace.
+        return (
+          (await kubeRequest(endpoint, "GET", "/api/v1/namespaces/default", { timeoutMs: 5_000 })).status ===
+          200
+        )
+      }
       const [port] = await startReady(
         `kube-apiserver ${name}`,
         join(clusterDir, "kube-apiserver.log"),
         1,
         assets.kubeApiserver,
-        ([p]) => [
-          `--etcd-servers=${etcdUrl}`,
-          `--etcd-prefix=${etcdPrefix}`,
-          `--cert-dir=${certDir}`,
-          `--secure-port=${p}`,
-          "--bind-address=127.0.0.1",
-          "--advertise-address=127.0.0.1",
-          "--authorization-mode=RBAC",
-          `--token-auth-file=${tokenFile}`,
-          "--service-cluster-ip-range=10.0.0.0/24",
-          "--allow-privileged=true",
-          "--disable-admission-plugins=ServiceAccount",
-          `--service-account-issuer=https://127.0.0.1:${p}/`,
-          `--service-account-key-file=${join(dir, "sa.pub")}`,
-          `--service-account-signing-key-file=${join(dir, "sa.key")}`,
-          ...(options.apiserverArgs ?? []),
-        ],
-        async ([p]) => {
-          // The serving certificate is self-signed and written at start; until then, no CA to check.
-          const endpoint = { server: `https://127.0.0.1:${p}`, token: admin.token }
-          if ((await kubeRequest(endpoint, "GET", "/readyz", { timeoutMs: 5_000 })).status !== 200)
-            return false
-          // Ready also means the bootstrap controller has created the default namespace.
-          return (
-            (await kubeRequest(endpoint, "GET", "/api/v1/namespaces/default", { timeoutMs: 5_000 }))
-              .status === 200
-          )
-        },
+        ([p]) => apiserverArgs(p),
+        ([p]) => apiserverReady(p),
       )
+      apiservers.set(index, {
+        name: `kube-apiserver ${name}`,
+        logPath: join(clusterDir, "kube-apiserver.log"),
+        args: apiserverArgs(port),
+        ready: () => apiserverReady(port),
+      })
       const server = `https://127.0.0.1:${port}`
       const ca = await readFile(join(certDir, "apiserver.crt"), "utf8")
       // The certificate must verify for the kubeconfigs to work: check it once.
@@ -614,11 +645,52 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     log(
       `${clusterCount} cluster(s) ready in ${(startupMs / 1000).toFixed(1)} s (${Date.now() - started} ms with binaries)`,
     )
+    const apiserverOf = (index: number) => {
+      const a = apiservers.get(index)
+      if (a === undefined) throw new Error(`no cluster ${index}: the control plane has ${clusterCount}`)
+      return a
+    }
+    const killApiserver = async (index: number): Promise<number> => {
+      const a = apiserverOf(index)
+      const running = processes.findLast((p) => p.name === a.name && p.exit() === undefined)
+      if (running === undefined) throw new Error(`${a.name} is not running`)
+      await stopProcess(running)
+      return running.pid
+    }
+    const startApiserver = async (index: number): Promise<{ readonly pid: number; readonly ms: number }> => {
+      const a = apiserverOf(index)
+      if (processes.some((p) => p.name === a.name && p.exit() === undefined))
+        throw new Error(`${a.name} is running already: kill it first`)
+      const from = Date.now()
+      const p = await startProcess(a.name, assets.kubeApiserver, a.args, { cwd: dir, logPath: a.logPath })
+      processes.push(p)
+      await writePids()
+      log(`restarted ${a.name} (pid ${p.pid})`)
+      const deadline = from + timeoutMs
+      while (!(await a.ready().catch(() => false))) {
+        if (p.exit() !== undefined)
+          throw new Error(
+            `${a.name} exited (${JSON.stringify(p.exit())}) before it was ready again; ${a.logPath}:\n${tail(a.logPath, 30)}`,
+          )
+        if (Date.now() > deadline)
+          throw new Error(
+            `${a.name} was not ready again within ${timeoutMs} ms; ${a.logPath}:\n${tail(a.logPath, 30)}`,
+          )
+        await sleep(100)
+      }
+      return { pid: p.pid, ms: Date.now() - from }
+    }
     return {
       ...attachControlPlane(info),
       dir,
       startupMs,
       stop,
+      killApiserver,
+      startApiserver,
+      restartApiserver: async (index) => {
+        await killApiserver(index)
+        return startApiserver(index)
+      },
       [Symbol.asyncDispose]: stop,
     }
   } catch (e) {
