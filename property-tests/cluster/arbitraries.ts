@@ -78,6 +78,20 @@ export interface Knobs {
   /** The InfraCluster's owner reference to the Cluster and cluster-name label, each present or not. */
   readonly infraOwned: Ownership
   readonly infraReadyCondition: ConditionStatus | "absent"
+  /**
+   * The reason on the providers' mirrored conditions (and a kept RemoteConnectionProbe): one the
+   * CRDs accept, one metav1.Condition's pattern refuses (a v1beta1 reason still), none, or one
+   * longer than both limits (issue 11: the mirrors' fallbacks).
+   */
+  readonly providerReason: "valid" | "pattern" | "absent" | "long"
+  /** The control-plane object's own `Available` condition, and its v1beta1 `Ready`. */
+  readonly cpAvailableCondition: boolean
+  readonly cpReadyCondition: ConditionStatus | "absent"
+  /**
+   * The Cluster's availability gate: unreported, none at all, met, unmet, or a Negative one met
+   * (its condition False) or unmet (True).
+   */
+  readonly gates: "unreported" | "none" | "met" | "unmet" | "negativeMet" | "negativeUnmet"
   readonly infraEndpoint: boolean
   readonly infraFlag: boolean
   readonly cpRef: boolean
@@ -156,6 +170,22 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
   ),
   infraDeleting: often(2),
   infraOwned: weighted<Ownership>([6, "both"], [1, "owned"], [1, "labelled"], [2, "neither"]),
+  providerReason: weighted<Knobs["providerReason"]>([6, "valid"], [2, "pattern"], [1, "absent"], [1, "long"]),
+  cpAvailableCondition: often(8),
+  cpReadyCondition: weighted<Knobs["cpReadyCondition"]>(
+    [1, "True"],
+    [1, "False"],
+    [1, "Unknown"],
+    [3, "absent"],
+  ),
+  gates: weighted<Knobs["gates"]>(
+    [3, "unreported"],
+    [2, "none"],
+    [3, "met"],
+    [1, "unmet"],
+    [1, "negativeMet"],
+    [1, "negativeUnmet"],
+  ),
   infraReadyCondition: weighted<Knobs["infraReadyCondition"]>(
     [2, "True"],
     [2, "False"],
@@ -537,7 +567,7 @@ export const build = (
           : [{ name: "fd-2", controlPlane: true }, { name: "fd-1" }],
       ...(k.infraReadyCondition === "absent"
         ? {}
-        : { conditions: [condition("Ready", k.infraReadyCondition)] }),
+        : { conditions: [withReason(condition("Ready", k.infraReadyCondition), k)] }),
     },
   }
 
@@ -557,7 +587,10 @@ export const build = (
       availableReplicas: 2,
       upToDateReplicas: 3,
       conditions: [
-        condition("Available", k.cpInitialized === "no" ? "False" : "True"),
+        ...(k.cpAvailableCondition
+          ? [withReason(condition("Available", k.cpInitialized === "no" ? "False" : "True"), k)]
+          : []),
+        ...(k.cpReadyCondition === "absent" ? [] : [withReason(condition("Ready", k.cpReadyCondition), k)]),
         condition("RollingOut", k.cpDeleting ? "True" : "False"),
       ],
     },
@@ -643,6 +676,10 @@ export const build = (
     ),
   )
   clusterConditions.push(condition("InfrastructureReady", k.infraFlag ? "True" : "False"))
+  if (k.gates !== "none" && k.gates !== "unreported")
+    clusterConditions.push(
+      condition("ExternalGate", k.gates === "met" || k.gates === "negativeUnmet" ? "True" : "False"),
+    )
   const stale = staleConditions(k)
   if (k.staleConditions) clusterConditions.push(...stale.v1beta2)
   const status: ClusterStatus = {
@@ -734,7 +771,16 @@ export const build = (
       ...(k.cpRef ? { controlPlaneRef: cpRef } : {}),
       ...(k.clusterEndpoint ? { controlPlaneEndpoint: endpoint("192.168.0.10") } : {}),
       ...(k.topology ? { topology: { classRef: { name: "quick-start" }, version: "v1.34.0" } } : {}),
-      availabilityGates: [{ conditionType: "ExternalGate", polarity: "Positive" }],
+      ...(k.gates === "none"
+        ? {}
+        : {
+            availabilityGates: [
+              {
+                conditionType: "ExternalGate",
+                polarity: k.gates === "negativeMet" || k.gates === "negativeUnmet" ? "Negative" : "Positive",
+              },
+            ],
+          }),
     },
     trigger,
     now,
@@ -748,6 +794,22 @@ const probeAge = {
   edgeAt: GRACE_PERIOD_EDGE,
   edgeAfter: GRACE_PERIOD_EDGE + 1,
 } as const
+
+/** A provider condition with the reason of the `providerReason` knob. */
+const withReason = (c: Condition, k: Knobs): Condition => {
+  switch (k.providerReason) {
+    case "valid":
+      return c
+    case "pattern":
+      return { ...c, reason: `${c.status === "True" ? "ok" : "not ready"}: see ${c.type}!` }
+    case "absent": {
+      const { reason: _, ...rest } = c
+      return rest
+    }
+    case "long":
+      return { ...c, reason: `R${"x".repeat(1_100)}` }
+  }
+}
 
 const stripNodeRef = (m: Machine): Machine => {
   const { nodeRef: _, ...rest } = m.status ?? {}
