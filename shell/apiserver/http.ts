@@ -12,7 +12,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { KubeConfig } from "@kubernetes/client-node"
 import { Effect, FiberSet, type Scope, Stream } from "effect"
-import type { WatchOptions } from "../kube/client.ts"
+import type { DeleteOptions, WatchOptions } from "../kube/client.ts"
 import { type KubeError, toStatus } from "../kube/errors.ts"
 import type { Patch } from "../kube/patch.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
@@ -191,12 +191,15 @@ export const serveHttp = (
           const opts = (body ?? {}) as {
             preconditions?: { uid?: string; resourceVersion?: string }
             dryRun?: Array<string>
+            propagationPolicy?: DeleteOptions["propagationPolicy"]
           }
           return reply(
             res,
             api.delete(r.ref, key, {
               preconditions: opts.preconditions,
-              dryRun: (opts.dryRun ?? []).includes("All"),
+              dryRun: (opts.dryRun ?? []).includes("All") || q("dryRun") === "All",
+              propagationPolicy:
+                opts.propagationPolicy ?? (q("propagationPolicy") as DeleteOptions["propagationPolicy"]),
             }),
           )
         }

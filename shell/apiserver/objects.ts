@@ -171,3 +171,73 @@ export const preconditionsFail = (
   (pre?.resourceVersion !== undefined &&
     pre.resourceVersion !== "" &&
     pre.resourceVersion !== existing.metadata.resourceVersion)
+
+/** The garbage collector's finalizer for orphaning deletes (`metav1.FinalizerOrphanDependents`). */
+export const OrphanFinalizer = "orphan"
+
+/** The garbage collector's finalizer for foreground deletes (`metav1.FinalizerDeleteDependents`). */
+export const ForegroundFinalizer = "foregroundDeletion"
+
+/** The values of a delete's `propagationPolicy`. */
+export const PropagationPolicies: ReadonlyArray<string> = ["Foreground", "Background", "Orphan"]
+
+/** A delete's `propagationPolicy`. */
+export type PropagationPolicy = "Foreground" | "Background" | "Orphan"
+
+/**
+ * The finalizers a delete leaves, as kube-apiserver computes them when garbage collection is on:
+ * both GC finalizers are dropped, then `orphan` is added for Orphan and `foregroundDeletion` for
+ * Foreground. Without a policy the object's own GC finalizer (the first one listed) decides, else
+ * Background.
+ */
+export const deletionFinalizers = (
+  finalizers: ReadonlyArray<string>,
+  policy: PropagationPolicy | undefined,
+): ReadonlyArray<string> => {
+  const own = finalizers.find((f) => f === OrphanFinalizer || f === ForegroundFinalizer)
+  const effective =
+    policy ?? (own === OrphanFinalizer ? "Orphan" : own === ForegroundFinalizer ? "Foreground" : "Background")
+  const kept = finalizers.filter((f) => f !== OrphanFinalizer && f !== ForegroundFinalizer)
+  if (effective === "Orphan") return [...kept, OrphanFinalizer]
+  if (effective === "Foreground") return [...kept, ForegroundFinalizer]
+  return kept
+}
+
+/** What a delete does to a stored object. */
+export type Deletion =
+  /** Already being deleted and nothing to change: the object is returned as it is. */
+  | { readonly _tag: "Unchanged"; readonly object: KubeObject }
+  /** Finalizers remain: `deletionTimestamp` is set (kept when set) and the finalizers updated. */
+  | { readonly _tag: "Finalizing"; readonly object: KubeObject }
+  /** No finalizer remains: the object leaves storage. */
+  | { readonly _tag: "Removed" }
+
+const sameSet = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
+  a.length === b.length && a.every((x) => b.includes(x)) && b.every((x) => a.includes(x))
+
+/**
+ * A delete of `existing` (the registry store's logic): with garbage collection the policy's
+ * finalizers are applied (also to an object that is already being deleted, as kube-apiserver
+ * does); without it the policy is ignored, as on a server whose collector is off.
+ */
+export const prepareDelete = (
+  existing: KubeObject,
+  options: {
+    readonly policy: PropagationPolicy | undefined
+    readonly garbageCollection: boolean
+    readonly now: number
+  },
+): Deletion => {
+  const current = existing.metadata.finalizers ?? []
+  const finalizers = options.garbageCollection ? deletionFinalizers(current, options.policy) : current
+  if (finalizers.length === 0) return { _tag: "Removed" }
+  const deleting = existing.metadata.deletionTimestamp !== undefined
+  if (deleting && sameSet(finalizers, current)) return { _tag: "Unchanged", object: existing }
+  const metadata: ObjectMeta = {
+    ...existing.metadata,
+    finalizers: sameSet(finalizers, current) ? current : finalizers,
+    deletionTimestamp: existing.metadata.deletionTimestamp ?? timestamp(options.now),
+    deletionGracePeriodSeconds: existing.metadata.deletionGracePeriodSeconds ?? 0,
+  }
+  return { _tag: "Finalizing", object: { ...existing, metadata } }
+}

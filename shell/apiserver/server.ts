@@ -42,7 +42,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "../kube/client.ts"
-import { ApiError, Gone, type KubeError, NotFound, Unreachable } from "../kube/errors.ts"
+import { ApiError, Gone, Invalid, type KubeError, NotFound, Unreachable } from "../kube/errors.ts"
 import { listAllPages } from "../kube/pages.ts"
 import type { Patch } from "../kube/patch.ts"
 import {
@@ -57,17 +57,19 @@ import { matchesFieldSelector, matchesLabelSelector } from "../kube/selector.ts"
 import type { WatchEvent } from "../kube/watch.ts"
 import { discoveryDocument } from "./discovery.ts"
 import { type Fault, Faults, type FaultTarget, type Verb } from "./faults.ts"
+import { GarbageCollector } from "./gc.ts"
 import {
   alreadyExists,
   badRequest,
   conflict,
   notFound,
+  PropagationPolicies,
   patchObject,
   preconditionsFail,
   prepareCreate,
+  prepareDelete,
   prepareReplace,
   type Served,
-  timestamp,
 } from "./objects.ts"
 import {
   byKey,
@@ -86,6 +88,12 @@ export interface FakeApiServerOptions {
   readonly bookmarkInterval?: Duration.Input | undefined
   /** Resources known from the start (for discovery and the HTTP adapter). Default: `Resources`. */
   readonly resources?: ReadonlyArray<ResourceRef> | undefined
+  /**
+   * Owner references cascade (see `gc.ts`) and deletes honour `propagationPolicy`, as with
+   * kube-controller-manager running. Default false: like envtest without a controller-manager
+   * (and like kube-apiserver with garbage collection off, the policy is then ignored).
+   */
+  readonly garbageCollection?: boolean | undefined
 }
 
 const isKubeError = (u: unknown): u is KubeError => u instanceof Error && "_tag" in u && "verb" in u
@@ -95,6 +103,7 @@ export class FakeApiServer {
   private readonly store = new FakeStore()
   private readonly faults = new Faults()
   private readonly bookmarkMillis: number
+  private readonly gc: GarbageCollector | undefined
   private up = true
 
   private constructor(options: FakeApiServerOptions) {
@@ -102,6 +111,7 @@ export class FakeApiServer {
       Duration.fromInputUnsafe(options.bookmarkInterval ?? "60 seconds"),
     )
     for (const ref of options.resources ?? Object.values(Resources)) this.store.register(ref)
+    this.gc = options.garbageCollection === true ? new GarbageCollector(this.store) : undefined
   }
 
   /** A new, empty server. */
@@ -255,12 +265,16 @@ export class FakeApiServer {
     })
   }
 
-  /** Admission, then `body` with the current time; `body` runs synchronously, so atomically. */
+  /**
+   * Admission, then `body` with the current time, then the garbage collector's writes; both run
+   * synchronously, so a call and the collection it causes are atomic.
+   */
   private op<A>(target: FaultTarget, body: (now: number) => A | KubeError): Effect.Effect<A, KubeError> {
     return Effect.andThen(
       this.admit(target),
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const result = body(now)
+        this.gc?.drain(now)
         return isKubeError(result) ? Effect.fail(result) : Effect.succeed(result)
       }),
     )
@@ -299,9 +313,7 @@ export class FakeApiServer {
       return alreadyExists(s, created.metadata.name ?? "")
     }
     if (dryRun) return this.store.out<T>(s.ref, created)
-    const stored = { ...created, metadata: { ...created.metadata, resourceVersion: this.store.next() } }
-    this.store.commit(s.ref, "ADDED", stored, undefined)
-    return this.store.out<T>(s.ref, stored)
+    return this.store.out<T>(s.ref, this.store.put(s.ref, "ADDED", created, undefined))
   }
 
   private replace<T extends KubeObject>(
@@ -316,9 +328,10 @@ export class FakeApiServer {
     })
     if (isKubeError(r)) return r
     if (r._tag === "Unchanged" || options.dryRun) return this.store.out<T>(s.ref, r.object)
-    const stored = { ...r.object, metadata: { ...r.object.metadata, resourceVersion: this.store.next() } }
-    this.store.commit(s.ref, r.finalized ? "DELETED" : "MODIFIED", stored, existing)
-    return this.store.out<T>(s.ref, stored)
+    return this.store.out<T>(
+      s.ref,
+      this.store.put(s.ref, r.finalized ? "DELETED" : "MODIFIED", r.object, existing),
+    )
   }
 
   // ---- the API --------------------------------------------------------------------------------
@@ -445,7 +458,10 @@ export class FakeApiServer {
     })
   }
 
-  /** DELETE: with finalizers it only sets `deletionTimestamp`. */
+  /**
+   * DELETE: with finalizers it only sets `deletionTimestamp`. With garbage collection on,
+   * `propagationPolicy` adds the `orphan` or `foregroundDeletion` finalizer (see `prepareDelete`).
+   */
   delete<T extends KubeObject>(
     ref: ResourceRef,
     key: ObjectKey,
@@ -455,24 +471,24 @@ export class FakeApiServer {
     return this.op(s, (now) => {
       const existing = this.store.find(ref, key)
       if (existing === undefined) return notFound(s, key.name)
+      const policy = options.propagationPolicy
+      if (policy !== undefined && !PropagationPolicies.includes(policy)) {
+        return new Invalid({
+          verb: "delete",
+          path: s.path,
+          message: `DeleteOptions.propagationPolicy: Unsupported value: "${policy}": supported values: "${PropagationPolicies.join('", "')}"`,
+        })
+      }
       if (preconditionsFail(existing, options.preconditions)) return conflict(s, key.name)
-      const deleting = existing.metadata.deletionTimestamp !== undefined
-      if (options.dryRun || (deleting && (existing.metadata.finalizers ?? []).length > 0)) {
-        return this.store.out<T>(ref, existing)
-      }
-      if ((existing.metadata.finalizers ?? []).length > 0) {
-        const metadata = {
-          ...existing.metadata,
-          deletionTimestamp: timestamp(now),
-          deletionGracePeriodSeconds: 0,
-        }
-        const next = { ...existing, metadata: { ...metadata, resourceVersion: this.store.next() } }
-        this.store.commit(ref, "MODIFIED", next, existing)
-        return this.store.out<T>(ref, next)
-      }
-      const gone = { ...existing, metadata: { ...existing.metadata, resourceVersion: this.store.next() } }
-      this.store.commit(ref, "DELETED", gone, existing)
-      return this.store.out<T>(ref, gone)
+      const d = prepareDelete(existing, {
+        policy: options.propagationPolicy,
+        garbageCollection: this.gc !== undefined,
+        now,
+      })
+      if (options.dryRun || d._tag === "Unchanged") return this.store.out<T>(ref, existing)
+      return d._tag === "Removed"
+        ? this.store.out<T>(ref, this.store.put(ref, "DELETED", existing, existing))
+        : this.store.out<T>(ref, this.store.put(ref, "MODIFIED", d.object, existing))
     })
   }
 

@@ -139,6 +139,11 @@ export class FakeStore {
     return [...this.registry.values()].map((r) => r.ref)
   }
 
+  /** The registered resource of a `group/resource` key, if any. */
+  refOf(key: string): ResourceRef | undefined {
+    return this.registry.get(key)?.ref
+  }
+
   /** The registered resource with this group and plural, if any. */
   lookup(group: string, resource: string): ResourceRef | undefined {
     return this.registry.get(`${group}/${resource}`)?.ref
@@ -160,6 +165,13 @@ export class FakeStore {
     return c
   }
 
+  /** How many objects are stored, over every resource. */
+  size(): number {
+    let n = 0
+    for (const c of this.collections.values()) n += c.size
+    return n
+  }
+
   find(ref: ResourceRef, key: ObjectKey): KubeObject | undefined {
     return this.collection(ref).get(
       keyOf({ namespace: ref.namespaced ? key.namespace : undefined, name: key.name }),
@@ -175,6 +187,16 @@ export class FakeStore {
   next(): string {
     this.rv += 1
     return String(this.rv)
+  }
+
+  /**
+   * Commits `object` with the next resourceVersion (for DELETED: the deletion's) and returns what
+   * was stored.
+   */
+  put(ref: ResourceRef, type: Change["type"], object: KubeObject, old: KubeObject | undefined): KubeObject {
+    const stored = { ...object, metadata: { ...object.metadata, resourceVersion: this.next() } }
+    this.commit(ref, type, stored, old)
+    return stored
   }
 
   /** Changes after `rv` (oldest first). */
