@@ -13,7 +13,21 @@ describe("PropagateDefaults", () => {
   })
   it("overrides are checked: an unknown field and a non-positive number are named", () => {
     expect(propagateConfig({ retryInterval: 50 }).retryInterval).toBe(50)
-    expect(() => propagateConfig({ retryIntervl: 1 } as never)).toThrow(/unknown field "retryIntervl"/)
-    expect(() => propagateConfig({ clusterTimeout: 0 })).toThrow(/clusterTimeout must be a positive number/)
+    expect(() => propagateConfig({ retryIntervl: 1 } as never)).toThrow(
+      /unknown field "retryIntervl"; did you mean "retryInterval"\?/,
+    )
+    expect(() => propagateConfig({ clusterTimeout: 0 })).toThrow(
+      /clusterTimeout must be a positive number, got 0/,
+    )
+  })
+  it("every field must be a finite number above 0; the smallest positive one is accepted", () => {
+    for (const key of Object.keys(PropagateDefaults) as Array<keyof typeof PropagateDefaults>) {
+      for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+        expect(() => propagateConfig({ [key]: bad }), `${key}=${bad}`).toThrow(
+          `${key} must be a positive number`,
+        )
+      expect(propagateConfig({ [key]: 1 })[key]).toBe(1)
+    }
+    expect(propagateConfig()).toEqual(PropagateDefaults)
   })
 })

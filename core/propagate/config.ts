@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { didYouMean } from "../krtt/suggest.ts"
 
 export interface PropagateConfig {
   /** A source not in sync everywhere (a failure, a missing permission) is looked at again after this. Default 5 s. */
@@ -35,7 +36,9 @@ export const propagateConfig = (overrides: Partial<PropagateConfig> = {}): Propa
   const known = Object.keys(PropagateDefaults)
   for (const key of Object.keys(overrides)) {
     if (!known.includes(key))
-      throw new Error(`propagate config: unknown field "${key}" (known: ${known.join(", ")})`)
+      throw new Error(
+        `propagate config: unknown field "${key}"${didYouMean(key, known)} (known: ${known.join(", ")})`,
+      )
   }
   const config = { ...PropagateDefaults, ...overrides }
   for (const [key, value] of Object.entries(config)) {
