@@ -397,6 +397,57 @@ export const expectedV1Beta1 = (i: I): Readonly<Record<string, Expected | undefi
 // ---------------------------------------------------------------------------------------------
 // The check
 
+/**
+ * The status each owned v1beta2 condition has when nothing needs attention: True for the
+ * positive ones, False for the negative ones (Deleting, Paused, Remediating, RollingOut,
+ * ScalingUp, ScalingDown).
+ */
+const NORMAL: Readonly<Record<string, ConditionStatus>> = {
+  InfrastructureReady: "True",
+  ControlPlaneAvailable: "True",
+  ControlPlaneInitialized: "True",
+  ControlPlaneMachinesReady: "True",
+  ControlPlaneMachinesUpToDate: "True",
+  WorkersAvailable: "True",
+  WorkerMachinesReady: "True",
+  WorkerMachinesUpToDate: "True",
+  RemoteConnectionProbe: "True",
+  RollingOut: "False",
+  ScalingUp: "False",
+  ScalingDown: "False",
+  Remediating: "False",
+  Deleting: "False",
+  Available: "True",
+  Paused: "False",
+}
+
+/**
+ * The condition's message is someone else's: a provider's condition mirrored, or
+ * RemoteConnectionProbe kept as it was; such a message may be empty.
+ */
+const mirroredMessage = (i: I, c: C, type: string): boolean => {
+  switch (type) {
+    case "InfrastructureReady": {
+      const infra = i.desired.infrastructureRef === undefined ? undefined : infraFound(i)
+      return infra !== undefined && conditionOf(infra.status?.conditions, "Ready") !== undefined
+    }
+    case "ControlPlaneAvailable": {
+      const cp = i.desired.controlPlaneRef === undefined ? undefined : cpFound(i)
+      return cp !== undefined && conditionOf(cp.status?.conditions, "Available") !== undefined
+    }
+    case "RemoteConnectionProbe": {
+      const { lastProbeSuccessTime: last, consecutiveFailures = 0 } = i.observed.remoteConnection
+      return (
+        last === undefined &&
+        consecutiveFailures < c.remoteConnectionFailureThreshold &&
+        conditionOf(clusterOf(i)?.status?.conditions, type) !== undefined
+      )
+    }
+    default:
+      return false
+  }
+}
+
 const reasonOk = (e: Expected, reason: string | undefined) =>
   typeof e.reason === "string" ? reason === e.reason : reason !== undefined && e.reason.includes(reason)
 
@@ -443,6 +494,8 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
     if (got.status !== e.status || !reasonOk(e, got.reason))
       return `v1beta2 ${type} ${got.status}/${got.reason}, expected ${e.status}/${String(e.reason)}`
     if (typeof got.message !== "string") return `v1beta2 ${type} without a message`
+    if (got.status !== NORMAL[type] && got.message === "" && !mirroredMessage(i, c, type))
+      return `v1beta2 ${type} ${got.status} without saying why`
     if (got.observedGeneration !== observedGeneration) return `v1beta2 ${type} observedGeneration`
     if (!transitionOk(conditionOf(before?.conditions, type), got, i.now))
       return `v1beta2 ${type} lastTransitionTime`
@@ -487,5 +540,6 @@ export const STATUS_RESOLUTIONS: ReadonlyArray<string> = [
   "Without an infrastructureRef the infrastructure counts as provisioned (Normal Reconciliation row 5), so InfrastructureReady is True (Ready) and the v1beta1 InfrastructureReady True (NoInfrastructure, upstream's v1beta1 reason).",
   "Without a controlPlaneRef, ControlPlaneAvailable is True once a control-plane Machine is Available, False (DoesNotExist) without any; ControlPlaneInitialized follows row 12 (an active control-plane Machine with a nodeRef, looked for in reconcileNormal only).",
   "A provider's reason is mirrored only when metav1.Condition's pattern accepts it (v1beta2) or it is 1 to 256 characters (v1beta1); else ours replaces it.",
+  "A v1beta2 condition that is not in its normal state (a positive one not True, a negative one (Deleting, Paused, Remediating, RollingOut, ScalingUp, ScalingDown) True) says why in a non-empty message, as upstream's status proposal asks of every condition that needs a user's attention; a provider's mirrored condition and a kept RemoteConnectionProbe carry their own message, which may be empty. The wording is not part of the promise.",
   "A v1beta2 condition carries observedGeneration = metadata.generation when that is at least 1 (upstream's CRD minimum) and always a message; a v1beta1 condition has a severity exactly when False. lastTransitionTime moves to now (RFC 3339, seconds) exactly when the status changes.",
 ]
