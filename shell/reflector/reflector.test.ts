@@ -109,6 +109,64 @@ describe("Reflector", () => {
       }),
   )
 
+  it.effect(
+    "reports its phase: Listing, then Watching, Waiting while it backs off, lastError until it recovers",
+    () =>
+      Effect.gen(function* () {
+        const { fake, start } = yield* setup()
+        fake.inject({ verb: "list", error: "Unreachable", times: 1 })
+        const r = yield* start()
+        yield* settle
+        const waiting = yield* r.status
+        assert.strictEqual(waiting.phase, "Waiting")
+        assert.strictEqual(waiting.lastError?._tag, "Unreachable")
+        assert.isFalse(waiting.synced)
+        yield* TestClock.adjust("800 millis")
+        yield* settle
+        const watching = yield* r.status
+        assert.strictEqual(watching.phase, "Watching")
+        assert.isTrue(watching.synced)
+        assert.isUndefined(watching.lastError)
+        assert.strictEqual(watching.lists, 2)
+        assert.strictEqual(watching.watches, 1)
+      }),
+  )
+
+  it.effect("lists and watches only the namespace and label selection it is given", () =>
+    Effect.gen(function* () {
+      const { api, events, start } = yield* setup()
+      yield* api.create(cms, cm("in", { team: "a" }))
+      yield* api.create(cms, cm("other-label", { team: "b" }))
+      yield* api.create(cms, {
+        ...cm("other-ns", { team: "a" }),
+        metadata: { name: "other-ns", namespace: "kube-system", labels: { team: "a" } },
+      })
+      const r = yield* start({ namespace: "default", labelSelector: "team=a" })
+      yield* r.waitForSync
+      yield* settle
+      yield* api.create(cms, cm("later", { team: "a" }))
+      yield* api.create(cms, cm("later-b", { team: "b" }))
+      yield* settle
+      assert.deepStrictEqual(events, ["Added:in", "Added:later"])
+      assert.deepStrictEqual([...r.store.keys()].sort(), ["default/in", "default/later"])
+    }),
+  )
+
+  it.effect("a handler that dies does not keep the other handlers or the reflector from going on", () =>
+    Effect.gen(function* () {
+      const { api, events, start } = yield* setup()
+      const r = yield* start({
+        handlers: [() => Effect.die("boom"), (e) => Effect.sync(() => events.push(describeEvent(e)))],
+      })
+      yield* r.waitForSync
+      yield* settle
+      yield* api.create(cms, cm("a"))
+      yield* api.create(cms, cm("b"))
+      yield* settle
+      assert.deepStrictEqual(events, ["Added:a", "Added:b"])
+    }),
+  )
+
   it.effect("bookmarks advance the tracked resourceVersion", () =>
     Effect.gen(function* () {
       const { fake, api, start } = yield* setup()
@@ -275,7 +333,7 @@ describe("Reflector", () => {
 
   it.effect("keeps objects that do not decode out of the store and lists them", () =>
     Effect.gen(function* () {
-      const { api, start } = yield* setup()
+      const { api, events, start } = yield* setup()
       yield* api.create(cms, cm("good"))
       yield* api.create(cms, cm("bad", { broken: "yes" }))
       const r = yield* start({
@@ -291,6 +349,27 @@ describe("Reflector", () => {
       )
       yield* settle
       assert.strictEqual(r.store.size(), 0)
+      assert.deepStrictEqual(
+        events,
+        ["Added:good", "Deleted:good"],
+        "an object that stops decoding is Deleted",
+      )
+      assert.deepStrictEqual([...(yield* r.undecodable)].map(([k]) => k).sort(), [
+        "default/bad",
+        "default/good",
+      ])
+      yield* api.delete(cms, { namespace: "default", name: "bad" })
+      yield* settle
+      assert.deepStrictEqual(
+        [...(yield* r.undecodable)].map(([k]) => k),
+        ["default/good"],
+        "deleted: no longer listed",
+      )
+      assert.deepStrictEqual(
+        events,
+        ["Added:good", "Deleted:good"],
+        "deleting an object not in the store tells no handler",
+      )
     }),
   )
 })

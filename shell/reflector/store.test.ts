@@ -44,6 +44,34 @@ describe("Store", () => {
     store.upsert(obj("banana"))
     assert.deepStrictEqual(names(store.byIndex("byFirstLetter", "a")), ["apple", "avocado"])
     assert.deepStrictEqual(store.byIndex("unknown", "a"), [])
+    assert.deepStrictEqual(store.indexValues("unknown"), [])
+    assert.deepStrictEqual([...store.indexValues("byFirstLetter")].sort(), ["a", "b"])
+  })
+
+  it("a user-defined index replaces a built-in one of the same name", () => {
+    const store = new Store({ [IndexNames.namespace]: (o) => [`ns:${o.metadata.namespace}`] })
+    store.upsert(obj("a", { ns: "x" }))
+    assert.deepStrictEqual(names(store.byNamespace("ns:x")), ["a"])
+    assert.deepStrictEqual(store.byNamespace("x"), [])
+  })
+
+  it("drops index values with no object left, and remove of an absent key changes nothing", () => {
+    const store = new Store()
+    store.upsert(obj("a", { ns: "x", labels: { app: "web" } }))
+    assert.strictEqual(store.remove("x/none"), undefined)
+    assert.strictEqual(store.size(), 1)
+    assert.strictEqual(store.remove("x/a")?.metadata.name, "a")
+    assert.deepStrictEqual(store.indexValues(IndexNames.label), [])
+    assert.deepStrictEqual(store.indexValues(IndexNames.namespace), [])
+    assert.deepStrictEqual(store.list(), [])
+    assert.strictEqual(store.size(), 0)
+  })
+
+  it("keys cluster-scoped objects by name alone", () => {
+    const store = new Store()
+    store.upsert({ metadata: { name: "node-1" } })
+    assert.deepStrictEqual(store.keys(), ["node-1"])
+    assert.deepStrictEqual(names(store.byNamespace("")), ["node-1"])
   })
 
   it("replace reports added, updated (resourceVersion changed) and deleted objects", () => {
