@@ -517,7 +517,7 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
     if (!transitionOk(conditionOf(previousV1, type), got, i.now)) return `v1beta1 ${type} lastTransitionTime`
   }
   // Conditions of other types (other controllers') are kept as they were.
-  const owned = new Set(Object.keys(expectedV1Beta2(i, c)))
+  const owned = new Set(Object.keys(NORMAL))
   for (const old of before?.conditions ?? [])
     if (!owned.has(old.type) && conditionOf(st.conditions, old.type) !== old)
       return `foreign ${old.type} not kept`
