@@ -34,6 +34,29 @@ const pinned = (scenario: string, kind: (typeof PerturbationKinds)[number], at: 
     mutant: mutant === undefined ? undefined : mutantNamed(mutant),
   })
 
+describe("bugs the campaign found, kept as regressions (docs/reliability.md)", () => {
+  for (const [scenario, kind, at, what] of [
+    [
+      "ipam-concurrent",
+      "reorder",
+      4,
+      "the IPAM controller's Cluster condition write dropped another writer's condition",
+    ],
+    ["ipam-concurrent", "transient", 34, "a refused Cluster condition write was dropped, never retried"],
+    ["ipam-config", "transient", 39, "a refused IPAMConfig status write was dropped, never retried"],
+  ] as const)
+    it.effect(
+      `${what}: ${scenario} ${kind} at ${at} passes`,
+      () =>
+        Effect.gen(function* () {
+          const run = yield* pinned(scenario, kind, at)
+          assert.deepStrictEqual(run.failures, [], show(run.failures))
+          assert.isAbove(run.fired[kind], 0)
+        }),
+      60_000,
+    )
+})
+
 describe("chaos campaign (issue 16)", () => {
   it("documents its numbers", () => {
     assert.deepStrictEqual(
@@ -186,6 +209,48 @@ describe("chaos campaign (issue 16)", () => {
             show(broken.failures),
           )
           const real = yield* pinned("provision", "crash", 3)
+          assert.deepStrictEqual(real.failures, [], show(real.failures))
+        }),
+      60_000,
+    )
+
+    it.effect(
+      "an IPAM allocator that forgets its allocations after a restart hands a CIDR out twice (safety; seed 004)",
+      () =>
+        Effect.gen(function* () {
+          const broken = yield* pinned("ipam-delete", "crash", 8, "ipam-forgets")
+          assert.isTrue(
+            broken.failures.some(
+              (f) =>
+                f.oracle === "safety" &&
+                /CIDR allocated twice: 10\.0\.0\.0\/24 of ClusterConfig ipam-chaos\/h1--ipam--nodes overlaps/.test(
+                  f.message,
+                ),
+            ),
+            show(broken.failures),
+          )
+          const real = yield* pinned("ipam-delete", "crash", 8)
+          assert.deepStrictEqual(real.failures, [], show(real.failures))
+        }),
+      60_000,
+    )
+
+    it.effect(
+      "a multi-cluster reconcile that ignores disengagement reconciles a rotated cluster's old engagement (safety; seed 003)",
+      () =>
+        Effect.gen(function* () {
+          const broken = yield* pinned("mc-rotate", "crash", 1, "remember-clusters")
+          assert.isTrue(
+            broken.failures.some(
+              (f) =>
+                f.oracle === "safety" &&
+                f.message.includes(
+                  "cluster app reconciled (default/web) on engagement 1 of app after it was disengaged",
+                ),
+            ),
+            show(broken.failures),
+          )
+          const real = yield* pinned("mc-rotate", "crash", 1)
           assert.deepStrictEqual(real.failures, [], show(real.failures))
         }),
       60_000,

@@ -193,8 +193,8 @@ const chaosClient = (
     readonly transientKind: TransientKind
     readonly beforeWrite: (n: number, target: WriteTarget) => Effect.Effect<void>
     readonly faults: Faults
-    /** Whether lists are served from the lagging view during `stale` (the management server only). */
-    readonly staleReads: boolean
+    /** Which lists are served from the lagging view during `stale` (the management server's only). */
+    readonly staleReads: (options: ListAllOptions | undefined) => boolean
   },
 ): KubeClientShape => {
   const faults = hooks.faults
@@ -242,11 +242,8 @@ const chaosClient = (
         }),
       )
     })
-  const staleList = <T extends KubeObject>(
-    ref: ResourceRef,
-    o: { readonly namespace?: string | undefined; readonly labelSelector?: string | undefined } | undefined,
-  ) => {
-    if (state.staleRv === undefined || !hooks.staleReads) return undefined
+  const staleList = <T extends KubeObject>(ref: ResourceRef, o: ListAllOptions | undefined) => {
+    if (state.staleRv === undefined || !hooks.staleReads(o)) return undefined
     const view = server.listAt<T>(ref, state.staleRv)
     if (view === undefined) return undefined
     state.fired.stale++
@@ -307,6 +304,20 @@ const conditionsOf = (o: KubeObject | undefined): ReadonlyArray<Condition> =>
   ((o as { status?: { conditions?: ReadonlyArray<Condition> } } | undefined)?.status?.conditions ??
     []) as ReadonlyArray<Condition>
 
+/** Whether a committed write lost the third party's condition (what it says, or undefined). */
+export const foreignConditionLost = (
+  type: string,
+  old: KubeObject | undefined,
+  object: KubeObject,
+): string | undefined => {
+  if (type === "DELETED" || old === undefined) return undefined
+  const before = conditionsOf(old).find((c) => c.type === FOREIGN_CONDITION)
+  const after = conditionsOf(object).find((c) => c.type === FOREIGN_CONDITION)
+  return before !== undefined && after === undefined
+    ? `another writer's condition ${FOREIGN_CONDITION} lost`
+    : undefined
+}
+
 /**
  * The safety invariants (seed 001, "Deletion Reconciliation" rows 6 to 8: the control plane is
  * deleted first, the infrastructure once it is gone, the finalizer last), checked on every
@@ -345,14 +356,9 @@ export const watchInvariants = (mgmt: FakeApiServer, violations: Array<string>):
             `Cluster ${ns}/${name}: finalizer removed while ${children.join(" and ")} exist (rv ${object.metadata.resourceVersion})`,
           )
       }
-      if (type !== "DELETED") {
-        const before = conditionsOf(old).find((c) => c.type === FOREIGN_CONDITION)
-        const after = conditionsOf(object).find((c) => c.type === FOREIGN_CONDITION)
-        if (before !== undefined && after === undefined)
-          violations.push(
-            `Cluster ${ns}/${name}: another writer's condition ${FOREIGN_CONDITION} lost (rv ${object.metadata.resourceVersion})`,
-          )
-      }
+      const lost = foreignConditionLost(type, old, object)
+      if (lost !== undefined)
+        violations.push(`Cluster ${ns}/${name}: ${lost} (rv ${object.metadata.resourceVersion})`)
     }
   })
 
@@ -576,7 +582,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     const perturb = (server: FakeApiServer, base: KubeClientShape) =>
       chaosClient(base, server, state, {
         faults,
-        staleReads: server === mgmt,
+        staleReads: (o) => server === mgmt && (suite.staleList?.(o) ?? true),
         crashAfterWrite: p.kind === "crash" ? at : undefined,
         transientFrom: p.kind === "transient" ? at : undefined,
         transientKind: plan.transientKind ?? "InternalError",
@@ -593,7 +599,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       const perturbed = perturb(mgmt, base)
       return plan.mutant?.wrap === undefined ? perturbed : plan.mutant.wrap(perturbed, state.incarnation)
     }
-    const context = (): SuiteContext => ({
+    const context = (me = state.incarnation): SuiteContext => ({
       mgmt,
       client: clientOf(),
       workload,
@@ -606,6 +612,9 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       controllers: plan.controllers,
       mutant: plan.mutant,
       violation: (message) => violations.push(message),
+      exit: Effect.sync(() => {
+        if (state.incarnation === me) state.crashed = true
+      }),
     })
     const snap = () =>
       snapshot(mgmt, suite.snapshotWorkloads ? [...workloads.entries()] : [], suite.maskObject)
@@ -632,6 +641,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       Effect.gen(function* () {
         for (let i = 0; i < ticks && !storm(); i++) {
           yield* advance(1)
+          if (suite.tick !== undefined) yield* suite.tick(mgmt)
           if (state.crashed) yield* restart
         }
       })
@@ -719,7 +729,18 @@ export const firstDifference = (expected: ReadonlyArray<string>, actual: Readonl
     else extra.push(x)
   }
   const missing = [...counts.entries()].filter(([, n]) => n > 0).map(([x]) => x)
-  const short = (s: string | undefined) => (s === undefined ? "" : s.length > 400 ? `${s.slice(0, 400)}…` : s)
   if (missing.length === 0 && extra.length === 0) return "no difference"
-  return `expected ${short(missing[0]) || "(nothing more)"} but found ${short(extra[0]) || "(nothing)"}`
+  // Two versions of one object: show where they part (after the object's name), not only their start.
+  const [m, x] = [missing[0], extra[0]]
+  let from = 0
+  if (m !== undefined && x !== undefined && m.split(" ", 2).join(" ") === x.split(" ", 2).join(" ")) {
+    while (from < m.length && m[from] === x[from]) from++
+    from = Math.max(0, from - 120)
+  }
+  const short = (s: string | undefined) => {
+    if (s === undefined) return ""
+    const head = from > 0 ? `${s.split(" ", 2).join(" ")} …${s.slice(from, from + 400)}` : s.slice(0, 400)
+    return head.length < s.length ? `${head}…` : s
+  }
+  return `expected ${short(m) || "(nothing more)"} but found ${short(x) || "(nothing)"}`
 }

@@ -8,6 +8,7 @@
  */
 import { Effect, Schedule, type Scope, Stream } from "effect"
 import { ClusterResource } from "../clustercache/service.ts"
+import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
@@ -143,11 +144,42 @@ const noResync: Mutant = {
     }),
 }
 
+/**
+ * The IPAM controller whose allocator forgets what was allocated when it restarts: after a
+ * restart its state restore (and its ClusterConfig watch) list no ClusterConfigs, as if the
+ * allocations had been kept in memory only.
+ */
+const ipamForgets: Mutant = {
+  name: "ipam-forgets",
+  bug: "the IPAM allocator keeps its allocations in memory only: after a restart it hands out CIDRs that live ClusterConfigs hold",
+  wrap: (client, incarnation) =>
+    incarnation === 0
+      ? client
+      : {
+          ...client,
+          // The restore's lists: every Cluster (no options), every managed ClusterConfig.
+          listAll: (ref, o) =>
+            (ref.resource === OpenmcpClusterResource.resource && o === undefined) ||
+            (ref.resource === ClusterConfigResource.resource && o?.namespace === undefined)
+              ? Effect.map(client.listAll(ref, o), (list) => ({ ...list, items: [] }))
+              : client.listAll(ref, o),
+        },
+}
+
+/** The multi-cluster reconcile that keeps the first cluster it got per name (chaos/multicluster.ts). */
+const rememberClusters: Mutant = {
+  name: "remember-clusters",
+  bug: "the multi-cluster reconcile keeps each cluster it got from the manager by name and never asks again, so it goes on reconciling an engagement that ended (a rotated kubeconfig, a removed cluster)",
+  variant: "remember-clusters",
+}
+
 export const Mutants: ReadonlyArray<Mutant> = [
   finalizerEarly,
   statusWithoutResourceVersion,
   memoryOnly,
   noResync,
+  ipamForgets,
+  rememberClusters,
 ]
 
 export const mutantNamed = (name: string): Mutant | undefined => Mutants.find((m) => m.name === name)

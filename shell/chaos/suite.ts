@@ -8,7 +8,7 @@
  */
 import type { Effect, Scope } from "effect"
 import type { FakeApiServer } from "../apiserver/server.ts"
-import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeClientShape, ListAllOptions } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { ControllerName } from "./harness.ts"
@@ -36,6 +36,8 @@ export interface SuiteContext {
   readonly mutant: Mutant | undefined
   /** Reports a safety violation the operator's own records show (e.g. a reconcile of a disengaged cluster). */
   readonly violation: (message: string) => void
+  /** The process exits (e.g. its start failed): it is restarted as after a crash. */
+  readonly exit: Effect.Effect<void>
 }
 
 export interface Suite {
@@ -57,6 +59,13 @@ export interface Suite {
   readonly thirdParty: (mgmt: FakeApiServer, target: WriteTarget, n: number) => Effect.Effect<boolean>
   /** Whether the workload servers' objects are part of the compared state. */
   readonly snapshotWorkloads: boolean
+  /**
+   * Which of the operator's lists a `stale` run serves from the lagging view (default: every
+   * list). A list the real API server answers with a consistent read can be left out.
+   */
+  readonly staleList?: ((options: ListAllOptions | undefined) => boolean) | undefined
+  /** What the rest of the control plane does once per tick (e.g. kube-controller-manager's garbage collector). */
+  readonly tick?: ((mgmt: FakeApiServer) => Effect.Effect<void>) | undefined
   /** Masks what legitimately differs between equal runs of this suite (after the common masking). */
   readonly maskObject?: ((resource: string, object: KubeObject) => KubeObject) | undefined
 }

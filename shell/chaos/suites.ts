@@ -5,10 +5,12 @@
  * @module
  */
 import { OperatorSuite } from "./harness.ts"
+import { IpamSuite } from "./ipam.ts"
+import { MulticlusterSuite } from "./multicluster.ts"
 import type { Scenario } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
-export const Suites: ReadonlyArray<Suite> = [OperatorSuite]
+export const Suites: ReadonlyArray<Suite> = [OperatorSuite, IpamSuite, MulticlusterSuite]
 
 /** Every scenario of every suite. */
 export const Scenarios: ReadonlyArray<Scenario> = Suites.flatMap((s) => s.scenarios)

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { Clock, Effect, Metric, Queue, Ref, type Scope } from "effect"
+import { Clock, Effect, Metric, Queue, Ref, Schedule, type Scope } from "effect"
 import {
   CIDRS_ALLOCATED_CONDITION,
   CLUSTER_TARGET_LABEL,
@@ -80,7 +80,19 @@ export const IpamControllerDefaults = {
   concurrency: 10,
   environment: "default",
   component: "krtt-ipam",
+  /**
+   * A refused IPAMConfig status write is tried again this many times, after 1 s, doubling up to
+   * 30 s (a transient error used to leave the Valid condition unwritten until the next change).
+   */
+  configStatusRetries: 10,
+  configStatusRetryBase: 1_000,
+  configStatusRetryMax: 30_000,
 } as const
+
+const configStatusRetry = Schedule.min([
+  Schedule.exponential(IpamControllerDefaults.configStatusRetryBase),
+  Schedule.spaced(IpamControllerDefaults.configStatusRetryMax),
+]).pipe(Schedule.upTo({ times: IpamControllerDefaults.configStatusRetries }))
 
 /** A running IPAM controller. */
 export interface IpamController {
@@ -442,6 +454,7 @@ const writeConfigStatus = (client: KubeClientShape, object: KubeObject, c: IpamC
       }),
     )
     .pipe(
+      Effect.retry(configStatusRetry),
       Effect.asVoid,
       Effect.catch((e: KubeError) =>
         Effect.logWarning("could not write the IPAMConfig's status").pipe(
@@ -490,12 +503,18 @@ const configEvent = (
       ),
     )
 
-/** Sets the CIDRsAllocated condition on a Cluster's status (best effort: the provider owns the rest). */
+/**
+ * Sets the CIDRsAllocated condition on a Cluster's status, on the version it was read at (the
+ * provider and others own the other conditions: a write computed from an older version would drop
+ * theirs). A failure (a Conflict, a transient error) fails the reconcile, which is retried with a
+ * fresh read; before, it was logged and dropped, leaving the condition unset until the next event
+ * (both found by `krtt chaos`, scenario ipam-concurrent, perturbations reorder and transient).
+ */
 const setClusterConditions = (
   client: KubeClientShape,
   cluster: KubeObject,
   conditions: ReadonlyArray<IpamCondition>,
-) =>
+): Effect.Effect<void, KubeError> =>
   Effect.gen(function* () {
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()
     const existing = conditionsOf(cluster)
@@ -503,18 +522,12 @@ const setClusterConditions = (
     if (c === undefined) return
     const before = existing.find((x) => x.type === c.type)
     if (before?.status === c.status && before.message === c.message) return
-    yield* client
-      .patchStatus(
-        OpenmcpClusterResource,
-        { namespace: cluster.metadata.namespace ?? "", name: cluster.metadata.name ?? "" },
-        mergePatch({ status: { conditions: withCondition(existing, c, now, undefined) } }),
-      )
-      .pipe(
-        Effect.asVoid,
-        Effect.catch((e: KubeError) =>
-          Effect.logWarning("could not set the Cluster's CIDRsAllocated condition").pipe(
-            Effect.annotateLogs({ error: `${e._tag}: ${e.message}` }),
-          ),
-        ),
-      )
+    yield* client.patchStatus(
+      OpenmcpClusterResource,
+      { namespace: cluster.metadata.namespace ?? "", name: cluster.metadata.name ?? "" },
+      mergePatch({
+        metadata: { resourceVersion: cluster.metadata.resourceVersion },
+        status: { conditions: withCondition(existing, c, now, undefined) },
+      }),
+    )
   })

@@ -1,0 +1,309 @@
+/**
+ * The IPAM suite: `krtt ipam`'s controller (shell/ipam, seed 004 "The Cluster Controller") in the
+ * situations of e2e/ipam/scenario.test.ts, on the same perturbations and oracles as the operator.
+ *
+ * Safety on every committed write of the management server (seed 004: "We can only release the
+ * CIDRs after the `Cluster` has been fully deleted"; issue 16: "never a CIDR allocated twice"):
+ * - no two ClusterConfigs hold overlapping CIDRs (a ClusterConfig holds its CIDRs while it
+ *   carries the CIDR finalizer: removing it is the release, seed 004);
+ * - a ClusterConfig loses its CIDR finalizer (its CIDRs are released) only once the Cluster that
+ *   owns it (by uid) is gone;
+ * - another writer's condition on a Cluster is never lost.
+ *
+ * Which Cluster gets which CIDR depends on the order the workers decide in, which a perturbation
+ * legitimately changes: CIDR values are masked in the compared state (the first invariant is what
+ * holds them to account), their prefix lengths kept.
+ *
+ * @module
+ */
+import { Effect } from "effect"
+import { CIDR_FINALIZER, cidrOf, overlaps } from "../../core/ipam/index.ts"
+import type { FakeApiServer } from "../apiserver/server.ts"
+import { makeIpamController } from "../ipam/controller.ts"
+import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+import { foreignConditionLost, thirdPartyWrite } from "./harness.ts"
+import type { Scenario, Step } from "./scenarios.ts"
+import type { Suite } from "./suite.ts"
+
+const NS = "ipam-chaos"
+const CONFIG = "ipam"
+/** A finalizer another actor holds the Cluster with (the e2e's "terminating" Clusters). */
+const HOLD = "chaos.krtt.dev/hold"
+
+const ipamConfig = (extraRule: boolean): KubeObject => ({
+  apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+  kind: "IPAMConfig",
+  metadata: { name: CONFIG },
+  spec: {
+    parentCIDRs: { nodes: ["10.0.0.0/20"], pods: ["10.128.0.0/16"] },
+    injectionRules: [
+      {
+        id: "nodes",
+        matchPurposes: [{ operator: "ContainsAll", values: ["mcp"] }],
+        injections: [{ path: "/spec/networking/nodes", parents: ["nodes"], subnetSize: 24 }],
+      },
+      ...(extraRule
+        ? [
+            {
+              id: "pods",
+              matchPurposes: [{ operator: "ContainsAll", values: ["workload"] }],
+              injections: [{ path: "/spec/networking/pods", parents: ["pods"], subnetSize: 20 }],
+            },
+          ]
+        : []),
+    ],
+  },
+})
+
+const openmcpCluster = (name: string, purposes: ReadonlyArray<string>, hold: boolean): KubeObject => ({
+  apiVersion: "clusters.openmcp.cloud/v1alpha1",
+  kind: "Cluster",
+  metadata: { namespace: NS, name, ...(hold ? { finalizers: [HOLD] } : {}) },
+  spec: { profile: "p", tenancy: "Exclusive", purposes },
+})
+
+const createConfig = (extraRule: boolean): Step => ({
+  name: `create the IPAMConfig${extraRule ? " with the pods rule" : ""}`,
+  settleMillis: 5_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(IpamConfigResource, ipamConfig(extraRule))),
+})
+
+const createClusters = (
+  names: ReadonlyArray<string>,
+  options: { readonly purposes?: ReadonlyArray<string>; readonly hold?: boolean } = {},
+): Step => ({
+  name: `create Clusters ${names.join(", ")} at once`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.forEach(
+      names,
+      (n) =>
+        mgmt
+          .client()
+          .create(
+            OpenmcpClusterResource,
+            openmcpCluster(n, options.purposes ?? ["mcp"], options.hold === true),
+          ),
+      { discard: true },
+    ),
+})
+
+const deleteCluster = (name: string): Step => ({
+  name: `delete Cluster ${name}`,
+  settleMillis: 15_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().delete(OpenmcpClusterResource, { namespace: NS, name })),
+})
+
+const releaseCluster = (name: string): Step => ({
+  name: `the holder of Cluster ${name} lets it go`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt
+        .client()
+        .patch(
+          OpenmcpClusterResource,
+          { namespace: NS, name },
+          mergePatch({ metadata: { finalizers: null } }),
+        ),
+    ),
+})
+
+const changeConfig = (spec: unknown, what: string): Step => ({
+  name: what,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.gen(function* () {
+      const c = mgmt.client()
+      const current = yield* c.get(IpamConfigResource, { name: CONFIG })
+      yield* c.update(IpamConfigResource, { ...current, spec })
+    }),
+})
+
+const IpamScenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "ipam-concurrent",
+    description: "six Clusters, four created at once and two more while the first are allocated",
+    source:
+      "e2e/ipam/scenario.test.ts: allocates for 50 Clusters across rules and purposes, survives a SIGKILL mid-way and restores its state",
+    steps: [createConfig(false), createClusters(["c1", "c2", "c3", "c4"]), createClusters(["c5", "c6"])],
+  },
+  {
+    name: "ipam-delete",
+    description:
+      "a deleted Cluster held by another finalizer keeps its CIDRs while a new Cluster is allocated; once gone, its CIDRs are released",
+    source:
+      "e2e/ipam/scenario.test.ts: holds the CIDRs of deleted Clusters until they are fully gone, never hands them out meanwhile, then releases them",
+    steps: [
+      createConfig(false),
+      createClusters(["h1", "h2"], { hold: true }),
+      deleteCluster("h1"),
+      createClusters(["n1"]),
+      releaseCluster("h1"),
+      createClusters(["n2"]),
+    ],
+  },
+  {
+    name: "ipam-config",
+    description:
+      "a rule added to the IPAMConfig re-reconciles the Clusters it matches; an invalid change is refused",
+    source:
+      "e2e/ipam/scenario.test.ts: a rule change re-reconciles exactly the Clusters the new rule matches; refuses an invalid IPAMConfig",
+    steps: [
+      createConfig(false),
+      createClusters(["w1", "w2"], { purposes: ["mcp", "workload"] }),
+      changeConfig(ipamConfig(true).spec, "add the pods rule to the IPAMConfig"),
+      changeConfig(
+        { ...(ipamConfig(true).spec as object), parentCIDRs: { nodes: ["10.0.300.0/20"] } },
+        "an invalid IPAMConfig (a parent CIDR out of range)",
+      ),
+    ],
+  },
+]
+
+const crd = (ref: ResourceRef): KubeObject => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `${ref.resource}.${ref.group}` },
+  spec: { group: ref.group, names: { kind: ref.kind, plural: ref.resource } },
+})
+
+const gr = (r: ResourceRef) => `${r.group}/${r.resource}`
+
+type WithPatches = KubeObject & {
+  readonly spec?: { readonly patches?: ReadonlyArray<{ readonly value?: unknown }> }
+}
+const cidrsOf = (o: KubeObject): ReadonlyArray<string> =>
+  ((o as WithPatches).spec?.patches ?? []).flatMap((p) => (typeof p.value === "string" ? [p.value] : []))
+
+const parses = (text: string) => {
+  try {
+    return cidrOf(text)
+  } catch {
+    return undefined
+  }
+}
+
+const CIDR = /\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(\d{1,2})\b/g
+
+/** The invariants of the module comment. */
+const ipamInvariants = (mgmt: FakeApiServer, violations: Array<string>) => {
+  const reported = new Set<string>()
+  return mgmt.onCommit(({ resource, type, object, old }) => {
+    const where = `${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`
+    const rv = object.metadata.resourceVersion
+    if (resource === gr(OpenmcpClusterResource)) {
+      const lost = foreignConditionLost(type, old, object)
+      if (lost !== undefined) violations.push(`Cluster ${where}: ${lost} (rv ${rv})`)
+      return
+    }
+    if (resource !== gr(ClusterConfigResource)) return
+    const held = mgmt
+      .objects(ClusterConfigResource)
+      .filter((cc) => cc.metadata.finalizers?.includes(CIDR_FINALIZER) === true)
+      .flatMap((cc) =>
+        cidrsOf(cc).flatMap((text) => {
+          const cidr = parses(text)
+          return cidr === undefined
+            ? []
+            : [{ cc: `${cc.metadata.namespace}/${cc.metadata.name}`, text, cidr }]
+        }),
+      )
+    for (const [i, a] of held.entries())
+      for (const b of held.slice(i + 1)) {
+        const pair = `${a.cc} ${a.text} ${b.cc} ${b.text}`
+        if (overlaps(a.cidr, b.cidr) && !reported.has(pair)) {
+          reported.add(pair)
+          violations.push(
+            `CIDR allocated twice: ${a.text} of ClusterConfig ${a.cc} overlaps ${b.text} of ClusterConfig ${b.cc} (rv ${rv})`,
+          )
+        }
+      }
+    const had = old?.metadata.finalizers?.includes(CIDR_FINALIZER) === true
+    const has = type !== "DELETED" && object.metadata.finalizers?.includes(CIDR_FINALIZER) === true
+    if (had && !has) {
+      const owner = (object.metadata.ownerReferences ?? []).find(
+        (r) => r.controller === true && r.kind === "Cluster",
+      )
+      const live = mgmt
+        .objects(OpenmcpClusterResource)
+        .find((c) => c.metadata.namespace === object.metadata.namespace && c.metadata.uid === owner?.uid)
+      if (owner !== undefined && live !== undefined)
+        violations.push(
+          `ClusterConfig ${where}: CIDRs ${cidrsOf(object).join(", ")} released while its Cluster ${owner.name} lives${live.metadata.deletionTimestamp === undefined ? "" : " (deleting, not gone)"} (rv ${rv})`,
+        )
+    }
+  })
+}
+
+/**
+ * kube-controller-manager's garbage collector for the ClusterConfigs (background propagation):
+ * one whose controller owner (by uid) is gone is deleted (its finalizer then holds it until the
+ * IPAM controller releases it). Once per tick, as the real one lags behind.
+ */
+const collectGarbage = (mgmt: FakeApiServer) =>
+  Effect.gen(function* () {
+    for (const cc of mgmt.objects(ClusterConfigResource)) {
+      if (cc.metadata.deletionTimestamp !== undefined) continue
+      const owners = cc.metadata.ownerReferences ?? []
+      if (owners.length === 0) continue
+      const live = owners.some((r) =>
+        mgmt
+          .objects(OpenmcpClusterResource)
+          .some((c) => c.metadata.namespace === cc.metadata.namespace && c.metadata.uid === r.uid),
+      )
+      if (!live)
+        yield* Effect.ignore(
+          mgmt.client().delete(ClusterConfigResource, {
+            namespace: cc.metadata.namespace,
+            name: cc.metadata.name ?? "",
+          }),
+        )
+    }
+  })
+
+export const IpamSuite: Suite = {
+  name: "ipam",
+  controllers: ["ipam"],
+  scenarios: IpamScenarios,
+  install: (mgmt) =>
+    Effect.gen(function* () {
+      mgmt.register(OpenmcpClusterResource)
+      mgmt.register(IpamConfigResource)
+      mgmt.register(ClusterConfigResource, { status: false })
+      const c = mgmt.client()
+      yield* c.create(Resources.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } })
+      for (const ref of [OpenmcpClusterResource, ClusterConfigResource, IpamConfigResource])
+        yield* c.create(Resources.customResourceDefinitions, crd(ref))
+    }),
+  start: (ctx) =>
+    Effect.gen(function* () {
+      const { start } = yield* makeIpamController(ctx.client, {
+        config: CONFIG,
+        identity: { managedBy: "ipam", environment: "chaos" },
+        concurrency: 10,
+        gracefulShutdownTimeout: 1_000,
+        component: "krtt-ipam",
+      })
+      // `krtt ipam` exits when its start fails (a list refused); it is then restarted.
+      yield* Effect.catch(start, () => ctx.exit)
+    }),
+  invariants: (mgmt, _workloads, violations) => ipamInvariants(mgmt, violations),
+  thirdParty: (mgmt, target, n) => {
+    const name =
+      target.ref.resource === OpenmcpClusterResource.resource
+        ? target.name
+        : mgmt.objects(OpenmcpClusterResource)[0]?.metadata.name
+    return name === undefined
+      ? Effect.succeed(false)
+      : thirdPartyWrite(mgmt, OpenmcpClusterResource, { namespace: NS, name }, n)
+  },
+  // The restore's lists carry no resourceVersion, which kube-apiserver answers with a consistent
+  // read: only the reflectors' lists (paged) are served from the lagging view.
+  staleList: (o) => o?.pageSize !== undefined,
+  tick: collectGarbage,
+  snapshotWorkloads: false,
+  maskObject: (_resource, o) => JSON.parse(JSON.stringify(o).replace(CIDR, "<cidr>/$1")) as KubeObject,
+}

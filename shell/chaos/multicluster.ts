@@ -1,0 +1,330 @@
+/**
+ * The multi-cluster engagement suite: the multi-cluster manager (shell/multicluster, seed 003)
+ * with the kubeconfig-secrets provider over in-memory workload servers, and a small uniform
+ * controller as in examples/multicluster/uniform.ts (it stamps every labelled ConfigMap with the
+ * name of the cluster it was reconciled in), in the situations of e2e/multicluster/providers:
+ * clusters engaged and disengaged live (a kubeconfig Secret deleted, a kubeconfig rotated to
+ * another server, a workload API server outage past the failure threshold).
+ *
+ * Every engagement is an epoch (recorded by a gate in front of the manager: `ManagerOptions.gate`);
+ * it ends when the provider closes its engage scope or disengages it. Safety (seed 003, Proposal:
+ * "the engage scope cancelled when the cluster leaves"; issue 16 "never a disengaged cluster
+ * reconciled"), on every reconcile:
+ * - the request carries a cluster name (never the hub's `""` here: the controller watches only
+ *   the provider's clusters);
+ * - the cluster the manager hands the reconcile is of an epoch still engaged, under that name.
+ *
+ * The operator's clients of the workload clusters carry the run's perturbations (crash after a
+ * write, dropped and expired watches, transient errors, a third-party writer before a write).
+ *
+ * @module
+ */
+import { Effect, Scope } from "effect"
+import type { CacheFactory } from "../cache/types.ts"
+import { done } from "../controller/result.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import {
+  type Aware,
+  type Cluster,
+  controllerManagedBy,
+  enqueueRequestForObject,
+  type MultiClusterManager,
+  makeCluster,
+  makeManager,
+} from "../multicluster/index.ts"
+import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
+import type { Request } from "../workqueue/request.ts"
+import { thirdPartyWrite } from "./harness.ts"
+import type { Scenario, Stage, Step } from "./scenarios.ts"
+import type { Suite, SuiteContext } from "./suite.ts"
+
+const FLEET = "fleet"
+const WORKLOAD_NS = "default"
+export const STAMP_LABEL = "krtt.dev/stamp"
+export const STAMPED_BY = "krtt.dev/stamped-by"
+const SECRET_LABEL = "sigs.k8s.io/multicluster-runtime-kubeconfig"
+
+export const urlOf = (server: string) => `https://${server}.fleet.example:6443`
+
+const kubeconfig = (server: string, token: string) =>
+  Buffer.from(
+    `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "${urlOf(server)}"}}]
+users: [{name: u, user: {token: ${token}}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`,
+  ).toString("base64")
+
+/** A kubeconfig Secret naming cluster `name`, reached at workload server `server`. */
+export const addCluster = (name: string, server: string, settleMillis = 20_000): Step => ({
+  name: `kubeconfig Secret ${name} (server ${server}) added`,
+  settleMillis,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().create(Resources.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
+        data: { kubeconfig: kubeconfig(server, `${name}-token`) },
+      }),
+    ),
+})
+
+export const removeCluster = (name: string): Step => ({
+  name: `kubeconfig Secret ${name} deleted`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().delete(Resources.secrets, { namespace: FLEET, name })),
+})
+
+export const rotateCluster = (name: string, server: string): Step => ({
+  name: `kubeconfig of ${name} rotated to server ${server}`,
+  settleMillis: 30_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt
+        .client()
+        .patch(
+          Resources.secrets,
+          { namespace: FLEET, name },
+          mergePatch({ data: { kubeconfig: kubeconfig(server, `${name}-token-2`) } }),
+        ),
+    ),
+})
+
+export const outage = (server: string, up: boolean, settleMillis: number): Step => ({
+  name: up ? `workload API server ${server} back` : `workload API server ${server} down`,
+  settleMillis,
+  run: ({ workload }: Stage) =>
+    Effect.sync(() => {
+      const w = workload(urlOf(server))
+      if (up) w.start()
+      else w.stop()
+    }),
+})
+
+const stampable = (name: string): KubeObject => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { namespace: WORKLOAD_NS, name, labels: { [STAMP_LABEL]: "true" } },
+  data: {},
+})
+
+/** ConfigMaps to stamp in the workload servers (the users' objects there). */
+const seed = (
+  objects: ReadonlyArray<readonly [server: string, name: string]>,
+  settleMillis = 1_000,
+): Step => ({
+  name: `ConfigMaps ${objects.map(([s, n]) => `${s}/${n}`).join(", ")} in the workload clusters`,
+  settleMillis,
+  run: ({ workload }) =>
+    Effect.forEach(
+      objects,
+      ([s, n]) => workload(urlOf(s)).client().create(Resources.configMaps, stampable(n)),
+      {
+        discard: true,
+      },
+    ),
+})
+
+const MulticlusterScenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "mc-engage",
+    description: "two clusters engaged live, one added later, one removed live",
+    source:
+      "e2e/multicluster/providers.test.ts: each provider engages clusters added live and disengages clusters removed live",
+    steps: [
+      seed([
+        ["east", "web"],
+        ["west", "api"],
+        ["north", "db"],
+      ]),
+      addCluster("east", "east"),
+      addCluster("west", "west"),
+      seed([["east", "late"]], 10_000),
+      removeCluster("west"),
+      addCluster("north", "north"),
+    ],
+  },
+  {
+    name: "mc-rotate",
+    description:
+      "a cluster's kubeconfig rotated to another server: the old engagement ends, the new one is reconciled",
+    source:
+      "e2e/multicluster/providers.test.ts: rotated credentials re-engage with the new ones, without a restart",
+    steps: [
+      seed([
+        ["blue", "web"],
+        ["green", "web"],
+      ]),
+      addCluster("app", "blue"),
+      rotateCluster("app", "green"),
+      seed([["green", "after"]], 15_000),
+    ],
+  },
+  {
+    name: "mc-outage",
+    description:
+      "a workload API server down past the probe threshold (disengaged), then back (engaged again)",
+    source:
+      "e2e/multicluster/providers.test.ts: a cluster whose probes fail is disengaged; once reachable, engaged again",
+    steps: [
+      seed([
+        ["solo", "web"],
+        ["other", "api"],
+      ]),
+      addCluster("solo", "solo"),
+      addCluster("other", "other"),
+      outage("solo", false, 80_000),
+      seed([["other", "meanwhile"]], 5_000),
+      outage("solo", true, 60_000),
+      seed([["solo", "after"]], 15_000),
+    ],
+  },
+]
+
+/** One engagement of a cluster. */
+interface Epoch {
+  readonly n: number
+  readonly name: string
+  open: boolean
+}
+
+/** A gate in front of the manager that numbers the engagements and notes when each ends. */
+const epochGate = (epochs: WeakMap<Cluster, Epoch>, counter: { n: number }) => (aware: Aware) =>
+  Effect.succeed<Aware>({
+    engage: (cluster, scope) =>
+      Effect.gen(function* () {
+        const epoch: Epoch = { n: ++counter.n, name: cluster.name, open: true }
+        epochs.set(cluster, epoch)
+        // Added before the manager's own finalizer, so it runs after it (finalizers run in reverse).
+        yield* Scope.addFinalizer(
+          scope,
+          Effect.sync(() => {
+            epoch.open = false
+          }),
+        )
+        yield* aware.engage(cluster, scope)
+      }),
+    disengage: (cluster) =>
+      Effect.andThen(
+        aware.disengage(cluster),
+        Effect.sync(() => {
+          const epoch = epochs.get(cluster)
+          if (epoch !== undefined) epoch.open = false
+        }),
+      ),
+  })
+
+/**
+ * The stamp reconciler: the cluster from the manager (`remember-clusters`, the broken variant,
+ * keeps the first one it got per name and never asks again), checked against its epoch, then the
+ * ConfigMap stamped with the cluster's name.
+ */
+const reconcile = (
+  manager: MultiClusterManager,
+  epochs: WeakMap<Cluster, Epoch>,
+  ctx: SuiteContext,
+  remembered: Map<string, Cluster> | undefined,
+) => {
+  /** Each violation once per run (a retried reconcile would repeat it). */
+  const seen = new Set<string>()
+  const report = (message: string) => {
+    if (seen.has(message)) return
+    seen.add(message)
+    ctx.violation(message)
+  }
+  return (request: Request) =>
+    Effect.gen(function* () {
+      if (request.cluster === "") {
+        report(`a request without a cluster name: ${request.namespace}/${request.name}`)
+        return done()
+      }
+      const known = remembered?.get(request.cluster)
+      const cluster = known ?? (yield* manager.getCluster(request.cluster))
+      remembered?.set(request.cluster, cluster)
+      const epoch = epochs.get(cluster)
+      if (epoch === undefined || !epoch.open || epoch.name !== request.cluster)
+        report(
+          `cluster ${request.cluster} reconciled (${request.namespace}/${request.name}) on engagement ${epoch === undefined ? "(unknown)" : `${epoch.n} of ${epoch.name}`} after it was disengaged`,
+        )
+      const object = yield* cluster.cache
+        .get(Resources.configMaps, request)
+        .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+      if (object === undefined || object.metadata.labels?.[STAMP_LABEL] !== "true") return done()
+      if (object.metadata.annotations?.[STAMPED_BY] === cluster.name) return done()
+      yield* cluster.client.patch(
+        Resources.configMaps,
+        request,
+        mergePatch({ metadata: { annotations: { [STAMPED_BY]: cluster.name } } }),
+      )
+      return done()
+    })
+}
+
+/** The engagement machinery of `krtt propagate` and the examples: kubeconfig-secrets provider, manager. */
+export const startManager = (
+  ctx: SuiteContext,
+  add: (manager: MultiClusterManager) => Effect.Effect<unknown, unknown, Scope.Scope>,
+  options: {
+    readonly epochs?: WeakMap<Cluster, Epoch> | undefined
+    readonly cacheFactory?: CacheFactory | undefined
+  } = {},
+) =>
+  Effect.gen(function* () {
+    const provider = yield* makeKubeconfigSecretsProvider(ctx.client, {
+      namespace: FLEET,
+      clientFactory: (kc) => ctx.perturbed(ctx.workload(kc.getCurrentCluster()?.server ?? "")),
+      ...(options.cacheFactory === undefined ? {} : { cacheFactory: options.cacheFactory }),
+    })
+    const counter = { n: 0 }
+    const manager = yield* makeManager({
+      hub: yield* makeCluster({ client: ctx.client }),
+      provider,
+      ...(options.epochs === undefined ? {} : { gate: epochGate(options.epochs, counter) }),
+    })
+    yield* add(manager)
+    yield* manager.start
+  })
+
+export const MulticlusterSuite: Suite = {
+  name: "multicluster",
+  controllers: ["multicluster"],
+  scenarios: MulticlusterScenarios,
+  install: (mgmt) =>
+    Effect.asVoid(
+      mgmt
+        .client()
+        .create(Resources.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: FLEET } }),
+    ),
+  start: (ctx) =>
+    Effect.gen(function* () {
+      const epochs = new WeakMap<Cluster, Epoch>()
+      const remembered = ctx.mutant?.variant === "remember-clusters" ? new Map<string, Cluster>() : undefined
+      yield* startManager(
+        ctx,
+        (manager) =>
+          controllerManagedBy(manager)
+            .named("chaos-stamp")
+            .watches(Resources.configMaps, enqueueRequestForObject(), {
+              predicates: [(e) => e.object.metadata.labels?.[STAMP_LABEL] === "true"],
+            })
+            .complete(reconcile(manager, epochs, ctx, remembered)),
+        { epochs },
+      )
+    }).pipe(Effect.catch(() => ctx.exit)),
+  invariants: () => () => undefined,
+  thirdParty: (_mgmt, target, n) =>
+    target.name === undefined || target.ref.resource !== Resources.configMaps.resource
+      ? Effect.succeed(false)
+      : thirdPartyWrite(
+          target.server,
+          Resources.configMaps,
+          { namespace: target.namespace, name: target.name },
+          n,
+          false,
+        ),
+  snapshotWorkloads: true,
+}
