@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { mkdtemp, rm } from "node:fs/promises"
+import { copyFile, mkdtemp, rm } from "node:fs/promises"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -49,6 +49,15 @@ export const CHAOS_FAST = {
 
 export const chaosSettings = (): typeof CHAOS_DEFAULTS | typeof CHAOS_FAST =>
   process.env.KRTT_CHAOS_LONG === "1" ? CHAOS_DEFAULTS : CHAOS_FAST
+
+/**
+ * Keeps an operator's log past the test (its folder goes with the control plane): in the system's
+ * temporary folder as `krtt-e2e-chaos-<name>.log`, for a failure to be looked into.
+ */
+export const keepLog = async (logPath: string | undefined, name: string): Promise<void> => {
+  if (logPath !== undefined)
+    await copyFile(logPath, join(tmpdir(), `krtt-e2e-chaos-${name}.log`)).catch(() => {})
+}
 
 export interface Management {
   readonly plane: ControlPlane
@@ -292,6 +301,9 @@ export const startHangingServer = async (): Promise<HangingServer> => {
     sockets.add(socket)
     const drop = () => sockets.delete(socket)
     socket.on("close", drop).on("error", drop)
+    // Read (and ignore) what the client sends: a socket never read never sees the client's FIN,
+    // so it would look open after the client closed it.
+    socket.resume()
   })
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
