@@ -256,6 +256,118 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     expect(of("no-reconcile-storm")[0]?.rows.length).toBe(32)
   })
 
+  it("probe-interval: a probe exactly interval + timeout (15 s) after the last is on time, 1 ms later is late", () => {
+    const at = (ms: number) =>
+      violations({
+        reconciler: requeues((after, row) =>
+          row === "clustercache.reconciler#12" && after === 10_000 ? ms : after,
+        ),
+      })
+    expect(at(15_000).counts["probe-interval"]).toBe(0)
+    expect(at(15_001).counts["probe-interval"]).toBeGreaterThan(0)
+    expect(at(15_001).of("probe-interval")[0]?.message).toMatch(
+      /^probed 15001 ms after the previous probe, later than interval \+ timeout \(15000 ms\)$/,
+    )
+  })
+
+  it("probe-interval: a Reconciler that leaves a connected accessor without a requeue", () => {
+    const forgetful: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      if (r.row !== "clustercache.reconciler#12" || r.status.accessor?.connected !== true) return r
+      return { ...r, actions: r.actions.filter((a) => a._tag !== "Requeue") }
+    }
+    const { counts, of } = violations({ reconciler: forgetful })
+    expect(counts["probe-interval"]).toBeGreaterThan(0)
+    expect(of("probe-interval")[0]?.message).toBe(
+      "a connected accessor's reconcile ended without a requeue: it will not be probed again",
+    )
+  })
+
+  /** Four Clusters whose API servers are down for 5 minutes: probes fail, then connects fail. */
+  const outage: Incident = { at: HOUR, clusters: [[0, 3]], incident: "apiserver-down", for: 5 * MIN }
+  const threshold =
+    (failureThreshold: number): SimCores["reconciler"] =>
+    (input, config) =>
+      reconcilerTransition(input, { ...config, healthProbe: { ...config.healthProbe, failureThreshold } })
+
+  it("failure-threshold: a Reconciler that disconnects at the 3rd failed probe, before the threshold of 5", () => {
+    const { counts, of } = violations({ reconciler: threshold(3) }, [outage])
+    expect(counts["failure-threshold"]).toBeGreaterThan(0)
+    expect(of("failure-threshold")[0]?.message).toBe(
+      "disconnected after 3 consecutive failed probes, before the threshold 5",
+    )
+    expect(of("failure-threshold")[0]?.rows).toContain("clustercache.reconciler#10")
+  })
+
+  it("failure-threshold: a Reconciler that disconnects at the threshold but requeues after 10 s, not the retry interval", () => {
+    const soon = requeues((after, row) => (row === "clustercache.reconciler#10" ? 10_000 : after))
+    const { counts, of } = violations({ reconciler: soon }, [outage])
+    expect(counts["failure-threshold"]).toBeGreaterThan(0)
+    expect(of("failure-threshold")[0]?.message).toBe(
+      "requeued after 10000 ms instead of the retry interval 30000 ms after the threshold disconnect",
+    )
+  })
+
+  it("retry-interval: a Reconciler that requeues a failed connect after 10 s instead of 30 s", () => {
+    const soon = requeues((after, row) => (row === "clustercache.reconciler#6" ? 10_000 : after))
+    const { counts, of } = violations({ reconciler: soon }, [outage])
+    expect(counts["retry-interval"]).toBeGreaterThan(0)
+    expect(of("retry-interval").map((v) => v.message)).toContain(
+      "a failed connect requeued after 10000 ms instead of 30000 ms",
+    )
+  })
+
+  it("unauthorized-disconnect: a Reconciler that stays connected after a 401", () => {
+    const deaf: SimCores["reconciler"] = (input, config) =>
+      input.trigger._tag === "ProbeFinished" && input.trigger.outcome === "unauthorized"
+        ? reconcilerTransition({ ...input, trigger: { _tag: "ProbeFinished", outcome: "success" } }, config)
+        : reconcilerTransition(input, config)
+    const rotation: Incident = {
+      at: HOUR,
+      clusters: [[0, 3]],
+      incident: "rotate-credentials",
+      fixAfter: 5 * MIN,
+    }
+    const { counts, of } = violations({ reconciler: deaf }, [rotation])
+    expect(counts["unauthorized-disconnect"]).toBeGreaterThan(0)
+    expect(of("unauthorized-disconnect")[0]?.message).toBe("still connected after a 401 from the probe")
+  })
+
+  it("connect-disconnect-events: a Reconciler that sends the connect event twice", () => {
+    const twice: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      return { ...r, actions: r.actions.flatMap((a) => (a._tag === "SendEvent" ? [a, a] : [a])) }
+    }
+    const { counts, of } = violations({ reconciler: twice })
+    expect(counts["connect-disconnect-events"]).toBeGreaterThan(0)
+    expect(of("connect-disconnect-events")[0]?.message).toBe(
+      "2 connect and 0 disconnect events for 1 connect and 0 disconnect",
+    )
+  })
+
+  it("delete-after-descendants: a Cluster controller that deletes the infrastructure with the workers", () => {
+    const hasty: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      const worker = step.actions.find(
+        (a): a is Extract<ClusterAction, { _tag: "DeleteObject" }> =>
+          a._tag === "DeleteObject" && a.role === "descendant",
+      )
+      const ref = input.desired.infrastructureRef
+      if (worker === undefined || ref === undefined) return step
+      const infra: ClusterAction = {
+        ...worker,
+        role: "infrastructure",
+        ref: { ...worker.ref, kind: ref.kind, name: ref.name },
+      }
+      return { ...step, actions: [...step.actions, infra] }
+    }
+    const { counts, of } = violations({ cluster: hasty }, [deleteAt(HOUR, [0, 3])])
+    expect(counts["delete-after-descendants"]).toBeGreaterThan(0)
+    expect(of("delete-after-descendants").map((v) => v.message)).toContain(
+      "the infrastructure was deleted while descendants remain",
+    )
+  })
+
   it("every named check has a broken-core test in this file or in simulation.test.ts", () => {
     const here: ReadonlyArray<CheckName> = [
       "probe-interval",
