@@ -257,6 +257,27 @@ describe("chaos campaign (issue 16)", () => {
     )
 
     it.effect(
+      "propagate that never deletes a copy releases its source with a copy left (safety; core/propagate summary)",
+      () =>
+        Effect.gen(function* () {
+          const broken = yield* pinned("propagate-delete", "crash", 1, "propagate-keeps-copies")
+          assert.isTrue(
+            broken.failures.some(
+              (f) =>
+                f.oracle === "safety" &&
+                f.message.includes(
+                  "source team-a/settings: finalizer krtt.io/propagate removed while https://east.fleet.example:6443 holds its copy team-a/settings",
+                ),
+            ),
+            show(broken.failures),
+          )
+          const real = yield* pinned("propagate-delete", "crash", 1)
+          assert.deepStrictEqual(real.failures, [], show(real.failures))
+        }),
+      60_000,
+    )
+
+    it.effect(
       "a missed delete event never resynced (final state)",
       () =>
         Effect.gen(function* () {

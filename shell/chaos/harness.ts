@@ -562,7 +562,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       return w
     }
     const stage: Stage = { mgmt, workload }
-    const unwatch = suite.invariants(mgmt, () => [...workloads.values()], violations)
+    const unwatch = suite.invariants(mgmt, () => [...workloads.entries()], violations)
     unfollow.push(follow(mgmt, ""))
     const state: ChaosState = {
       requests: 0,

@@ -39,7 +39,7 @@ import { thirdPartyWrite } from "./harness.ts"
 import type { Scenario, Stage, Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 
-const FLEET = "fleet"
+export const FLEET = "fleet"
 const WORKLOAD_NS = "default"
 export const STAMP_LABEL = "krtt.dev/stamp"
 export const STAMPED_BY = "krtt.dev/stamped-by"

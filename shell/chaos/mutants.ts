@@ -9,9 +9,9 @@
 import { Effect, Schedule, type Scope, Stream } from "effect"
 import { ClusterResource } from "../clustercache/service.ts"
 import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
-import type { KubeClientShape } from "../kube/client.ts"
+import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"
 import { mergePatch } from "../kube/patch.ts"
-import { type KubeObject, Resources } from "../kube/resource.ts"
+import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { CLUSTER_FINALIZER, CONTROL_PLANE, NAMESPACE } from "./scenarios.ts"
 
 export interface Mutant {
@@ -173,6 +173,19 @@ const rememberClusters: Mutant = {
   variant: "remember-clusters",
 }
 
+/** `krtt propagate` whose deletes of copies in the workload clusters do nothing (and say they did). */
+const neverDeletesCopies: Mutant = {
+  name: "propagate-keeps-copies",
+  bug: "propagate never deletes a copy: its delete in a workload cluster answers success without deleting, so a released source leaves its copies behind",
+  wrapWorkload: (client) => ({
+    ...client,
+    delete: <T extends KubeObject>(ref: ResourceRef, key: ObjectKey, o?: DeleteOptions) =>
+      ref.resource === Resources.configMaps.resource
+        ? Effect.succeed<T | undefined>(undefined)
+        : client.delete<T>(ref, key, o),
+  }),
+}
+
 export const Mutants: ReadonlyArray<Mutant> = [
   finalizerEarly,
   statusWithoutResourceVersion,
@@ -180,6 +193,7 @@ export const Mutants: ReadonlyArray<Mutant> = [
   noResync,
   ipamForgets,
   rememberClusters,
+  neverDeletesCopies,
 ]
 
 export const mutantNamed = (name: string): Mutant | undefined => Mutants.find((m) => m.name === name)

@@ -52,7 +52,8 @@ export interface Suite {
   /** The safety invariants on every committed write; returns the unsubscribe. */
   readonly invariants: (
     mgmt: FakeApiServer,
-    workloads: () => ReadonlyArray<FakeApiServer>,
+    /** The workload servers made so far, by URL. */
+    workloads: () => ReadonlyArray<readonly [string, FakeApiServer]>,
     violations: Array<string>,
   ) => () => void
   /** The third party's write before the operator's `n`-th write; whether it wrote. */

@@ -7,10 +7,11 @@
 import { OperatorSuite } from "./harness.ts"
 import { IpamSuite } from "./ipam.ts"
 import { MulticlusterSuite } from "./multicluster.ts"
+import { PropagateSuite } from "./propagate.ts"
 import type { Scenario } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
-export const Suites: ReadonlyArray<Suite> = [OperatorSuite, IpamSuite, MulticlusterSuite]
+export const Suites: ReadonlyArray<Suite> = [OperatorSuite, IpamSuite, MulticlusterSuite, PropagateSuite]
 
 /** Every scenario of every suite. */
 export const Scenarios: ReadonlyArray<Scenario> = Suites.flatMap((s) => s.scenarios)

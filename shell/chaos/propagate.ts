@@ -1,0 +1,240 @@
+/**
+ * The propagate suite: `krtt propagate`'s controllers (shell/fleet/propagate.ts, table
+ * `propagate.copy` of core/propagate) on the multi-cluster manager with the kubeconfig-secrets
+ * provider over in-memory workload servers, in the situations of e2e/fleet/propagate.test.ts: a
+ * labelled source reaches every engaged cluster (namespace created), a cluster added later gets
+ * it, a source whose label is removed and one that is deleted have their copies removed, and an
+ * object of the same name that is not a copy is left alone.
+ *
+ * Safety on every committed write (what table `propagate.copy` and the summary promise):
+ * - an object in a workload cluster that is not a copy (no `krtt.io/propagated-from` label) is
+ *   never changed or deleted by the operator ("it is left alone");
+ * - a source's `krtt.io/propagate` finalizer is removed only when no engaged cluster (one whose
+ *   kubeconfig Secret names its server) holds a copy of it ("released once every engaged cluster
+ *   is clean").
+ *
+ * Deviation from `krtt propagate`: the workload caches are the scoped cache without access
+ * reviews (the in-memory server has no authorization; `propagate.copy#7` is not exercised here).
+ *
+ * @module
+ */
+import { Effect } from "effect"
+import { PropagatedFromLabel, PropagateFinalizer, PropagateLabel } from "../../core/propagate/index.ts"
+import type { FakeApiServer } from "../apiserver/server.ts"
+import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propagate.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import { scopedCacheFactory } from "../scopedcache/index.ts"
+import { thirdPartyWrite } from "./harness.ts"
+import { addCluster, FLEET, removeCluster, startManager, urlOf } from "./multicluster.ts"
+import type { Scenario, Step } from "./scenarios.ts"
+import type { Suite } from "./suite.ts"
+
+const TEAM = "team-a"
+const SYSTEM = "krtt-system"
+
+const source = (name: string): KubeObject => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { namespace: TEAM, name, labels: { [PropagateLabel]: "true", app: "web" } },
+  data: { color: "blue" },
+})
+
+const createSource = (name: string): Step => ({
+  name: `source ConfigMap ${TEAM}/${name} created`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(Resources.configMaps, source(name))),
+})
+
+const editSource = (name: string): Step => ({
+  name: `source ConfigMap ${TEAM}/${name} edited`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt
+        .client()
+        .patch(Resources.configMaps, { namespace: TEAM, name }, mergePatch({ data: { color: "green" } })),
+    ),
+})
+
+const unlabelSource = (name: string): Step => ({
+  name: `source ConfigMap ${TEAM}/${name} loses its label`,
+  settleMillis: 30_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt
+        .client()
+        .patch(
+          Resources.configMaps,
+          { namespace: TEAM, name },
+          mergePatch({ metadata: { labels: { [PropagateLabel]: null } } }),
+        ),
+    ),
+})
+
+const deleteSource = (name: string): Step => ({
+  name: `source ConfigMap ${TEAM}/${name} deleted`,
+  settleMillis: 30_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().delete(Resources.configMaps, { namespace: TEAM, name })),
+})
+
+/** Someone else's ConfigMap of a source's name in a workload cluster (not a copy). */
+const foreign = (server: string, name: string): Step => ({
+  name: `a ConfigMap ${TEAM}/${name} of someone else in ${server}`,
+  settleMillis: 1_000,
+  run: ({ workload }) =>
+    Effect.gen(function* () {
+      const c = workload(urlOf(server)).client()
+      yield* c.create(Resources.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: TEAM } })
+      yield* c.create(Resources.configMaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: TEAM, name },
+        data: { owner: "someone else" },
+      })
+    }),
+})
+
+const PropagateScenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "propagate-copies",
+    description: "a source copied to two clusters, a third added later, the source edited, then unlabelled",
+    source:
+      "e2e/fleet/propagate.test.ts: propagates to every cluster (namespace created), restores edits, removes copies when unlabelled",
+    steps: [
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      createSource("settings"),
+      addCluster("north", "north"),
+      editSource("settings"),
+      unlabelSource("settings"),
+    ],
+  },
+  {
+    name: "propagate-delete",
+    description:
+      "a source deleted (its finalizer holds it until every copy is gone); a cluster removed meanwhile",
+    source: "e2e/fleet/propagate.test.ts: a deleted source's copies are removed before its finalizer",
+    steps: [
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      createSource("settings"),
+      createSource("extra"),
+      removeCluster("west"),
+      deleteSource("settings"),
+    ],
+  },
+  {
+    name: "propagate-foreign",
+    description: "a cluster already holding another's ConfigMap of the source's name: it is left alone",
+    source: "core/propagate table propagate.copy: an object that is not a copy of this source is left alone",
+    steps: [
+      foreign("east", "settings"),
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      createSource("settings"),
+      deleteSource("settings"),
+    ],
+  },
+]
+
+const serverOf = (secret: KubeObject): string | undefined => {
+  const encoded = (secret as { data?: Record<string, string> }).data?.kubeconfig
+  if (encoded === undefined) return undefined
+  return /server: "([^"]+)"/.exec(Buffer.from(encoded, "base64").toString("utf8"))?.[1]
+}
+
+/** The invariants of the module comment. */
+const propagateInvariants = (
+  mgmt: FakeApiServer,
+  workloads: ReadonlyMap<FakeApiServer, string>,
+  violations: Array<string>,
+) => {
+  const engaged = () => {
+    const urls = new Set(mgmt.objects(Resources.secrets).flatMap((s) => serverOf(s) ?? []))
+    return [...workloads].filter(([, url]) => urls.has(url))
+  }
+  const offHub = mgmt.onCommit(({ resource, type, object, old }) => {
+    if (resource !== "/configmaps" || old === undefined) return
+    const had = old.metadata.finalizers?.includes(PropagateFinalizer) === true
+    const has = type !== "DELETED" && object.metadata.finalizers?.includes(PropagateFinalizer) === true
+    if (!had || has) return
+    const key = `${object.metadata.namespace}.${object.metadata.name}`
+    for (const [server, url] of engaged()) {
+      const copy = server
+        .objects(Resources.configMaps)
+        .find((o) => o.metadata.labels?.[PropagatedFromLabel] === key)
+      if (copy !== undefined)
+        violations.push(
+          `source ${object.metadata.namespace}/${object.metadata.name}: finalizer ${PropagateFinalizer} removed while ${url} holds its copy ${copy.metadata.namespace}/${copy.metadata.name} (rv ${object.metadata.resourceVersion})`,
+        )
+    }
+  })
+  return offHub
+}
+
+/** Watches a workload server: an object that is not a copy is never changed or deleted. */
+const leftAlone = (server: FakeApiServer, url: string, violations: Array<string>) =>
+  server.onCommit(({ resource, type, object, old }) => {
+    if (resource !== "/configmaps" || old === undefined) return
+    if (old.metadata.labels?.[PropagatedFromLabel] !== undefined) return
+    violations.push(
+      `${url}: ConfigMap ${object.metadata.namespace}/${object.metadata.name}, not a copy, ${type === "DELETED" ? "deleted" : "changed"} (rv ${object.metadata.resourceVersion})`,
+    )
+  })
+
+export const PropagateSuite: Suite = {
+  name: "propagate",
+  controllers: ["propagate"],
+  scenarios: PropagateScenarios,
+  install: (mgmt) =>
+    Effect.forEach(
+      [FLEET, TEAM, SYSTEM],
+      (name) =>
+        mgmt
+          .client()
+          .create(Resources.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name } }),
+      { discard: true },
+    ),
+  start: (ctx) =>
+    startManager(
+      ctx,
+      (manager) =>
+        addPropagateControllers(manager, ctx.client, {
+          pendingNamespace: SYSTEM,
+          clusterLabels: kubeconfigSecretLabels(manager, FLEET),
+          kinds: ["ConfigMap"],
+        }),
+      { cacheFactory: scopedCacheFactory },
+    ).pipe(Effect.catch(() => ctx.exit)),
+  invariants: (mgmt, workloads, violations) => {
+    const watched = new Map<FakeApiServer, string>()
+    const offs: Array<() => void> = []
+    const follow = () => {
+      for (const [url, server] of workloads())
+        if (!watched.has(server)) {
+          watched.set(server, url)
+          offs.push(leftAlone(server, url, violations))
+        }
+    }
+    // Workload servers appear as scenarios and the operator reach them: look for new ones on every hub write.
+    const offNew = mgmt.onCommit(() => follow())
+    const offHub = propagateInvariants(mgmt, watched, violations)
+    return () => {
+      offNew()
+      offHub()
+      for (const off of offs) off()
+    }
+  },
+  thirdParty: (_mgmt, target, n) =>
+    target.name === undefined || target.ref.resource !== Resources.configMaps.resource
+      ? Effect.succeed(false)
+      : thirdPartyWrite(
+          target.server,
+          Resources.configMaps,
+          { namespace: target.namespace, name: target.name },
+          n,
+          false,
+        ),
+  snapshotWorkloads: true,
+}
