@@ -1,4 +1,5 @@
 import { assert, describe, it } from "vitest"
+import { ControllerNames } from "../chaos/harness.ts"
 import { chaosOptions } from "./chaos.ts"
 
 const none = { _tag: "None" } as const
@@ -20,6 +21,26 @@ describe("krtt chaos flags (issue 16, item 3)", () => {
     assert.deepStrictEqual(fast.controllers, ["clustercache", "cluster"])
     const full = chaosOptions({ ...base, budget: some(30) })
     assert.deepStrictEqual([full.depth, full.budgetSeconds], ["full", 30])
+  })
+
+  it("--controllers selects the later controllers' suites; the default is every controller", () => {
+    assert.deepStrictEqual(
+      chaosOptions({ ...base, controllers: "ipam,multicluster,propagate" }).controllers,
+      ["ipam", "multicluster", "propagate"],
+    )
+    assert.deepStrictEqual(ControllerNames, ["clustercache", "cluster", "ipam", "multicluster", "propagate"])
+    assert.throws(
+      () => chaosOptions({ ...base, controllers: "ipam,multicluser" }),
+      /--controllers: unknown value "multicluser"; did you mean "multicluster"\?/,
+    )
+    assert.throws(
+      () => chaosOptions({ ...base, scenario: some("ipam-concurent") }),
+      /--scenario: .*did you mean "ipam-concurrent"/,
+    )
+    assert.throws(
+      () => chaosOptions({ ...base, mutant: some("remember-cluster") }),
+      /--mutant: .*did you mean "remember-clusters"/,
+    )
   })
 
   it("a replay command's flags select one run", () => {

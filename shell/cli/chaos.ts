@@ -1,7 +1,8 @@
 /**
  * `krtt chaos [--controllers a,b] [--seed N] [--budget SECONDS] [--json]`: the perturbation
  * campaign of issue 16 over the real shell controllers, on the in-memory API server and virtual
- * time. Without `--budget` it runs the fixed fast campaign (the one `npm test` runs); with it,
+ * time. `--controllers` picks suites by controller (shell/chaos/suites.ts): `clustercache`,
+ * `cluster` (the operator), `ipam`, `multicluster`, `propagate`; the default runs all. Without `--budget` it runs the fixed fast campaign (the one `npm test` runs); with it,
  * every point of every perturbation until the budget is spent. `--scenario`, `--perturbation`,
  * `--at` (and `--mutant`, for the deliberately broken operators) replay one run, as printed after
  * each failure. Exit code 0 when no oracle failed, 1 when one did, 2 on a bad flag value.
@@ -160,6 +161,6 @@ export const chaosCommand = Command.make("chaos", flags, (f) =>
   }),
 ).pipe(
   Command.withDescription(
-    "Perturbation campaign over the real controllers on the in-memory API server and virtual time: crashes after each write, dropped and stale watches, transient errors, third-party writers",
+    "Perturbation campaign over the real controllers (ClusterCache, Cluster, IPAM, multi-cluster engagement, propagate) on the in-memory API server and virtual time: crashes after each write, dropped and stale watches, transient errors, third-party writers",
   ),
 )
