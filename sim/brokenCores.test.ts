@@ -336,7 +336,12 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
   it("connect-disconnect-events: a Reconciler that sends the connect event twice", () => {
     const twice: SimCores["reconciler"] = (input, config) => {
       const r = reconcilerTransition(input, config)
-      return { ...r, actions: r.actions.flatMap((a) => (a._tag === "SendEvent" ? [a, a] : [a])) }
+      return {
+        ...r,
+        actions: r.actions.flatMap(
+          (a): ReadonlyArray<ReconcilerAction> => (a._tag === "SendEvent" ? [a, a] : [a]),
+        ),
+      }
     }
     const { counts, of } = violations({ reconciler: twice })
     expect(counts["connect-disconnect-events"]).toBeGreaterThan(0)
