@@ -44,6 +44,12 @@ describe("bugs the campaign found, kept as regressions (docs/reliability.md)", (
     ],
     ["ipam-concurrent", "transient", 34, "a refused Cluster condition write was dropped, never retried"],
     ["ipam-config", "transient", 39, "a refused IPAMConfig status write was dropped, never retried"],
+    [
+      "propagate-delete",
+      "stale",
+      4,
+      "propagate's propagated-to annotation kept counting a cluster that left",
+    ],
   ] as const)
     it.effect(
       `${what}: ${scenario} ${kind} at ${at} passes`,

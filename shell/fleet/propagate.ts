@@ -22,7 +22,8 @@
  * 4. not settled (a failure, a missing permission): looked at again after `retryInterval`.
  *
  * Events of copies in a cluster (edited, deleted) and the scoped cache's `PermissionLost` events
- * enqueue the source; a newly engaged cluster enqueues every source and its pending cleanups.
+ * enqueue the source; a newly engaged cluster enqueues every source and its pending cleanups, a
+ * disengaged one every source.
  * Secret data is never logged: logs and Events name objects, never their content.
  *
  * @module
@@ -705,15 +706,20 @@ export const addPropagateControllers = (
       controllers.push(controller)
     }
 
-    // A cluster engaged (new, or back): every source again, and its pending cleanups.
+    // A cluster engaged (new, or back): every source again, and its pending cleanups. A cluster
+    // gone: every source again too, so that `krtt.io/propagated-to` counts the clusters engaged
+    // now (it kept counting the gone one until the source changed: found by `krtt chaos`,
+    // propagate-delete, stale at 4, where a restarted operator wrote "1/1" and the fault-free one
+    // kept "2/2").
     const known = yield* Ref.make<ReadonlySet<string>>(new Set())
     const sweep = Effect.gen(function* () {
       const clusters = yield* manager.clusters
       const before = yield* Ref.get(known)
-      const now = new Set(clusters.map((c) => c.name))
+      const now = new Set<string>(clusters.map((c) => c.name))
       yield* Ref.set(known, now)
       const fresh = clusters.filter((c) => !before.has(c.name))
-      if (fresh.length === 0) return
+      const gone = [...before].filter((name) => !now.has(name))
+      if (fresh.length === 0 && gone.length === 0) return
       for (const cluster of fresh) yield* followCache(cluster.cache)
       for (const kind of kinds) {
         const all = yield* manager.hub.cache.list(resourceOf(kind)).pipe(Effect.orElseSucceed(() => []))
