@@ -86,6 +86,13 @@ export interface Knobs {
   readonly providerReason: "valid" | "pattern" | "absent" | "long"
   /** The control-plane object's own `Available` condition, and its v1beta1 `Ready`. */
   readonly cpAvailableCondition: boolean
+  /**
+   * The control plane's replica counters: the v1beta2 contract's, the v1beta1 one's with 2, 3 or 4
+   * of its 3 replicas unavailable (`available = max(0, 3 - unavailable)` at 1, 0 and -1), none.
+   */
+  readonly cpCounters: "v1beta2" | "v1beta1-2" | "v1beta1-3" | "v1beta1-4" | "none"
+  /** The InfraCluster publishes no failure domains (the Cluster leaves the field out). */
+  readonly noFailureDomains: boolean
   readonly cpReadyCondition: ConditionStatus | "absent"
   /**
    * The Cluster's availability gate: unreported, none at all, met, unmet, or a Negative one met
@@ -172,6 +179,14 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
   infraOwned: weighted<Ownership>([6, "both"], [1, "owned"], [1, "labelled"], [2, "neither"]),
   providerReason: weighted<Knobs["providerReason"]>([6, "valid"], [2, "pattern"], [1, "absent"], [1, "long"]),
   cpAvailableCondition: often(8),
+  cpCounters: weighted<Knobs["cpCounters"]>(
+    [3, "v1beta2"],
+    [1, "v1beta1-2"],
+    [1, "v1beta1-3"],
+    [1, "v1beta1-4"],
+    [1, "none"],
+  ),
+  noFailureDomains: often(2),
   cpReadyCondition: weighted<Knobs["cpReadyCondition"]>(
     [1, "True"],
     [1, "False"],
@@ -561,8 +576,9 @@ export const build = (
       ...(k.infraProvisioned === "v1beta2" ? { initialization: { provisioned: true } } : {}),
       ...(k.infraProvisioned === "v1beta2No" ? { initialization: { provisioned: false }, ready: true } : {}),
       ...(k.infraProvisioned === "v1beta1" ? { ready: true } : {}),
-      failureDomains:
-        k.infraProvisioned === "v1beta1"
+      failureDomains: k.noFailureDomains
+        ? []
+        : k.infraProvisioned === "v1beta1"
           ? { "fd-b": { controlPlane: true }, "fd-a": { controlPlane: false, attributes: { zone: "a" } } }
           : [{ name: "fd-2", controlPlane: true }, { name: "fd-1" }],
       ...(k.infraReadyCondition === "absent"
@@ -582,10 +598,7 @@ export const build = (
     status: {
       ...(k.cpInitialized === "v1beta2" ? { initialization: { controlPlaneInitialized: true } } : {}),
       ...(k.cpInitialized === "v1beta1" ? { initialized: true, ready: true } : {}),
-      replicas: 3,
-      readyReplicas: 2,
-      availableReplicas: 2,
-      upToDateReplicas: 3,
+      ...cpCounters(k.cpCounters),
       conditions: [
         ...(k.cpAvailableCondition
           ? [withReason(condition("Available", k.cpInitialized === "no" ? "False" : "True"), k)]
@@ -685,6 +698,8 @@ export const build = (
   const status: ClusterStatus = {
     conditions: clusterConditions,
     initialization: { infrastructureProvisioned: k.infraFlag, controlPlaneInitialized: k.cpFlag },
+    // The previous reconcile succeeded for an older generation (observedGeneration >= 1).
+    ...(k.generation === 3 ? { observedGeneration: 2 } : {}),
     ...(k.phase === "unset" ? {} : { phase: k.phase }),
     ...(k.deprecatedFailure || k.staleConditions
       ? {
@@ -808,6 +823,18 @@ const withReason = (c: Condition, k: Knobs): Condition => {
     }
     case "long":
       return { ...c, reason: `R${"x".repeat(1_100)}` }
+  }
+}
+
+/** The control plane's counters in the v1beta2 or the v1beta1 contract's fields. */
+const cpCounters = (c: Knobs["cpCounters"]) => {
+  switch (c) {
+    case "v1beta2":
+      return { replicas: 3, readyReplicas: 2, availableReplicas: 2, upToDateReplicas: 3 }
+    case "none":
+      return {}
+    default:
+      return { replicas: 3, readyReplicas: 2, unavailableReplicas: Number(c.slice(-1)), updatedReplicas: 3 }
   }
 }
 

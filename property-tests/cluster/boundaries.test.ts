@@ -55,6 +55,18 @@ describe("boundary-biased Cluster controller generators (issue 11, item 3)", () 
     }
   })
 
+  it("the v1beta1 control plane's available replicas (spec.replicas 3 - unavailable) at 1, 0 and -1 (at least 0)", () => {
+    for (const unavailable of [2, 3, 4])
+      expect(
+        count(
+          (i) =>
+            i.observed.controlPlane._tag === "Found" &&
+            i.observed.controlPlane.object.status?.unavailableReplicas === unavailable,
+        ),
+        `${unavailable}`,
+      ).toBeGreaterThanOrEqual(100)
+  })
+
   it("metadata.generation 0, 1 and 3 (observedGeneration is written from 1)", () => {
     for (const g of [0, 1, 3])
       expect(

@@ -6,7 +6,6 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util"
-import type { FailureDomain, InfrastructureCluster } from "../../core/cluster/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { rowsFor } from "../builder.ts"
 import {
@@ -15,6 +14,7 @@ import {
   endpointCopied,
   errorSays,
   FLOWCHART_COLUMNS,
+  failureDomains,
   has,
   type I,
   infraFlagBefore,
@@ -30,6 +30,8 @@ import {
 } from "./reading.ts"
 import { withStatus } from "./status.ts"
 
+export { failureDomains }
+
 const { doc, derived } = rowsFor<I, R, C>(FLOWCHART_COLUMNS)
 
 const withRef = (i: I) => phasesRun(i) && i.desired.infrastructureRef !== undefined
@@ -37,20 +39,6 @@ const fetched = (i: I) => i.observed.infrastructure._tag
 const flag = (r: R) => r.status?.initialization?.infrastructureProvisioned === true
 const noPatch = (r: R) =>
   !has(r, "PatchExternal", (a) => a._tag === "PatchExternal" && a.role === "infrastructure")
-
-/** The failure domains as the Cluster carries them: a list sorted by name (v1beta1 is a map). */
-export const failureDomains = (infra: InfrastructureCluster): ReadonlyArray<FailureDomain> => {
-  const fd = infra.status?.failureDomains
-  if (fd === undefined) return []
-  if (Array.isArray(fd))
-    return [...(fd as ReadonlyArray<FailureDomain>)].sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    )
-  const map = fd as Readonly<Record<string, Omit<FailureDomain, "name">>>
-  return Object.keys(map)
-    .sort()
-    .map((name) => ({ name, ...map[name] }))
-}
 
 export const infrastructureTable: TableSpec<I, R, C> = withStatus({
   id: "cluster.infrastructure",

@@ -13,6 +13,7 @@ import type {
   ClusterStatus,
   Condition,
   ControlPlane,
+  FailureDomain,
   InfrastructureCluster,
   Machine,
   MachineGroup,
@@ -319,6 +320,20 @@ export const failedDelete = (i: I, roles: ReadonlyArray<string>): boolean =>
   i.trigger._tag === "ActionFailed" &&
   i.trigger.action._tag === "DeleteObject" &&
   roles.includes(i.trigger.action.role)
+
+/** The failure domains as the Cluster carries them: a list sorted by name (v1beta1 is a map). */
+export const failureDomains = (infra: InfrastructureCluster): ReadonlyArray<FailureDomain> => {
+  const fd = infra.status?.failureDomains
+  if (fd === undefined) return []
+  if (Array.isArray(fd))
+    return [...(fd as ReadonlyArray<FailureDomain>)].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )
+  const map = fd as Readonly<Record<string, Omit<FailureDomain, "name">>>
+  return Object.keys(map)
+    .sort()
+    .map((name) => ({ name, ...map[name] }))
+}
 
 // ---------------------------------------------------------------------------------------------
 // Results

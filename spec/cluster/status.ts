@@ -12,6 +12,7 @@
  * @module
  */
 
+import { isDeepStrictEqual } from "node:util"
 import type { Condition, ConditionStatus, Machine, MachineGroup } from "../../core/cluster/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import {
@@ -22,6 +23,7 @@ import {
   cpFlagBefore,
   cpFound,
   deletingMeta,
+  failureDomains,
   type I,
   infraAfter,
   infraFlagBefore,
@@ -395,6 +397,103 @@ export const expectedV1Beta1 = (i: I): Readonly<Record<string, Expected | undefi
 }
 
 // ---------------------------------------------------------------------------------------------
+// Status Fields: the replica counters
+
+type Counters = {
+  readonly [K in
+    | "desiredReplicas"
+    | "replicas"
+    | "readyReplicas"
+    | "availableReplicas"
+    | "upToDateReplicas"]?: number | undefined
+}
+
+const counters = (c: Counters): Counters | undefined =>
+  Object.values(c).every((v) => v === undefined) ? undefined : c
+
+/** A sum that stays unset until something is added to it (upstream's nil pointers). */
+const sum = (xs: ReadonlyArray<number | undefined>): number | undefined =>
+  xs.reduce<number | undefined>((a, x) => (x === undefined ? a : (a ?? 0) + x), undefined)
+const count = (ms: ReadonlyArray<Machine>, type?: string): number | undefined => {
+  const n = ms.filter((m) => type === undefined || statusOfType(m, type) === "True").length
+  return n === 0 ? undefined : n
+}
+
+/**
+ * `status.controlPlane` (Status Fields): the control-plane object's counters with a
+ * controlPlaneRef (the v1beta1 contract's `unavailableReplicas` and `updatedReplicas` read as
+ * upstream does), none while the object is not there or only a topology is set; without one, the
+ * control-plane Machines counted; the previous counters when the Machines could not be listed.
+ */
+export const expectedControlPlaneCounters = (i: I): Counters | undefined => {
+  const cpRef = i.desired.controlPlaneRef
+  if (cpRef !== undefined || i.desired.topology !== undefined) {
+    const cp = cpRef === undefined ? undefined : cpFound(i)
+    if (cp === undefined) return undefined
+    const st = cp.status
+    const desired = cp.spec?.replicas
+    return counters({
+      desiredReplicas: desired,
+      replicas: st?.replicas,
+      readyReplicas: st?.readyReplicas,
+      availableReplicas:
+        st?.availableReplicas ??
+        (st?.unavailableReplicas !== undefined && desired !== undefined
+          ? Math.max(0, desired - st.unavailableReplicas)
+          : undefined),
+      upToDateReplicas: st?.upToDateReplicas ?? st?.updatedReplicas,
+    })
+  }
+  if (listed(i) === undefined) return clusterOf(i)?.status?.controlPlane
+  const ms = cpMachines(i)
+  return counters({
+    desiredReplicas: count(ms),
+    replicas: count(ms),
+    readyReplicas: count(ms, "Ready"),
+    availableReplicas: count(ms, "Available"),
+    upToDateReplicas: count(ms, "UpToDate"),
+  })
+}
+
+/**
+ * `status.workers` (Status Fields): the sums over MachineDeployments, MachinePools (with the
+ * gate), and the MachineSets and worker Machines the Cluster owns directly (each such Machine one
+ * replica); the previous counters when the descendants could not be listed.
+ */
+export const expectedWorkerCounters = (i: I): Counters | undefined => {
+  const d = listed(i)
+  if (d === undefined) return clusterOf(i)?.status?.workers
+  const groups = [
+    ...pools(i),
+    ...d.machineDeployments,
+    ...d.machineSets.filter((g) => ownedByCluster(i, g.metadata)),
+  ]
+  const ms = workerMachines(i).filter((m) => ownedByCluster(i, m.metadata))
+  return counters({
+    desiredReplicas: sum([...groups.map((g) => g.spec?.replicas), count(ms)]),
+    replicas: sum([...groups.map((g) => g.status?.replicas), count(ms)]),
+    readyReplicas: sum([...groups.map((g) => g.status?.readyReplicas), count(ms, "Ready")]),
+    availableReplicas: sum([...groups.map((g) => g.status?.availableReplicas), count(ms, "Available")]),
+    upToDateReplicas: sum([...groups.map((g) => g.status?.upToDateReplicas), count(ms, "UpToDate")]),
+  })
+}
+
+const sameCounters = (got: Counters | undefined, want: Counters | undefined): boolean => {
+  if (got === undefined || want === undefined) return got === want
+  const keys = [
+    "desiredReplicas",
+    "replicas",
+    "readyReplicas",
+    "availableReplicas",
+    "upToDateReplicas",
+  ] as const
+  return (
+    keys.every((k) => got[k] === want[k]) &&
+    Object.keys(got).every((k) => (got as Record<string, unknown>)[k] !== undefined)
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
 // The check
 
 /**
@@ -486,6 +585,19 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   if (st.phase !== phaseAfter(i)) return `phase ${st.phase}, expected ${phaseAfter(i)}`
   if (st.initialization?.infrastructureProvisioned !== infraAfter(i)) return "infrastructureProvisioned"
   if (st.initialization?.controlPlaneInitialized !== cpInitializedAfter(i)) return "controlPlaneInitialized"
+  if (!sameCounters(st.controlPlane, expectedControlPlaneCounters(i))) return "status.controlPlane"
+  if (!sameCounters(st.workers, expectedWorkerCounters(i))) return "status.workers"
+  // observedGeneration: this generation when the reconcile ends without an error, else the old
+  // one; left out below 1 (upstream's CRD).
+  const failed = r.actions.some((a) => a._tag === "ReturnError")
+  const og = failed ? before?.observedGeneration : cluster.metadata.generation
+  if (st.observedGeneration !== (og !== undefined && og >= 1 ? og : undefined)) return "observedGeneration"
+  // failureDomains: copied from a provisioned InfraCluster (Normal Reconciliation row 8), else
+  // kept; left out when empty.
+  const infra = i.desired.infrastructureRef === undefined ? undefined : infraFound(i)
+  const domains = infra !== undefined && provisioned(infra) ? failureDomains(infra) : before?.failureDomains
+  const wantDomains = domains === undefined || domains.length === 0 ? undefined : domains
+  if (!isDeepStrictEqual(st.failureDomains, wantDomains)) return "failureDomains"
   const generation = cluster.metadata.generation
   const observedGeneration = generation !== undefined && generation >= 1 ? generation : undefined
   for (const [type, e] of Object.entries(expectedV1Beta2(i, c))) {
@@ -541,5 +653,6 @@ export const STATUS_RESOLUTIONS: ReadonlyArray<string> = [
   "Without a controlPlaneRef, ControlPlaneAvailable is True once a control-plane Machine is Available, False (DoesNotExist) without any; ControlPlaneInitialized follows row 12 (an active control-plane Machine with a nodeRef, looked for in reconcileNormal only).",
   "A provider's reason is mirrored only when metav1.Condition's pattern accepts it (v1beta2) or it is 1 to 256 characters (v1beta1); else ours replaces it.",
   "A v1beta2 condition that is not in its normal state (a positive one not True, a negative one (Deleting, Paused, Remediating, RollingOut, ScalingUp, ScalingDown) True) says why in a non-empty message, as upstream's status proposal asks of every condition that needs a user's attention; a provider's mirrored condition and a kept RemoteConnectionProbe carry their own message, which may be empty. The wording is not part of the promise.",
+  "Status Fields' replica counters, as upstream v1.13's setControlPlaneReplicas and setWorkersReplicas: with a controlPlaneRef the control-plane object's counters (availableReplicas from the v1beta1 contract's spec.replicas - unavailableReplicas, at least 0; upToDateReplicas from its updatedReplicas), none while it is not there; without one the control-plane Machines counted; workers summed over MachineDeployments, MachinePools (with the gate) and the MachineSets and Machines the Cluster owns directly; a counter is left unset while nothing counts towards it, and the counters stay as they were when the descendants could not be listed.",
   "A v1beta2 condition carries observedGeneration = metadata.generation when that is at least 1 (upstream's CRD minimum) and always a message; a v1beta1 condition has a severity exactly when False. lastTransitionTime moves to now (RFC 3339, seconds) exactly when the status changes.",
 ]
