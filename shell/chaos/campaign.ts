@@ -19,6 +19,7 @@ import {
   ChaosDefaults,
   type ControllerName,
   ControllerNames,
+  type FastPoints,
   type Fired,
   firstDifference,
   noneFired,
@@ -123,6 +124,7 @@ const points = (
   reference: RunResult,
   depth: "fast" | "full",
   random: () => number,
+  fast: FastPoints,
 ): ReadonlyArray<number> => {
   const all = (n: number, from = 1) => Array.from({ length: Math.max(0, n - from + 1) }, (_, i) => i + from)
   const sample = (xs: ReadonlyArray<number>, n: number) => {
@@ -136,12 +138,12 @@ const points = (
   switch (kind) {
     case "crash":
     case "reorder":
-      return depth === "full" ? all(reference.writes) : sample(all(reference.writes), 4)
+      return depth === "full" ? all(reference.writes) : sample(all(reference.writes), fast[kind])
     case "drop":
     case "stale":
-      return depth === "full" ? steps : sample(steps, 1)
+      return depth === "full" ? steps : sample(steps, fast[kind])
     case "transient":
-      return depth === "full" ? all(reference.requests) : sample(all(reference.requests), 3)
+      return depth === "full" ? all(reference.requests) : sample(all(reference.requests), fast[kind])
   }
 }
 
@@ -230,7 +232,9 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
         )
       for (const kind of kinds) {
         const ats =
-          options.at !== undefined ? [options.at] : points(kind, scenario, ref, options.depth, random)
+          options.at !== undefined
+            ? [options.at]
+            : points(kind, scenario, ref, options.depth, random, suite.fastPoints ?? ChaosDefaults.fastPoints)
         for (const at of ats) {
           if (overBudget()) {
             truncated = true

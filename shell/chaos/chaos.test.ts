@@ -77,6 +77,8 @@ describe("chaos campaign (issue 16)", () => {
         transientBurst: 3,
         dropTicks: 5,
         syncPeriod: 600_000,
+        fastPoints: { crash: 4, drop: 1, stale: 1, transient: 3, reorder: 4 },
+        fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2 },
       },
     )
   })

@@ -99,7 +99,13 @@ export const ChaosDefaults = {
   dropTicks: 5,
   /** The sync period of the Cluster controller (upstream's --sync-period default, 10 min). */
   syncPeriod: 600_000,
+  /** Points per scenario and perturbation kind of the fast campaign (`npm test`); a suite may take fewer. */
+  fastPoints: { crash: 4, drop: 1, stale: 1, transient: 3, reorder: 4 },
+  /** The fast points of the later suites (IPAM, multi-cluster, propagate), to keep `npm test` fast. */
+  fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2 },
 } as const
+
+export type FastPoints = Readonly<Record<PerturbationKind, number>>
 
 export interface RunPlan {
   /** The controller set the scenario belongs to. */

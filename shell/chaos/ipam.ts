@@ -23,7 +23,7 @@ import { makeIpamController } from "../ipam/controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
-import { foreignConditionLost, thirdPartyWrite } from "./harness.ts"
+import { ChaosDefaults, foreignConditionLost, thirdPartyWrite } from "./harness.ts"
 import type { Scenario, Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
@@ -304,6 +304,7 @@ export const IpamSuite: Suite = {
   // read: only the reflectors' lists (paged) are served from the lagging view.
   staleList: (o) => o?.pageSize !== undefined,
   tick: collectGarbage,
+  fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: false,
   maskObject: (_resource, o) => JSON.parse(JSON.stringify(o).replace(CIDR, "<cidr>/$1")) as KubeObject,
 }

@@ -35,7 +35,7 @@ import {
 } from "../multicluster/index.ts"
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
-import { thirdPartyWrite } from "./harness.ts"
+import { ChaosDefaults, thirdPartyWrite } from "./harness.ts"
 import type { Scenario, Stage, Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 
@@ -326,5 +326,6 @@ export const MulticlusterSuite: Suite = {
           n,
           false,
         ),
+  fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: true,
 }

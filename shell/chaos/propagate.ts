@@ -25,7 +25,7 @@ import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propag
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
-import { thirdPartyWrite } from "./harness.ts"
+import { ChaosDefaults, thirdPartyWrite } from "./harness.ts"
 import { addCluster, FLEET, removeCluster, startManager, urlOf } from "./multicluster.ts"
 import type { Scenario, Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
@@ -236,5 +236,6 @@ export const PropagateSuite: Suite = {
           n,
           false,
         ),
+  fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: true,
 }

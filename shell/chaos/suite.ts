@@ -11,7 +11,7 @@ import type { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape, ListAllOptions } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
-import type { ControllerName } from "./harness.ts"
+import type { ControllerName, FastPoints } from "./harness.ts"
 import type { Mutant } from "./mutants.ts"
 import type { Scenario } from "./scenarios.ts"
 
@@ -67,6 +67,8 @@ export interface Suite {
   readonly staleList?: ((options: ListAllOptions | undefined) => boolean) | undefined
   /** What the rest of the control plane does once per tick (e.g. kube-controller-manager's garbage collector). */
   readonly tick?: ((mgmt: FakeApiServer) => Effect.Effect<void>) | undefined
+  /** Points per perturbation kind of the fast campaign (default `ChaosDefaults.fastPoints`). */
+  readonly fastPoints?: FastPoints | undefined
   /** Masks what legitimately differs between equal runs of this suite (after the common masking). */
   readonly maskObject?: ((resource: string, object: KubeObject) => KubeObject) | undefined
 }
