@@ -14,7 +14,7 @@ import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
-import { type IpamController, makeIpamController } from "./controller.ts"
+import { type IpamController, IpamControllerDefaults, makeIpamController } from "./controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "./resources.ts"
 
 const config = (spec: unknown): KubeObject => ({
@@ -91,6 +91,20 @@ const clusterConfigs = (client: KubeClientShape) =>
 const applied = (c: KubeObject) => c.metadata.annotations?.[APPLIED_RULES_ANNOTATION]
 
 describe("IPAM controller (in-memory API server)", () => {
+  it("documents its numbers", () => {
+    assert.deepStrictEqual(
+      { ...IpamControllerDefaults },
+      {
+        concurrency: 10,
+        environment: "default",
+        component: "krtt-ipam",
+        configStatusRetries: 10,
+        configStatusRetryBase: 1_000,
+        configStatusRetryMax: 30_000,
+      },
+    )
+  })
+
   it.effect("10 workers reconciling 60 Clusters at once never hand out one CIDR twice", () =>
     Effect.gen(function* () {
       const { client, start } = yield* setup(10)
