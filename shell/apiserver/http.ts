@@ -12,7 +12,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { KubeConfig } from "@kubernetes/client-node"
 import { Effect, FiberSet, type Scope, Stream } from "effect"
-import type { DeleteOptions, WatchOptions } from "../kube/client.ts"
+import type { DeleteOptions, ListOptions, WatchOptions } from "../kube/client.ts"
 import { type KubeError, toStatus } from "../kube/errors.ts"
 import type { Patch } from "../kube/patch.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
@@ -149,7 +149,14 @@ export const serveHttp = (
             })
           }
           const limit = q("limit") === undefined ? undefined : Number(q("limit"))
-          const list = Effect.map(api.list(r.ref, { ...selectors, limit, continue: q("continue") }), (l) => ({
+          const listOptions: ListOptions = {
+            ...selectors,
+            limit,
+            continue: q("continue"),
+            resourceVersion: q("resourceVersion"),
+            resourceVersionMatch: q("resourceVersionMatch") as ListOptions["resourceVersionMatch"],
+          }
+          const list = Effect.map(api.list(r.ref, listOptions), (l) => ({
             kind: `${r.ref.kind}List`,
             apiVersion: "v1",
             metadata: {

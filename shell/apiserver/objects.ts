@@ -38,11 +38,13 @@ export const alreadyExists = (s: Served, name: string): AlreadyExists =>
 export const badRequest = (s: Served, message: string): ApiError =>
   new ApiError({ verb: s.verb, path: s.path, status: 400, reason: "BadRequest", message })
 
-const invalid = (s: Served, message: string) => new Invalid({ verb: s.verb, path: s.path, message })
+export const invalid = (s: Served, message: string): Invalid =>
+  new Invalid({ verb: s.verb, path: s.path, message })
 
-const withoutMetaAndStatus = (o: KubeObject) => {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o
-  return rest
+/** What `generation` follows: all but metadata, and but status when it is a subresource. */
+const generationFields = (o: KubeObject, hasStatus: boolean) => {
+  const { metadata: _m, status, apiVersion: _a, kind: _k, ...rest } = o
+  return hasStatus ? rest : { ...rest, status }
 }
 
 /**
@@ -142,7 +144,10 @@ export const prepareReplace = (
   }
   next.metadata = meta
   if (canonicalJson(next) === canonicalJson(existing)) return { _tag: "Unchanged", object: existing }
-  if (canonicalJson(withoutMetaAndStatus(next)) !== canonicalJson(withoutMetaAndStatus(existing))) {
+  if (
+    canonicalJson(generationFields(next, options.hasStatus)) !==
+    canonicalJson(generationFields(existing, options.hasStatus))
+  ) {
     meta.generation = (existing.metadata.generation ?? 0) + 1
   }
   return {

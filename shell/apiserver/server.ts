@@ -1,33 +1,43 @@
 /**
  * `FakeApiServer`: an in-memory Kubernetes API server with the semantics controllers depend on,
- * for fast tests on virtual time (kube-rs's scenario-style mock is the model).
+ * for fast tests on virtual time (kube-rs's scenario-style mock is the model). docs/apiserver.md
+ * lists what it models and how it differs from kube-apiserver.
  *
  * # Guarantees
  * - One global resourceVersion counter (like etcd's revision); every write bumps it, no-op
  *   writes do not.
- * - `update` and patches with a stale `metadata.resourceVersion` fail with 409 Conflict;
- *   `create` of an existing name fails with 409 AlreadyExists.
+ * - `update` and patches (and their `/status` forms) with a stale `metadata.resourceVersion` fail
+ *   with 409 Conflict; without one an update is unconditional; `create` of an existing name fails
+ *   with 409 AlreadyExists.
+ * - Lists: unset or `"0"` read the latest state; `resourceVersionMatch: Exact` reads the snapshot
+ *   at that revision (410 Gone once compacted); a revision not reached yet is 504 Timeout ("Too
+ *   large resource version"); later pages read the first page's snapshot, and a `continue` token
+ *   older than the compaction fails with Gone.
  * - Watches replay history after their resourceVersion, then follow live changes; a watch from a
  *   compacted resourceVersion gets an `ERROR` frame with code 410 (as kube-apiserver sends it);
- *   a `continue` token older than the compaction fails the list with `Gone`.
- * - Watches without a resourceVersion start with the current objects as ADDED; with
+ *   one from a revision not reached yet fails with Timeout.
+ * - Watches without a resourceVersion (or at `"0"`) start with the current objects as ADDED; with
  *   `sendInitialEvents` they end the initial batch with the `k8s.io/initial-events-end` bookmark.
  * - Bookmarks every `bookmarkInterval` (default 60 s, kube-apiserver's frequency) on watches that
  *   allow them, and on demand with `bookmark()`; `timeoutSeconds` ends a watch cleanly.
  * - Label selectors on watches turn changes that enter or leave the selection into ADDED/DELETED.
- * - Finalizers: deleting an object with finalizers sets `deletionTimestamp`; removing the last
- *   finalizer deletes it; no new finalizer may be added while it is being deleted.
+ * - Finalizers: deleting an object with finalizers sets `deletionTimestamp` (a second delete
+ *   changes nothing); removing the last finalizer deletes it; no new finalizer may be added while
+ *   it is being deleted; `deletionTimestamp` cannot be written.
  * - Status subresource: the main resource ignores `status`, `/status` changes only `status`.
- *   `generation` starts at 1 and grows when anything but metadata and status changes.
+ *   `generation` starts at 1 and grows when anything but metadata and status changes (status
+ *   counts for resources registered without the subresource).
+ * - Garbage collection (`garbageCollection: true`, see `gc.ts`): owner references cascade in
+ *   Background, Foreground and Orphan as kube-controller-manager's collector makes them, each step
+ *   a write of its own right after the call that caused it.
  * - Fault injection (`inject`), an outage switch (`stop`/`start`/`restart`), forced watch ends
  *   (`closeWatches`, `expireWatches`).
  *
  * # Caveats
- * - No garbage collector, no admission, no namespace lifecycle (like envtest without a
- *   controller-manager): owner references do not cascade and namespaces need not exist;
- *   `propagationPolicy` is accepted and ignored.
+ * - No admission and no namespace lifecycle: namespaces need not exist. Without
+ *   `garbageCollection` owner references do not cascade and `propagationPolicy` is ignored (like
+ *   envtest without a controller-manager, or kube-apiserver with garbage collection off).
  * - Server-side apply is a merge patch that may create: no field ownership, `force` is ignored.
- * - Later pages of a list show the current objects, not the first page's snapshot.
  *
  * @module
  */
@@ -42,7 +52,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "../kube/client.ts"
-import { ApiError, Gone, Invalid, type KubeError, NotFound, Unreachable } from "../kube/errors.ts"
+import { ApiError, Gone, Invalid, type KubeError, NotFound, Timeout, Unreachable } from "../kube/errors.ts"
 import { listAllPages } from "../kube/pages.ts"
 import type { Patch } from "../kube/patch.ts"
 import {
@@ -62,6 +72,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  invalid,
   notFound,
   PropagationPolicies,
   patchObject,
@@ -97,6 +108,16 @@ export interface FakeApiServerOptions {
 }
 
 const isKubeError = (u: unknown): u is KubeError => u instanceof Error && "_tag" in u && "verb" in u
+
+/** The watch cache's answer to a revision it has not reached: 504 Timeout (retry after 1 s). */
+const tooLargeResourceVersion = (s: Served, rv: number, current: number): Timeout | undefined =>
+  rv > current
+    ? new Timeout({
+        verb: s.verb,
+        path: s.path,
+        message: `Too large resource version: ${rv}, current: ${current}`,
+      })
+    : undefined
 
 /** An in-memory API server; see the module doc for what it models. */
 export class FakeApiServer {
@@ -352,7 +373,10 @@ export class FakeApiServer {
   ): Effect.Effect<ObjectList<T>, KubeError> {
     const s = this.served("list", ref, { namespace: options.namespace })
     return this.op(s, () => {
-      let listRv = this.store.rv
+      const at = this.readAt(s, options.resourceVersion, options.resourceVersionMatch)
+      if (isKubeError(at)) return at
+      let listRv = at.rv
+      let source = at.objects
       let after = ""
       if (options.continue) {
         const token = decodeContinue(options.continue)
@@ -367,8 +391,10 @@ export class FakeApiServer {
         }
         listRv = token.rv
         after = token.after
+        // Later pages come from the first page's snapshot, as etcd serves them.
+        source = this.store.objectsAt(ref, token.rv) ?? []
       }
-      const all = [...this.store.collection(ref).values()]
+      const all = source
         .filter((o) => !ref.namespaced || !options.namespace || o.metadata.namespace === options.namespace)
         .filter(
           (o) =>
@@ -387,6 +413,60 @@ export class FakeApiServer {
         remainingItemCount: more ? all.length - page.length : undefined,
       }
     })
+  }
+
+  /**
+   * The objects a list reads, by its `resourceVersion` and `resourceVersionMatch`: unset or `"0"`
+   * the latest (the watch cache is never behind here); `Exact` the snapshot at that revision, 410
+   * Gone once compacted; a revision the server has not reached is a 504 Timeout ("Too large
+   * resource version"), as the watch cache answers after waiting.
+   */
+  private readAt(
+    s: Served,
+    resourceVersion: string | undefined,
+    match: ListOptions["resourceVersionMatch"],
+  ): { readonly rv: number; readonly objects: ReadonlyArray<KubeObject> } | KubeError {
+    const latest = () => ({ rv: this.store.rv, objects: [...this.store.collection(s.ref).values()] })
+    if (match !== undefined && match !== "Exact" && match !== "NotOlderThan") {
+      return invalid(
+        s,
+        `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+      )
+    }
+    if (resourceVersion === undefined || resourceVersion === "") {
+      return match === undefined
+        ? latest()
+        : invalid(
+            s,
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+          )
+    }
+    if (resourceVersion === "0") {
+      return match === "Exact"
+        ? invalid(
+            s,
+            `resourceVersionMatch: Forbidden: resourceVersionMatch "Exact" is forbidden for resourceVersion "0"`,
+          )
+        : latest()
+    }
+    const n = Number(resourceVersion)
+    if (!Number.isSafeInteger(n) || n < 0) {
+      return badRequest(
+        s,
+        `resourceVersion: Invalid value: "${resourceVersion}": must be a non-negative integer`,
+      )
+    }
+    const tooLarge = tooLargeResourceVersion(s, n, this.store.rv)
+    if (tooLarge !== undefined) return tooLarge
+    if (match !== "Exact") return latest()
+    const objects = this.store.objectsAt(s.ref, n)
+    return objects === undefined
+      ? new Gone({
+          verb: s.verb,
+          path: s.path,
+          message: "The resourceVersion for the provided list is too old.",
+        })
+      : { rv: n, objects }
   }
 
   /** Every page of a list. */
@@ -509,9 +589,17 @@ export class FakeApiServer {
     options: WatchOptions = {},
   ): Effect.Effect<Stream.Stream<WatchEvent<T>, KubeError>, KubeError> {
     const s = this.served("watch", ref, { namespace: options.namespace })
-    return Effect.as(
+    return Effect.andThen(
       this.admit(s),
-      watchStream<T>(this.store, ref, options, { path: s.path, bookmarkMillis: this.bookmarkMillis }),
+      Effect.suspend(() => {
+        const from = Number(options.resourceVersion ?? "0")
+        const tooLarge = Number.isFinite(from) ? tooLargeResourceVersion(s, from, this.store.rv) : undefined
+        return tooLarge === undefined
+          ? Effect.succeed(
+              watchStream<T>(this.store, ref, options, { path: s.path, bookmarkMillis: this.bookmarkMillis }),
+            )
+          : Effect.fail(tooLarge)
+      }),
     )
   }
 
