@@ -66,6 +66,38 @@ describe("EngagementDefaults", () => {
     expect(() => engagementConfig({ engageRetry: { factor: 0.5 } })).toThrow(/engageRetry.factor/)
     expect(() => engagementConfig({ engageRetry: { initial: 10, max: 5 } })).toThrow(/engageRetry.max/)
   })
+  it("engageRetryDelay() counts at least one failure: 0 failures waits the initial delay", () => {
+    expect(engageRetryDelay(0)).toBe(1_000)
+    expect(engageRetryDelay(-3)).toBe(1_000)
+  })
+  it("engagementConfig() accepts every bound exactly and refuses just past it (derived rows 14, 19, 20)", () => {
+    const fields = [
+      ["cacheSyncTimeout", (v: number) => ({ cacheSyncTimeout: v })],
+      ["engageRetry.initial", (v: number) => ({ engageRetry: { initial: v } })],
+      ["engageRetry.max", (v: number) => ({ engageRetry: { initial: 1, max: v } })],
+      ["requeueWhileEngaging", (v: number) => ({ requeueWhileEngaging: v })],
+    ] as const
+    for (const [field, at] of fields) {
+      expect(() => engagementConfig(at(1)), field).not.toThrow()
+      for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+        expect(() => engagementConfig(at(bad)), `${field}=${bad}`).toThrow(
+          `engagement config: ${field} must be a positive number of ms, got ${bad}`,
+        )
+    }
+    expect(engagementConfig({ engageRetry: { factor: 1 } }).engageRetry.factor).toBe(1)
+    for (const bad of [0.999, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => engagementConfig({ engageRetry: { factor: bad } }), `factor=${bad}`).toThrow(
+        `engageRetry.factor must be >= 1, got ${bad}`,
+      )
+    expect(engagementConfig({ engageRetry: { initial: 7, max: 7 } }).engageRetry).toEqual({
+      initial: 7,
+      factor: 2,
+      max: 7,
+    })
+    expect(() => engagementConfig({ engageRetry: { initial: 8, max: 7 } })).toThrow(
+      "engageRetry.max (7) must be >= engageRetry.initial (8)",
+    )
+  })
 })
 
 describe("verdict()", () => {
