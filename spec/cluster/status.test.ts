@@ -17,26 +17,10 @@ import {
 import { explain } from "../../core/krtt/index.ts"
 import { arbitraries } from "../../property-tests/cluster/arbitraries.ts"
 import { tables } from "./index.ts"
-import { statusWritten } from "./status.ts"
+import { NORMAL, statusWritten } from "./status.ts"
 
-const V1BETA2 = [
-  "InfrastructureReady",
-  "ControlPlaneAvailable",
-  "ControlPlaneInitialized",
-  "ControlPlaneMachinesReady",
-  "ControlPlaneMachinesUpToDate",
-  "WorkersAvailable",
-  "WorkerMachinesReady",
-  "WorkerMachinesUpToDate",
-  "RemoteConnectionProbe",
-  "RollingOut",
-  "ScalingUp",
-  "ScalingDown",
-  "Remediating",
-  "Deleting",
-  "Available",
-  "Paused",
-] as const
+/** The owned conditions as the spec names them (seed 001, Conditions). */
+const V1BETA2 = Object.keys(NORMAL)
 const V1BETA1 = ["Ready", "ControlPlaneReady", "InfrastructureReady", "ControlPlaneInitialized"] as const
 
 type Edit = (c: Condition) => Condition

@@ -140,6 +140,25 @@ const mirrored = (c: Condition, trueReason: string, falseReason: string): Expect
 // ---------------------------------------------------------------------------------------------
 // v1beta2
 
+/**
+ * A v1beta2 condition of a referenced provider object: Unknown when it could not be read; False
+ * (Deleted once it had been ready, DoesNotExist before) when it is not there; its own condition
+ * of that type mirrored; else the contract's flag.
+ */
+const providerCondition = (
+  tag: "Found" | "NotFound" | "GetFailed",
+  conditions: ReadonlyArray<Condition> | undefined,
+  ready: boolean,
+  wasReady: boolean,
+  [type, isTrue, isFalse]: readonly [type: string, isTrue: string, isFalse: string],
+): Expected => {
+  if (tag === "GetFailed") return INTERNAL
+  if (tag === "NotFound") return { status: "False", reason: wasReady ? "Deleted" : "DoesNotExist" }
+  const c = conditionOf(conditions, type)
+  if (c !== undefined) return mirrored(c, isTrue, isFalse)
+  return ready ? { status: "True", reason: isTrue } : { status: "False", reason: isFalse }
+}
+
 /** The expected v1beta2 conditions of a reconcile that wrote the status. */
 export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> => {
   const deleting = clusterDeleting(i)
@@ -147,24 +166,17 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
   const infraRef = i.desired.infrastructureRef
   const cpRef = i.desired.controlPlaneRef
 
-  let infrastructureReady: Expected
-  if (infraRef === undefined) infrastructureReady = { status: "True", reason: "Ready" }
-  else {
-    const f = i.observed.infrastructure
-    const infra = infraFound(i)
-    if (f._tag === "GetFailed") infrastructureReady = INTERNAL
-    else if (infra === undefined)
-      infrastructureReady = { status: "False", reason: infraFlagBefore(i) ? "Deleted" : "DoesNotExist" }
-    else {
-      const ready = conditionOf(infra.status?.conditions, "Ready")
-      infrastructureReady =
-        ready !== undefined
-          ? mirrored(ready, "Ready", "NotReady")
-          : provisioned(infra)
-            ? { status: "True", reason: "Ready" }
-            : { status: "False", reason: "NotReady" }
-    }
-  }
+  const infra = infraFound(i)
+  const infrastructureReady: Expected =
+    infraRef === undefined
+      ? { status: "True", reason: "Ready" }
+      : providerCondition(
+          i.observed.infrastructure._tag,
+          infra?.status?.conditions,
+          infra !== undefined && provisioned(infra),
+          infraFlagBefore(i),
+          ["Ready", "Ready", "NotReady"],
+        )
 
   let controlPlaneAvailable: Expected
   if (cpRef === undefined) {
@@ -179,18 +191,13 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
             : { status: "False", reason: "NotAvailable" }
   } else {
     const cp = cpFound(i)
-    if (i.observed.controlPlane._tag === "GetFailed") controlPlaneAvailable = INTERNAL
-    else if (cp === undefined)
-      controlPlaneAvailable = { status: "False", reason: cpFlagBefore(i) ? "Deleted" : "DoesNotExist" }
-    else {
-      const available = conditionOf(cp.status?.conditions, "Available")
-      controlPlaneAvailable =
-        available !== undefined
-          ? mirrored(available, "Available", "NotAvailable")
-          : initialized(cp)
-            ? { status: "True", reason: "Available" }
-            : { status: "False", reason: "NotAvailable" }
-    }
+    controlPlaneAvailable = providerCondition(
+      i.observed.controlPlane._tag,
+      cp?.status?.conditions,
+      cp !== undefined && initialized(cp),
+      cpFlagBefore(i),
+      ["Available", "Available", "NotAvailable"],
+    )
   }
 
   let controlPlaneInitialized: Expected
@@ -501,7 +508,7 @@ const sameCounters = (got: Counters | undefined, want: Counters | undefined): bo
  * positive ones, False for the negative ones (Deleting, Paused, Remediating, RollingOut,
  * ScalingUp, ScalingDown).
  */
-const NORMAL: Readonly<Record<string, ConditionStatus>> = {
+export const NORMAL: Readonly<Record<string, ConditionStatus>> = {
   InfrastructureReady: "True",
   ControlPlaneAvailable: "True",
   ControlPlaneInitialized: "True",
