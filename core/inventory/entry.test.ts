@@ -39,6 +39,17 @@ describe("InventoryDefaults", () => {
     )
     expect(() => inventoryConfig({ debounce: -1 })).toThrow(/debounce must be a non-negative/)
   })
+
+  it("inventoryConfig accepts 0 for every field and refuses a negative, non-finite or non-numeric value, naming it", () => {
+    for (const key of Object.keys(InventoryDefaults) as Array<keyof typeof InventoryDefaults>) {
+      expect(inventoryConfig({ [key]: 0 })[key]).toBe(0)
+      for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, "5"])
+        expect(() => inventoryConfig({ [key]: bad } as never), `${key}=${String(bad)}`).toThrow(
+          `inventory config: ${key} must be a non-negative number of milliseconds, got ${String(bad)}`,
+        )
+    }
+    expect(inventoryConfig()).toEqual(InventoryDefaults)
+  })
 })
 
 describe("entryKey", () => {
