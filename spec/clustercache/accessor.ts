@@ -7,7 +7,7 @@
 import type { AccessorInput, AccessorResult, ClusterCacheConfig } from "../../core/clustercache/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { has, KRTT_COLUMNS, rowsFor } from "../builder.ts"
-import { sameState } from "./equal.ts"
+import { logsDocumented, sameState } from "./equal.ts"
 
 const { doc, derived } = rowsFor<AccessorInput, AccessorResult, ClusterCacheConfig>(KRTT_COLUMNS)
 
@@ -176,7 +176,10 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       ],
       {
         applies: (i) => step(i) === "Connect" && i.observed.connected,
-        holds: (i, r) => noChange(i, r) && r.actions.every((a) => a._tag === "Log") && r.actions.length === 1,
+        holds: (i, r) =>
+          noChange(i, r) &&
+          r.actions.length === 1 &&
+          logsDocumented(r.actions, "Skipping connect, already connected"),
       },
     ),
     doc(
@@ -190,7 +193,10 @@ export const accessor: TableSpec<AccessorInput, AccessorResult, ClusterCacheConf
       ],
       {
         applies: (i) => step(i) === "Disconnect" && !i.observed.connected,
-        holds: (i, r) => noChange(i, r) && r.actions.every((a) => a._tag === "Log") && r.actions.length === 1,
+        holds: (i, r) =>
+          noChange(i, r) &&
+          r.actions.length === 1 &&
+          logsDocumented(r.actions, "Skipping disconnect, already disconnected"),
       },
     ),
     derived(

@@ -13,3 +13,20 @@ const defined = (o: object): Record<string, unknown> =>
 /** Whether two states (or two absent states) are the same, absent and `undefined` fields alike. */
 export const sameState = (a: object | undefined, b: object | undefined): boolean =>
   a === b || (a !== undefined && b !== undefined && isDeepStrictEqual(defined(a), defined(b)))
+
+/**
+ * Whether the actions log the seed's documented wording: exactly `text`, or a message starting
+ * with `text` when the seed elides the rest ("Skip creation of watch...").
+ */
+export const logsDocumented = (
+  actions: ReadonlyArray<{ readonly _tag: string; readonly message?: string }>,
+  text: string,
+): boolean => {
+  const prefix = text.endsWith("...") ? text.slice(0, -3) : undefined
+  return actions.some(
+    (a) =>
+      a._tag === "Log" &&
+      a.message !== undefined &&
+      (prefix === undefined ? a.message === text : a.message.startsWith(prefix)),
+  )
+}

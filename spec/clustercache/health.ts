@@ -7,7 +7,7 @@
 import type { ClusterCacheConfig, HealthInput, HealthResult } from "../../core/clustercache/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { count, has, KRTT_COLUMNS, rowsFor } from "../builder.ts"
-import { sameState } from "./equal.ts"
+import { logsDocumented, sameState } from "./equal.ts"
 
 const { doc, derived } = rowsFor<HealthInput, HealthResult, ClusterCacheConfig>(KRTT_COLUMNS)
 
@@ -45,7 +45,8 @@ export const health: TableSpec<HealthInput, HealthResult, ClusterCacheConfig> = 
       ],
       {
         applies: (i) => !i.observed.connected,
-        holds: (i, r) => nothingChanged(i, r) && has(r.actions, "Log"),
+        holds: (i, r) =>
+          nothingChanged(i, r) && logsDocumented(r.actions, "Skipping health check, not connected"),
         reason: "Also governs a probe result that arrives after the connection went away: it is dropped.",
       },
     ),

@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from "node:util"
 import type { WatchInput, WatchResult } from "../../core/clustercache/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import { has, KRTT_COLUMNS, rowsFor } from "../builder.ts"
+import { logsDocumented } from "./equal.ts"
 
 const { doc } = rowsFor<WatchInput, WatchResult, unknown>(KRTT_COLUMNS)
 
@@ -72,7 +73,10 @@ export const watch: TableSpec<WatchInput, WatchResult, unknown> = {
       {
         applies: (i) => named(i) && i.observed.connected && i.trigger._tag !== "WatchFailed" && known(i),
         holds: (i, r) =>
-          r.status.outcome === "ok" && kept(i, r) && !has(r.actions, "StartWatch") && has(r.actions, "Log"),
+          r.status.outcome === "ok" &&
+          kept(i, r) &&
+          !has(r.actions, "StartWatch") &&
+          logsDocumented(r.actions, "Skip creation of watch..."),
       },
     ),
     doc(
