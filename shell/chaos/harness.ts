@@ -468,6 +468,25 @@ export const thirdPartyWrite = (
     return true
   })
 
+/**
+ * A suite's third party: it edits the object of `ref` about to be written; when the write is of
+ * another kind, the first object of `ref` (in `fallbackNamespace`), or (without one) nothing.
+ */
+export const thirdPartyOn =
+  (
+    ref: ResourceRef,
+    options: { readonly fallbackNamespace?: string | undefined; readonly condition: boolean },
+  ): Suite["thirdParty"] =>
+  (mgmt, target, n) => {
+    const onTarget = target.ref.resource === ref.resource && target.name !== undefined
+    if (!onTarget && options.fallbackNamespace === undefined) return Effect.succeed(false)
+    const name = onTarget ? target.name : mgmt.objects(ref)[0]?.metadata.name
+    const key = { namespace: onTarget ? target.namespace : options.fallbackNamespace, name: name ?? "" }
+    return name === undefined
+      ? Effect.succeed(false)
+      : thirdPartyWrite(onTarget ? target.server : mgmt, ref, key, n, options.condition)
+  }
+
 /** The operator as `krtt run` wires it, in `scope`; returns when its controllers have started. */
 const startOperator = (ctx: SuiteContext) =>
   Effect.gen(function* () {
@@ -518,15 +537,7 @@ export const OperatorSuite: Suite = {
   install: installProviders,
   start: (ctx) => Effect.orDie(startOperator(ctx)),
   invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
-  thirdParty: (mgmt, target, n) => {
-    const name =
-      target.ref.resource === ClusterResource.resource
-        ? target.name
-        : mgmt.objects(ClusterResource)[0]?.metadata.name
-    return name === undefined
-      ? Effect.succeed(false)
-      : thirdPartyWrite(mgmt, ClusterResource, { namespace: NAMESPACE, name }, n)
-  },
+  thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true }),
   snapshotWorkloads: false,
 }
 

@@ -23,7 +23,7 @@ import { makeIpamController } from "../ipam/controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
-import { ChaosDefaults, foreignConditionLost, thirdPartyWrite } from "./harness.ts"
+import { ChaosDefaults, foreignConditionLost, thirdPartyOn } from "./harness.ts"
 import type { Scenario, Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
@@ -291,15 +291,7 @@ export const IpamSuite: Suite = {
       yield* Effect.catch(start, () => ctx.exit)
     }),
   invariants: (mgmt, _workloads, violations) => ipamInvariants(mgmt, violations),
-  thirdParty: (mgmt, target, n) => {
-    const name =
-      target.ref.resource === OpenmcpClusterResource.resource
-        ? target.name
-        : mgmt.objects(OpenmcpClusterResource)[0]?.metadata.name
-    return name === undefined
-      ? Effect.succeed(false)
-      : thirdPartyWrite(mgmt, OpenmcpClusterResource, { namespace: NS, name }, n)
-  },
+  thirdParty: thirdPartyOn(OpenmcpClusterResource, { fallbackNamespace: NS, condition: true }),
   // The restore's lists carry no resourceVersion, which kube-apiserver answers with a consistent
   // read: only the reflectors' lists (paged) are served from the lagging view.
   staleList: (o) => o?.pageSize !== undefined,

@@ -35,8 +35,8 @@ import {
 } from "../multicluster/index.ts"
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
-import { ChaosDefaults, thirdPartyWrite } from "./harness.ts"
-import type { Scenario, Stage, Step } from "./scenarios.ts"
+import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
+import { kubeconfig, type Scenario, type Stage, type Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 
 export const FLEET = "fleet"
@@ -46,17 +46,6 @@ export const STAMPED_BY = "krtt.dev/stamped-by"
 const SECRET_LABEL = "sigs.k8s.io/multicluster-runtime-kubeconfig"
 
 export const urlOf = (server: string) => `https://${server}.fleet.example:6443`
-
-const kubeconfig = (server: string, token: string) =>
-  Buffer.from(
-    `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "${urlOf(server)}"}}]
-users: [{name: u, user: {token: ${token}}}]
-contexts: [{name: ctx, context: {cluster: c, user: u}}]
-current-context: ctx
-`,
-  ).toString("base64")
 
 /** A kubeconfig Secret naming cluster `name`, reached at workload server `server`. */
 export const addCluster = (name: string, server: string, settleMillis = 20_000): Step => ({
@@ -68,7 +57,7 @@ export const addCluster = (name: string, server: string, settleMillis = 20_000):
         apiVersion: "v1",
         kind: "Secret",
         metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
-        data: { kubeconfig: kubeconfig(server, `${name}-token`) },
+        data: { kubeconfig: kubeconfig(urlOf(server), `${name}-token`) },
       }),
     ),
 })
@@ -89,7 +78,7 @@ export const rotateCluster = (name: string, server: string): Step => ({
         .patch(
           Resources.secrets,
           { namespace: FLEET, name },
-          mergePatch({ data: { kubeconfig: kubeconfig(server, `${name}-token-2`) } }),
+          mergePatch({ data: { kubeconfig: kubeconfig(urlOf(server), `${name}-token-2`) } }),
         ),
     ),
 })
@@ -316,16 +305,7 @@ export const MulticlusterSuite: Suite = {
       )
     }).pipe(Effect.catch(() => ctx.exit)),
   invariants: () => () => undefined,
-  thirdParty: (_mgmt, target, n) =>
-    target.name === undefined || target.ref.resource !== Resources.configMaps.resource
-      ? Effect.succeed(false)
-      : thirdPartyWrite(
-          target.server,
-          Resources.configMaps,
-          { namespace: target.namespace, name: target.name },
-          n,
-          false,
-        ),
+  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false }),
   fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: true,
 }

@@ -25,7 +25,7 @@ import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propag
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
-import { ChaosDefaults, thirdPartyWrite } from "./harness.ts"
+import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
 import { addCluster, FLEET, removeCluster, startManager, urlOf } from "./multicluster.ts"
 import type { Scenario, Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
@@ -226,16 +226,7 @@ export const PropagateSuite: Suite = {
       for (const off of offs) off()
     }
   },
-  thirdParty: (_mgmt, target, n) =>
-    target.name === undefined || target.ref.resource !== Resources.configMaps.resource
-      ? Effect.succeed(false)
-      : thirdPartyWrite(
-          target.server,
-          Resources.configMaps,
-          { namespace: target.namespace, name: target.name },
-          n,
-          false,
-        ),
+  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false }),
   fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: true,
 }

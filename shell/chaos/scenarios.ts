@@ -75,7 +75,8 @@ export interface Scenario {
   readonly steps: ReadonlyArray<Step>
 }
 
-const kubeconfig = (server: string, token: string) =>
+/** A kubeconfig for `server` (a URL) with a bearer `token`, base64 as a Secret holds it. */
+export const kubeconfig = (server: string, token: string) =>
   Buffer.from(
     `apiVersion: v1
 kind: Config
