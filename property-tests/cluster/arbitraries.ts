@@ -93,6 +93,8 @@ export interface Knobs {
   readonly cpCounters: "v1beta2" | "v1beta1-2" | "v1beta1-3" | "v1beta1-4" | "none"
   /** The InfraCluster publishes no failure domains (the Cluster leaves the field out). */
   readonly noFailureDomains: boolean
+  /** Which provider reports a v1beta1 `status.failureReason`/`failureMessage`. */
+  readonly providerFailure: "none" | "infra" | "cp" | "both"
   readonly cpReadyCondition: ConditionStatus | "absent"
   /**
    * The Cluster's availability gate: unreported, none at all, met, unmet, or a Negative one met
@@ -187,6 +189,7 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
     [1, "none"],
   ),
   noFailureDomains: often(2),
+  providerFailure: weighted<Knobs["providerFailure"]>([7, "none"], [1, "infra"], [1, "cp"], [1, "both"]),
   cpReadyCondition: weighted<Knobs["cpReadyCondition"]>(
     [1, "True"],
     [1, "False"],
@@ -542,6 +545,8 @@ const staleConditions = (
     { ...condition("InfrastructureReady", k.infraFlag ? "False" : "True"), severity: "Warning" },
     condition("ControlPlaneInitialized", k.cpFlag ? "False" : "True"),
     condition("ControlPlaneReady", "Unknown", "stale"),
+    // Another controller's v1beta1 condition, to be kept.
+    condition("example.com/Audited", "True"),
   ],
 })
 
@@ -576,6 +581,9 @@ export const build = (
       ...(k.infraProvisioned === "v1beta2" ? { initialization: { provisioned: true } } : {}),
       ...(k.infraProvisioned === "v1beta2No" ? { initialization: { provisioned: false }, ready: true } : {}),
       ...(k.infraProvisioned === "v1beta1" ? { ready: true } : {}),
+      ...(k.providerFailure === "infra" || k.providerFailure === "both"
+        ? { failureReason: "CreateError", failureMessage: "VPC quota exceeded" }
+        : {}),
       failureDomains: k.noFailureDomains
         ? []
         : k.infraProvisioned === "v1beta1"
@@ -599,6 +607,9 @@ export const build = (
       ...(k.cpInitialized === "v1beta2" ? { initialization: { controlPlaneInitialized: true } } : {}),
       ...(k.cpInitialized === "v1beta1" ? { initialized: true, ready: true } : {}),
       ...cpCounters(k.cpCounters),
+      ...(k.providerFailure === "cp" || k.providerFailure === "both"
+        ? { failureReason: "UpgradeError", failureMessage: "etcd member lost" }
+        : {}),
       conditions: [
         ...(k.cpAvailableCondition
           ? [withReason(condition("Available", k.cpInitialized === "no" ? "False" : "True"), k)]

@@ -640,7 +640,36 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   for (const old of before?.conditions ?? [])
     if (!owned.has(old.type) && conditionOf(st.conditions, old.type) !== old)
       return `foreign ${old.type} not kept`
-  return undefined
+  const ownedV1 = new Set(Object.keys(expectedV1Beta1(i)))
+  for (const old of previousV1 ?? [])
+    if (!ownedV1.has(old.type) && conditionOf(v1, old.type) !== old)
+      return `foreign v1beta1 ${old.type} not kept`
+  return failureMismatch(i, r)
+}
+
+/**
+ * A provider's v1beta1 `status.failureReason`/`failureMessage` is copied to the Cluster's
+ * `status.deprecated.v1beta1` (upstream's getExternal; the control plane's after the
+ * infrastructure's), the message naming the object it comes from; otherwise the old ones stay.
+ */
+const failureMismatch = (i: I, r: R): string | undefined => {
+  const old = clusterOf(i)?.status?.deprecated?.v1beta1
+  const got = r.status?.deprecated?.v1beta1
+  let reason = old?.failureReason
+  let message = (m: string | undefined) => m === old?.failureMessage
+  for (const [ref, o] of [
+    [i.desired.infrastructureRef, infraFound(i)],
+    [i.desired.controlPlaneRef, cpFound(i)],
+  ] as const) {
+    if (ref === undefined || o === undefined) continue
+    const fr = o.status?.failureReason
+    const fm = o.status?.failureMessage
+    if (fr !== undefined && fr !== "") reason = fr
+    if (fm !== undefined && fm !== "")
+      message = (m) => m?.endsWith(fm) === true && m.includes(ref.kind) && m.includes(`"${ref.name}"`)
+  }
+  if (got?.failureReason !== reason) return "deprecated.v1beta1.failureReason"
+  return message(got?.failureMessage) ? undefined : "deprecated.v1beta1.failureMessage"
 }
 
 /** Every row of a table also keeps the status promise of {@link statusMismatch}. */
@@ -661,5 +690,6 @@ export const STATUS_RESOLUTIONS: ReadonlyArray<string> = [
   "A provider's reason is mirrored only when metav1.Condition's pattern accepts it (v1beta2) or it is 1 to 256 characters (v1beta1); else ours replaces it.",
   "A v1beta2 condition that is not in its normal state (a positive one not True, a negative one (Deleting, Paused, Remediating, RollingOut, ScalingUp, ScalingDown) True) says why in a non-empty message, as upstream's status proposal asks of every condition that needs a user's attention; a provider's mirrored condition and a kept RemoteConnectionProbe carry their own message, which may be empty. The wording is not part of the promise.",
   "Status Fields' replica counters, as upstream v1.13's setControlPlaneReplicas and setWorkersReplicas: with a controlPlaneRef the control-plane object's counters (availableReplicas from the v1beta1 contract's spec.replicas - unavailableReplicas, at least 0; upToDateReplicas from its updatedReplicas), none while it is not there; without one the control-plane Machines counted; workers summed over MachineDeployments, MachinePools (with the gate) and the MachineSets and Machines the Cluster owns directly; a counter is left unset while nothing counts towards it, and the counters stay as they were when the descendants could not be listed.",
+  "A provider's v1beta1 status.failureReason/failureMessage is copied to status.deprecated.v1beta1 as upstream's getExternal does (the control plane's last, so it wins), the message naming the kind and name it comes from; v1beta1 conditions of other types are kept like the v1beta2 ones.",
   "A v1beta2 condition carries observedGeneration = metadata.generation when that is at least 1 (upstream's CRD minimum) and always a message; a v1beta1 condition has a severity exactly when False. lastTransitionTime moves to now (RFC 3339, seconds) exactly when the status changes.",
 ]
