@@ -94,6 +94,11 @@ const run = (ops: ReadonlyArray<Op>): ReadonlyArray<Request> => {
     }
   }
   expect(q.length).toBe([...queued.values()].reduce((n, s) => n + s.size, 0))
+  expect(q.clusterCount).toBe(readyClusters().length)
+  for (const [cluster, keys] of queued) expect(q.clusterLength(cluster)).toBe(keys.size)
+  expect(q.processingCount).toBe(inFlight.size)
+  for (const r of processing) expect(q.isProcessing(r)).toBe(true)
+  for (const r of popped) if (!inFlight.has(requestKey(r))) expect(q.isProcessing(r)).toBe(false)
   return popped
 }
 

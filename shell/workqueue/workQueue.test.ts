@@ -3,7 +3,15 @@ import { Effect, Exit, Fiber, Metric } from "effect"
 import { TestClock } from "effect/testing"
 import { BackoffDefaults, BucketDefaults, ItemBackoff, TokenBucket } from "./backoff.ts"
 import * as Metrics from "./metrics.ts"
-import { ClusterName, formatRequest, HubCluster, makeRequest, type Request } from "./request.ts"
+import {
+  ClusterName,
+  formatRequest,
+  HubCluster,
+  makeRequest,
+  type Request,
+  requestEquals,
+  requestKey,
+} from "./request.ts"
 import { runWorkers } from "./workers.ts"
 import { make } from "./workQueue.ts"
 
@@ -19,6 +27,18 @@ describe("Request", () => {
   it("prints as cluster://<cluster>/<namespace>/<name>; the hub cluster is the empty name", () => {
     assert.strictEqual(formatRequest(req("x")), "cluster:///ns/x")
     assert.strictEqual(formatRequest(req("x", a)), "cluster://a/ns/x")
+    assert.deepStrictEqual(makeRequest({ name: "n" }), { cluster: HubCluster, namespace: "", name: "n" })
+  })
+
+  it("keys stay unique when names contain '/'; equality compares cluster, namespace and name", () => {
+    const x = makeRequest({ namespace: "b", name: "c" }, ClusterName("a/"))
+    const y = makeRequest({ namespace: "/b", name: "c" }, ClusterName("a"))
+    assert.strictEqual(formatRequest(x), formatRequest(y))
+    assert.notStrictEqual(requestKey(x), requestKey(y))
+    assert.isTrue(requestEquals(x, makeRequest({ namespace: "b", name: "c" }, ClusterName("a/"))))
+    assert.isFalse(requestEquals(x, y))
+    assert.isFalse(requestEquals(req("x", a), req("x", b)))
+    assert.isFalse(requestEquals(req("x"), req("y")))
   })
 })
 
@@ -147,6 +167,68 @@ describe("WorkQueue", () => {
     }),
   )
 
+  it.effect("addAfter with a delay of 0 or less queues at once", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("after-0") })
+      yield* q.addAfter(req("x"), 0)
+      yield* q.addAfter(req("y"), "-1 second")
+      assert.strictEqual(yield* q.length, 2)
+    }),
+  )
+
+  it.effect("shutdown cancels pending delays and ignores later delayed adds", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("shutdown-after") })
+      yield* q.addAfter(req("x"), "1 second")
+      yield* q.shutdown
+      yield* q.addAfter(req("y"), "1 second")
+      yield* q.addRateLimited(req("z"))
+      yield* TestClock.adjust("10 seconds")
+      assert.strictEqual(yield* q.length, 0)
+      assert.isTrue(yield* q.isShutDown)
+    }),
+  )
+
+  it.effect(
+    "done still works for a request in flight after shutdown, and the queue reports it processing until then",
+    () =>
+      Effect.gen(function* () {
+        const q = yield* make({ name: uniqueName("inflight") })
+        yield* q.add(req("x"))
+        const x = yield* q.take
+        assert.strictEqual(yield* q.processing, 1)
+        yield* q.shutdown
+        yield* q.done(x)
+        assert.strictEqual(yield* q.processing, 0)
+      }),
+  )
+
+  it.effect(
+    "with perClusterMetrics, books each request under its cluster and leaves the queue's series alone",
+    () =>
+      Effect.gen(function* () {
+        const q = yield* make({ name: uniqueName("per-cluster"), perClusterMetrics: true })
+        yield* q.add(req("x", a))
+        yield* q.add(req("y", a))
+        yield* q.add(req("z", b))
+        const ma = Metrics.forQueueCluster(q.name, "a")
+        const mb = Metrics.forQueueCluster(q.name, "b")
+        assert.strictEqual((yield* Metric.value(ma.depth)).value, 2)
+        assert.strictEqual((yield* Metric.value(ma.adds)).count, 2)
+        assert.strictEqual((yield* Metric.value(mb.depth)).value, 1)
+        yield* TestClock.adjust("1 second")
+        yield* q.done(yield* q.take)
+        assert.strictEqual((yield* Metric.value(ma.depth)).value, 1)
+        assert.strictEqual((yield* Metric.value(ma.queueDuration)).count, 1)
+        assert.strictEqual((yield* Metric.value(ma.workDuration)).count, 1)
+        yield* q.addRateLimited(req("x", a))
+        assert.strictEqual((yield* Metric.value(ma.retries)).count, 1)
+        const mq = Metrics.forQueue(q.name)
+        assert.strictEqual((yield* Metric.value(mq.adds)).count, 0)
+        assert.strictEqual((yield* Metric.value(mq.retries)).count, 0)
+      }),
+  )
+
   it.effect("shutdown fails waiting and later takes and ignores adds", () =>
     Effect.gen(function* () {
       const q = yield* make({ name: uniqueName("shutdown") })
@@ -213,6 +295,55 @@ describe("runWorkers", () => {
         yield* q.shutdown
         assert.isTrue(Exit.isSuccess(yield* Fiber.await(workers)))
       }),
+  )
+})
+
+describe("runWorkers, continued", () => {
+  it.effect("runs at least one worker, and a whole number of them", () =>
+    Effect.gen(function* () {
+      for (const [concurrency, expected] of [
+        [0, 1],
+        [2.7, 2],
+      ] as const) {
+        const q = yield* make({ name: uniqueName("workers-n") })
+        let active = 0
+        let peak = 0
+        const handle = () =>
+          Effect.gen(function* () {
+            active++
+            peak = Math.max(peak, active)
+            yield* Effect.sleep("1 second")
+            active--
+          })
+        const workers = yield* Effect.forkChild(runWorkers(q, concurrency, handle))
+        for (const name of ["a", "b", "c"]) yield* q.add(req(name))
+        yield* Effect.yieldNow
+        yield* TestClock.adjust("5 seconds")
+        assert.strictEqual(peak, expected, `concurrency ${concurrency}`)
+        yield* q.shutdown
+        yield* Fiber.await(workers)
+      }
+    }),
+  )
+
+  it.effect("marks a request done when its handler fails, so it can be taken again", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("workers-fail") })
+      const seen: Array<string> = []
+      const workers = yield* Effect.forkChild(
+        runWorkers(q, 1, (r) =>
+          Effect.suspend(() => {
+            seen.push(r.name)
+            return seen.length === 1 ? Effect.die("boom") : Effect.void
+          }),
+        ),
+      )
+      yield* q.add(req("x"))
+      yield* Effect.yieldNow
+      yield* Effect.yieldNow
+      assert.strictEqual(yield* q.processing, 0, "done after the defect")
+      assert.isTrue(Exit.isFailure(yield* Fiber.await(workers)), "the defect ends the workers")
+    }),
   )
 })
 
