@@ -36,7 +36,7 @@ import {
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
 import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
-import { kubeconfig, type Scenario, type Stage, type Step } from "./scenarios.ts"
+import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 
 export const FLEET = "fleet"
@@ -68,20 +68,16 @@ export const removeCluster = (name: string): Step => ({
   run: ({ mgmt }) => Effect.asVoid(mgmt.client().delete(Resources.secrets, { namespace: FLEET, name })),
 })
 
-export const rotateCluster = (name: string, server: string): Step => ({
-  name: `kubeconfig of ${name} rotated to server ${server}`,
-  settleMillis: 30_000,
-  run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt
-        .client()
-        .patch(
-          Resources.secrets,
-          { namespace: FLEET, name },
-          mergePatch({ data: { kubeconfig: kubeconfig(urlOf(server), `${name}-token-2`) } }),
-        ),
-    ),
-})
+export const rotateCluster = (name: string, server: string): Step =>
+  patchStep(
+    `kubeconfig of ${name} rotated to server ${server}`,
+    30_000,
+    Resources.secrets,
+    { namespace: FLEET, name },
+    {
+      data: { kubeconfig: kubeconfig(urlOf(server), `${name}-token-2`) },
+    },
+  )
 
 export const outage = (server: string, up: boolean, settleMillis: number): Step => ({
   name: up ? `workload API server ${server} back` : `workload API server ${server} down`,

@@ -22,12 +22,11 @@ import { Effect } from "effect"
 import { PropagatedFromLabel, PropagateFinalizer, PropagateLabel } from "../../core/propagate/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propagate.ts"
-import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
 import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
 import { addCluster, FLEET, removeCluster, startManager, urlOf } from "./multicluster.ts"
-import type { Scenario, Step } from "./scenarios.ts"
+import { patchStep, type Scenario, type Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
 const TEAM = "team-a"
@@ -46,31 +45,27 @@ const createSource = (name: string): Step => ({
   run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(Resources.configMaps, source(name))),
 })
 
-const editSource = (name: string): Step => ({
-  name: `source ConfigMap ${TEAM}/${name} edited`,
-  settleMillis: 20_000,
-  run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt
-        .client()
-        .patch(Resources.configMaps, { namespace: TEAM, name }, mergePatch({ data: { color: "green" } })),
-    ),
-})
+const editSource = (name: string): Step =>
+  patchStep(
+    `source ConfigMap ${TEAM}/${name} edited`,
+    20_000,
+    Resources.configMaps,
+    { namespace: TEAM, name },
+    {
+      data: { color: "green" },
+    },
+  )
 
-const unlabelSource = (name: string): Step => ({
-  name: `source ConfigMap ${TEAM}/${name} loses its label`,
-  settleMillis: 30_000,
-  run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt
-        .client()
-        .patch(
-          Resources.configMaps,
-          { namespace: TEAM, name },
-          mergePatch({ metadata: { labels: { [PropagateLabel]: null } } }),
-        ),
-    ),
-})
+const unlabelSource = (name: string): Step =>
+  patchStep(
+    `source ConfigMap ${TEAM}/${name} loses its label`,
+    30_000,
+    Resources.configMaps,
+    { namespace: TEAM, name },
+    {
+      metadata: { labels: { [PropagateLabel]: null } },
+    },
+  )
 
 const deleteSource = (name: string): Step => ({
   name: `source ConfigMap ${TEAM}/${name} deleted`,

@@ -212,20 +212,23 @@ const release = (ref: ResourceRef, name: string): Step => ({
     }),
 })
 
-const rotateKubeconfig = (name: string, to: string): Step => ({
-  name: `rotate ${name}'s kubeconfig to ${to}`,
-  settleMillis: 30_000,
-  run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt
-        .client()
-        .patch(
-          Resources.secrets,
-          key(`${name}-kubeconfig`),
-          mergePatch({ data: { value: kubeconfig(workloadUrl(to), `${name}-token-2`) } }),
-        ),
-    ),
+/** A step that merge-patches one object of the management server. */
+export const patchStep = (
+  name: string,
+  settleMillis: number,
+  ref: ResourceRef,
+  at: { readonly namespace?: string | undefined; readonly name: string },
+  body: unknown,
+): Step => ({
+  name,
+  settleMillis,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().patch(ref, at, mergePatch(body))),
 })
+
+const rotateKubeconfig = (name: string, to: string): Step =>
+  patchStep(`rotate ${name}'s kubeconfig to ${to}`, 30_000, Resources.secrets, key(`${name}-kubeconfig`), {
+    data: { value: kubeconfig(workloadUrl(to), `${name}-token-2`) },
+  })
 
 const outage = (name: string, up: boolean, settleMillis: number): Step => ({
   name: up ? `workload API server of ${name} back` : `workload API server of ${name} down`,
