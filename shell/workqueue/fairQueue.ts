@@ -31,10 +31,12 @@ class Fifo<A> {
     if (this.head >= this.items.length) return undefined
     const a = this.items[this.head]
     this.head++
+    // Stryker disable all: when to drop the consumed prefix changes memory and time only, never what shift returns (equivalent)
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head)
       this.head = 0
     }
+    // Stryker restore all
     return a
   }
 }
