@@ -62,6 +62,21 @@ const requeues =
     return { ...r, actions }
   }
 
+/** A Cluster controller that deletes `role`'s object together with the workers (descendants). */
+const deletesWithWorkers =
+  (role: "controlPlane" | "infrastructure"): SimCores["cluster"] =>
+  (input, config) => {
+    const step = clusterController(input, config)
+    const worker = step.actions.find(
+      (a): a is Extract<ClusterAction, { _tag: "DeleteObject" }> =>
+        a._tag === "DeleteObject" && a.role === "descendant",
+    )
+    const ref = role === "controlPlane" ? input.desired.controlPlaneRef : input.desired.infrastructureRef
+    if (worker === undefined || ref === undefined) return step
+    const early: ClusterAction = { ...worker, role, ref: { ...worker.ref, kind: ref.kind, name: ref.name } }
+    return { ...step, actions: [...step.actions, early] }
+  }
+
 const deleteAt = (at: number, clusters: [number, number]): Incident => ({
   at,
   clusters: [clusters],
@@ -147,22 +162,7 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
   })
 
   it("delete-after-descendants: a Cluster controller that deletes the control plane with the workers", () => {
-    const hasty: SimCores["cluster"] = (input, config) => {
-      const step = clusterController(input, config)
-      if (!step.actions.some((a) => a._tag === "DeleteObject" && a.role === "descendant")) return step
-      const ref = input.desired.controlPlaneRef
-      if (ref === undefined) return step
-      const target = step.actions.find(
-        (a): a is Extract<ClusterAction, { _tag: "DeleteObject" }> => a._tag === "DeleteObject",
-      )
-      if (target === undefined) return step
-      const cp: ClusterAction = {
-        ...target,
-        role: "controlPlane",
-        ref: { ...target.ref, kind: ref.kind, name: ref.name },
-      }
-      return { ...step, actions: [...step.actions, cp] }
-    }
+    const hasty = deletesWithWorkers("controlPlane")
     const { counts, of } = violations({ cluster: hasty }, [deleteAt(HOUR, [0, 3])])
     expect(counts["delete-after-descendants"]).toBeGreaterThan(0)
     expect(of("delete-after-descendants")[0]?.message).toMatch(
@@ -351,21 +351,7 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
   })
 
   it("delete-after-descendants: a Cluster controller that deletes the infrastructure with the workers", () => {
-    const hasty: SimCores["cluster"] = (input, config) => {
-      const step = clusterController(input, config)
-      const worker = step.actions.find(
-        (a): a is Extract<ClusterAction, { _tag: "DeleteObject" }> =>
-          a._tag === "DeleteObject" && a.role === "descendant",
-      )
-      const ref = input.desired.infrastructureRef
-      if (worker === undefined || ref === undefined) return step
-      const infra: ClusterAction = {
-        ...worker,
-        role: "infrastructure",
-        ref: { ...worker.ref, kind: ref.kind, name: ref.name },
-      }
-      return { ...step, actions: [...step.actions, infra] }
-    }
+    const hasty = deletesWithWorkers("infrastructure")
     const { counts, of } = violations({ cluster: hasty }, [deleteAt(HOUR, [0, 3])])
     expect(counts["delete-after-descendants"]).toBeGreaterThan(0)
     expect(of("delete-after-descendants").map((v) => v.message)).toContain(
