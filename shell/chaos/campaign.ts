@@ -4,7 +4,7 @@
  * restart at every step, transient error bursts, a third-party write before every write), each
  * held to the oracles:
  *
- * - safety: no invariant of `watchInvariants` broken on any committed write;
+ * - safety: no invariant of the scenario's suite broken on any committed write (or reconcile);
  * - final state: after the faults stop, the masked state equals the reference run's, and every
  *   object was created and deleted as often as in the reference run;
  * - ESR: that state is reached within `ChaosDefaults.convergeTicks` ticks and kept for

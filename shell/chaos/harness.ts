@@ -1,7 +1,9 @@
 /**
- * One chaos run: the real shell controllers (the ClusterCache and its controller, the Cluster
- * controller, wired as `krtt run` wires them in shell/manager/run.ts) against the in-memory API
- * server on virtual time (TestClock), a scenario's stimuli, and at most one perturbation:
+ * One chaos run: the real shell controllers of one suite (`suite.ts`; here the operator suite:
+ * the ClusterCache and its controller, the Cluster controller, wired as `krtt run` wires them in
+ * shell/manager/run.ts; the others in ipam.ts, multicluster.ts, propagate.ts) against the
+ * in-memory API server on virtual time (TestClock), a scenario's stimuli, and at most one
+ * perturbation (on the management server's client and on the workload clients a suite asks for):
  *
  * - `crash`: the operator dies right after its `at`-th successful write (nothing after it runs)
  *   and a new one starts with nothing but what it reads from the API server;

@@ -38,6 +38,10 @@ describe("krtt chaos flags (issue 16, item 3)", () => {
       /--scenario: .*did you mean "ipam-concurrent"/,
     )
     assert.throws(
+      () => chaosOptions({ ...base, controllers: "cluster", scenario: some("ipam-delete") }),
+      /--scenario: ipam-delete is a scenario of the ipam suite, which --controllers cluster does not select \(add ipam\)/,
+    )
+    assert.throws(
       () => chaosOptions({ ...base, mutant: some("remember-cluster") }),
       /--mutant: .*did you mean "remember-clusters"/,
     )

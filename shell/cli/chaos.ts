@@ -22,7 +22,7 @@ import {
 } from "../chaos/harness.ts"
 import { isKnown, KnownBugs, sameRun } from "../chaos/known.ts"
 import { Mutants, mutantNamed } from "../chaos/mutants.ts"
-import { Scenarios } from "../chaos/suites.ts"
+import { Scenarios, Suites } from "../chaos/suites.ts"
 
 const flags = {
   controllers: Flag.String("controllers").pipe(
@@ -98,6 +98,11 @@ export const chaosOptions = (f: {
   const mutant = some(f.mutant)
   if (at !== undefined && perturbation === undefined)
     throw new ChaosUsageError("--at: needs --perturbation (a point is a point of one perturbation)")
+  const suite = Suites.find((s) => s.scenarios.some((x) => x.name === scenario))
+  if (suite !== undefined && !suite.controllers.some((c) => controllers.includes(c)))
+    throw new ChaosUsageError(
+      `--scenario: ${scenario} is a scenario of the ${suite.name} suite, which --controllers ${controllers.join(",")} does not select (add ${suite.controllers.join(" or ")})`,
+    )
   return {
     seed: f.seed,
     controllers,
