@@ -555,7 +555,7 @@ const advance = (ticks: number) =>
 export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
   Effect.gen(function* () {
     const suite = plan.suite
-    const mgmt = yield* FakeApiServer.make()
+    const mgmt = yield* FakeApiServer.make({ garbageCollection: suite.garbageCollection === true })
     yield* suite.install(mgmt)
     const violations: Array<string> = []
     const lifecycle: Record<string, string> = {}
@@ -660,7 +660,6 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       Effect.gen(function* () {
         for (let i = 0; i < ticks && !storm(); i++) {
           yield* advance(1)
-          if (suite.tick !== undefined) yield* suite.tick(mgmt)
           if (state.crashed) yield* restart
         }
       })

@@ -238,32 +238,6 @@ const ipamInvariants = (mgmt: FakeApiServer, violations: Array<string>) => {
   })
 }
 
-/**
- * kube-controller-manager's garbage collector for the ClusterConfigs (background propagation):
- * one whose controller owner (by uid) is gone is deleted (its finalizer then holds it until the
- * IPAM controller releases it). Once per tick, as the real one lags behind.
- */
-const collectGarbage = (mgmt: FakeApiServer) =>
-  Effect.gen(function* () {
-    for (const cc of mgmt.objects(ClusterConfigResource)) {
-      if (cc.metadata.deletionTimestamp !== undefined) continue
-      const owners = cc.metadata.ownerReferences ?? []
-      if (owners.length === 0) continue
-      const live = owners.some((r) =>
-        mgmt
-          .objects(OpenmcpClusterResource)
-          .some((c) => c.metadata.namespace === cc.metadata.namespace && c.metadata.uid === r.uid),
-      )
-      if (!live)
-        yield* Effect.ignore(
-          mgmt.client().delete(ClusterConfigResource, {
-            namespace: cc.metadata.namespace,
-            name: cc.metadata.name ?? "",
-          }),
-        )
-    }
-  })
-
 export const IpamSuite: Suite = {
   name: "ipam",
   controllers: ["ipam"],
@@ -295,7 +269,9 @@ export const IpamSuite: Suite = {
   // The restore's lists carry no resourceVersion, which kube-apiserver answers with a consistent
   // read: only the reflectors' lists (paged) are served from the lagging view.
   staleList: (o) => o?.pageSize !== undefined,
-  tick: collectGarbage,
+  // kube-controller-manager's garbage collector deletes a ClusterConfig whose owner Cluster is
+  // gone (seed 004 counts on it): the in-memory server's own (`shell/apiserver/gc.ts`).
+  garbageCollection: true,
   fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: false,
   maskObject: (_resource, o) => JSON.parse(JSON.stringify(o).replace(CIDR, "<cidr>/$1")) as KubeObject,

@@ -65,8 +65,8 @@ export interface Suite {
    * list). A list the real API server answers with a consistent read can be left out.
    */
   readonly staleList?: ((options: ListAllOptions | undefined) => boolean) | undefined
-  /** What the rest of the control plane does once per tick (e.g. kube-controller-manager's garbage collector). */
-  readonly tick?: ((mgmt: FakeApiServer) => Effect.Effect<void>) | undefined
+  /** Whether the management server collects garbage (owner references cascade, `shell/apiserver/gc.ts`). */
+  readonly garbageCollection?: boolean | undefined
   /** Points per perturbation kind of the fast campaign (default `ChaosDefaults.fastPoints`). */
   readonly fastPoints?: FastPoints | undefined
   /** Masks what legitimately differs between equal runs of this suite (after the common masking). */
