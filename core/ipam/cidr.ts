@@ -46,17 +46,12 @@ const parseV4 = (text: string): bigint | undefined => {
 }
 
 const parseV6 = (text: string): bigint | undefined => {
-  if (!/^[0-9a-fA-F:.]+$/.test(text)) return undefined
   const halves = text.split("::")
   if (halves.length > 2) return undefined
-  const groups = (s: string): Array<string> | undefined => {
-    if (s === "") return []
-    const g = s.split(":")
-    return g.some((x) => x === "") ? undefined : g
-  }
+  // an empty group (`1:::2`, `:1::`) is refused below by the group's own pattern
+  const groups = (s: string): Array<string> => (s === "" ? [] : s.split(":"))
   const head = groups(halves[0] as string)
-  const tail = halves.length === 2 ? groups(halves[1] as string) : []
-  if (head === undefined || tail === undefined) return undefined
+  const tail = groups(halves[1] ?? "")
   // an embedded IPv4 address in the last group counts as two groups
   const expand = (g: Array<string>): Array<number> | undefined => {
     const out: Array<number> = []
@@ -75,7 +70,7 @@ const parseV6 = (text: string): bigint | undefined => {
     return out
   }
   const h = expand(head)
-  const t = halves.length === 2 ? expand(tail) : []
+  const t = expand(tail)
   if (h === undefined || t === undefined) return undefined
   if (halves.length === 2 && (head.some((x) => x.includes(".")) || h.length + t.length > 7)) return undefined
   if (halves.length === 1 && h.length !== 8) return undefined
@@ -125,21 +120,21 @@ export const cidrOf = (text: string): Cidr => {
 export const formatAddress = (family: 4 | 6, v: bigint): string => {
   if (family === 4) return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 0xffn)).join(".")
   const g = Array.from({ length: 8 }, (_, i) => Number((v >> BigInt(112 - 16 * i)) & 0xffffn))
+  // the first of the longest runs of zero groups, if longer than one group (RFC 5952, 4.2.2-4.2.3)
   let bestAt = -1
   let bestLen = 1
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++
-      continue
+  let runAt = -1
+  g.forEach((x, i) => {
+    if (x !== 0) {
+      runAt = -1
+      return
     }
-    let j = i
-    while (j < 8 && g[j] === 0) j++
-    if (j - i > bestLen) {
-      bestAt = i
-      bestLen = j - i
+    if (runAt === -1) runAt = i
+    if (i - runAt + 1 > bestLen) {
+      bestAt = runAt
+      bestLen = i - runAt + 1
     }
-    i = j
-  }
+  })
   const hex = (xs: Array<number>) => xs.map((x) => x.toString(16)).join(":")
   if (bestAt === -1) return hex(g)
   return `${hex(g.slice(0, bestAt))}::${hex(g.slice(bestAt + bestLen))}`
@@ -150,10 +145,7 @@ export const formatCidr = (c: Cidr): string => `${formatAddress(c.family, c.base
 
 /** Whether `inner` lies within `outer` (equal counts). */
 export const contains = (outer: Cidr, inner: Cidr): boolean =>
-  outer.family === inner.family &&
-  outer.prefix <= inner.prefix &&
-  inner.base >= outer.base &&
-  lastOf(inner) <= lastOf(outer)
+  outer.family === inner.family && inner.base >= outer.base && lastOf(inner) <= lastOf(outer)
 
 /** Whether two CIDRs share an address. */
 export const overlaps = (a: Cidr, b: Cidr): boolean =>
@@ -163,8 +155,8 @@ export const overlaps = (a: Cidr, b: Cidr): boolean =>
 export const compareCidr = (a: Cidr, b: Cidr): number =>
   a.family !== b.family
     ? a.family - b.family
-    : a.base !== b.base
-      ? a.base < b.base
-        ? -1
-        : 1
-      : a.prefix - b.prefix
+    : a.base < b.base
+      ? -1
+      : a.base > b.base
+        ? 1
+        : a.prefix - b.prefix

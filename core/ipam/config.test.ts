@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { cidrOf } from "./cidr.ts"
-import { globalParentIds, parentContaining, validateIpamConfig } from "./config.ts"
+import { cidrOf, formatCidr } from "./cidr.ts"
+import { globalParentIds, parentCidrsOf, parentContaining, validateIpamConfig } from "./config.ts"
 
 /** upstream's docs/config/config.md example, verbatim in shape */
 const upstreamExample = {
@@ -529,5 +529,93 @@ describe("globalParentIds() and parentContaining()", () => {
     expect(parentContaining(config, cidrOf("10.1.2.0/24"))).toBe("10.1.0.0/16")
     expect(parentContaining(config, cidrOf("fd00:0:0:1::/64"))).toBe("fd00::/48")
     expect(parentContaining(config, cidrOf("10.2.0.0/24"))).toBeUndefined()
+  })
+})
+
+describe("validateIpamConfig(): what the first mutation run found untested", () => {
+  const inj = "^spec\\.injectionRules\\[0\\]\\.injections"
+  const sel = "^spec\\.injectionRules\\[0\\]"
+  const one = (injection: unknown, parentCIDRs: unknown = { a: ["10.0.0.0/16"] }) => ({
+    spec: { parentCIDRs, injectionRules: [rule([injection])] },
+  })
+  const withSelector = (s: Record<string, unknown>) =>
+    spec({ injectionRules: [rule([{ path: "/a", subnetSize: 24 }], s)] })
+  it("accepts the whole object with status, and names an unknown spec field under spec", () => {
+    const whole = { apiVersion: "v", kind: "IPAMConfig", metadata: {}, status: {}, spec: { parentCIDRs: {} } }
+    expect(configOf(whole).parentCIDRs).toEqual({})
+    expectIssues({ spec: { parentCIDRs: {}, injectionRule: [] } }, [
+      /^spec\.injectionRule: unknown field "injectionRule"; did you mean "injectionRules"\?$/,
+    ])
+  })
+  it("refuses a refresh cycle that is not a string, also a list holding one", () => {
+    expectIssues(spec({ internalStateRefreshCycleDuration: ["1h"] }), [
+      /^spec\.internalStateRefreshCycleDuration: \["1h"\] is not a duration/,
+    ])
+  })
+  it("names the earlier injection of a duplicate injection id", () => {
+    const dup = spec({
+      injectionRules: [
+        rule([
+          { id: "x", path: "/a", subnetSize: 24 },
+          { id: "x", path: "/b", subnetSize: 24 },
+        ]),
+      ],
+    })
+    expectIssues(dup, [
+      new RegExp(
+        `${inj}\\[1\\]\\.id: duplicate injection id "x" \\(also spec\\.injectionRules\\[0\\]\\.injections\\[0\\]\\.id\\)$`,
+      ),
+    ])
+  })
+  it("requires parents as a list of strings", () => {
+    expectIssues(one({ path: "/a", subnetSize: 24, parents: "a" }), [
+      new RegExp(`${inj}\\[0\\]\\.parents: must be a list of strings, got string$`),
+    ])
+  })
+  it("an injection id that is also a global parent id means the earlier injection", () => {
+    const shadow = (subnetSize: number) => ({
+      spec: {
+        parentCIDRs: { a: ["10.0.0.0/16"] },
+        injectionRules: [
+          rule([
+            { id: "a", path: "/a", parents: ["a"], subnetSize: 24 },
+            { path: "/b", parents: ["a"], subnetSize },
+          ]),
+        ],
+      },
+    })
+    expect(configOf(shadow(28)).injectionRules[0]?.injections[1]?.subnetSize).toBe(28)
+    expectIssues(shadow(20), [
+      new RegExp(`${inj}\\[1\\]\\.subnetSize: a /20 fits in none of its parents \\(a\\)`),
+    ])
+  })
+  it("an injection without parents needs a parent CIDR somewhere: ids without CIDRs are not enough", () => {
+    expectIssues(one({ path: "/a", subnetSize: 24 }, { e: [] }), [
+      new RegExp(`${inj}\\[0\\]\\.parents: is empty, .*there is none$`),
+    ])
+  })
+  it("a matchIdentities name or namespace must be a non-empty string", () => {
+    expectIssues(withSelector({ matchIdentities: [{ name: 1, namespace: "" }] }), [
+      new RegExp(`${sel}\\.matchIdentities\\[0\\]\\.name: is required$`),
+      new RegExp(`${sel}\\.matchIdentities\\[0\\]\\.namespace: is required$`),
+    ])
+  })
+  it("a matchExpressions key must be a non-empty string, and its values a list", () => {
+    for (const key of [undefined, "", 5])
+      expectIssues(withSelector({ matchExpressions: [{ key, operator: "Exists" }] }), [
+        new RegExp(`${sel}\\.matchExpressions\\[0\\]\\.key: is required$`),
+      ])
+    expectIssues(withSelector({ matchExpressions: [{ key: "k", operator: "In", values: "v" }] }), [
+      new RegExp(`${sel}\\.matchExpressions\\[0\\]\\.values: must be a list of strings, got string$`),
+      new RegExp(`${sel}\\.matchExpressions\\[0\\]\\.values: must not be empty for operator In$`),
+    ])
+  })
+  it("parentCidrsOf() skips a text that is not a CIDR (a config built by hand)", () => {
+    const byHand = {
+      parentCIDRs: { a: ["bogus", "10.0.0.0/8"] },
+      injectionRules: [],
+      internalStateRefreshCycleDuration: 0,
+    }
+    expect(parentCidrsOf(byHand).map(formatCidr)).toEqual(["10.0.0.0/8"])
   })
 })

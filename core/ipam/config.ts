@@ -110,6 +110,10 @@ export const closest = (key: string, known: ReadonlyArray<string>): string =>
 
 const RULE_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 
+/** A prefix length some family allows: an integer from 0 to 128. */
+const isSubnetSize = (v: unknown): v is number =>
+  Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 128
+
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
 const typeName = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v)
@@ -297,17 +301,23 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
           }
           const parents = strings(inj.parents, `${ip}.parents`)
           const size = inj.subnetSize
-          if (typeof size !== "number" || !Number.isInteger(size) || size < 0 || size > 128) {
+          if (!isSubnetSize(size)) {
             err(
               `${ip}.subnetSize`,
               size === undefined ? "is required" : `${JSON.stringify(size)} must be an integer from 0 to 128`,
             )
           } else {
-            const candidates = parents.length === 0 ? parsedParents.map((p) => p.cidr) : []
-            if (parents.length === 0 && parsedParents.length === 0 && Object.keys(parentCIDRs).length === 0)
+            // the global parents it may slice from: all without `parents`; else those named, unless
+            // an earlier injection of the rule has the same id (the local one is meant)
+            const candidates = (
+              parents.length === 0
+                ? parsedParents
+                : parsedParents.filter((p) => parents.includes(p.id) && !localSizes.has(p.id))
+            ).map((p) => p.cidr)
+            if (parents.length === 0 && parsedParents.length === 0)
               err(
                 `${ip}.parents`,
-                "is empty, so every parent of spec.parentCIDRs is allowed, but there is none",
+                "is empty, so every parent CIDR of spec.parentCIDRs is allowed, but there is none",
               )
             let unknown = false
             parents.forEach((pid, pi) => {
@@ -324,14 +334,7 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
                 )
               }
             })
-            const fitsLocal = parents.some((pid) => {
-              const s = localSizes.get(pid)
-              return s !== undefined && size > s
-            })
-            for (const pid of parents) {
-              if (!localSizes.has(pid))
-                candidates.push(...parsedParents.filter((p) => p.id === pid).map((p) => p.cidr))
-            }
+            const fitsLocal = parents.some((pid) => size > (localSizes.get(pid) ?? Number.POSITIVE_INFINITY))
             const fitsGlobal = candidates.some((c) => size > c.prefix && size <= bitsOf(c.family))
             if (!unknown && !fitsLocal && !fitsGlobal && (candidates.length > 0 || parents.length > 0)) {
               err(
@@ -339,9 +342,11 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
                 `a /${size} fits in none of its parents (${parents.length === 0 ? "all parent CIDRs" : parents.join(", ")}): it must be longer than the parent's prefix and at most 32 (IPv4) or 128 (IPv6)`,
               )
             }
+            // Stryker disable next-line ConditionalExpression: parent ids are strings, so an entry under `undefined` is never looked up
             if (injId !== undefined) localSizes.set(injId, size)
+            injections.push({ id: injId, paths, parents, subnetSize: size })
           }
-          injections.push({ id: injId, paths, parents, subnetSize: typeof size === "number" ? size : 0 })
+          // an injection with a bad size is not kept: the config has errors and is not returned
         })
       }
       injectionRules.push({ id, selector, injections })
@@ -364,7 +369,8 @@ const parseSelector = (
     if (!Array.isArray(r.matchIdentities))
       err(`${rp}.matchIdentities`, `must be a list, got ${typeName(r.matchIdentities)}`)
     else {
-      matchIdentities = []
+      const identities: Array<ObjectReference> = []
+      matchIdentities = identities
       r.matchIdentities.forEach((m, i) => {
         const p = `${rp}.matchIdentities[${i}]`
         if (!isObj(m)) {
@@ -374,7 +380,8 @@ const parseSelector = (
         strict(m, p, ["name", "namespace"])
         if (typeof m.name !== "string" || m.name === "") err(`${p}.name`, "is required")
         if (typeof m.namespace !== "string" || m.namespace === "") err(`${p}.namespace`, "is required")
-        matchIdentities?.push({ name: String(m.name ?? ""), namespace: String(m.namespace ?? "") })
+        // what is pushed for a missing name or namespace is never seen: that config has errors
+        identities.push({ name: String(m.name), namespace: String(m.namespace) })
       })
     }
   }
@@ -435,7 +442,7 @@ const parseSelector = (
         } else if ((op === "Exists" || op === "DoesNotExist") && values.length > 0) {
           err(`${p}.values`, `must be empty for operator ${op}`)
         }
-        matchExpressions.push({ key: String(m.key ?? ""), operator: op, values })
+        matchExpressions.push({ key: String(m.key), operator: op, values })
       })
   }
   return { matchIdentities, matchPurposes, matchLabels, matchExpressions }

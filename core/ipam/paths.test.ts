@@ -17,11 +17,13 @@ describe("normalizePath()", () => {
     expect(path("/a/")).toBe('error: "/a/" has an empty segment')
     expect(path("/a~2")).toBe(`error: "/a~2" has a '~' that is not '~0' or '~1'`)
     expect(path("/a~")).toBe(`error: "/a~" has a '~' that is not '~0' or '~1'`)
+    expect(path("/a/b~2")).toBe(`error: "/a/b~2" has a '~' that is not '~0' or '~1'`)
   })
   it("turns a JSONPath-like path (upstream's `.spec.network.cidr`) into JSONPatch form", () => {
     expect(path(".spec.network.cidr")).toBe("/spec/network/cidr")
     expect(path(".spec.list[0]")).toBe("/spec/list/0")
     expect(path(".spec.list[10].x")).toBe("/spec/list/10/x")
+    expect(path(".spec.list[100]")).toBe("/spec/list/100")
     expect(path('.metadata.labels["a/b"]')).toBe("/metadata/labels/a~1b")
     expect(path(".metadata.labels['x~y']")).toBe("/metadata/labels/x~0y")
     expect(path('.a["b.c"]')).toBe("/a/b.c")
@@ -32,6 +34,10 @@ describe("normalizePath()", () => {
     expect(path(".a.")).toBe('error: ".a." has an empty segment at position 2')
     expect(path(".a[0")).toBe(`error: ".a[0" has an unclosed '['`)
     expect(path(".a[01]")).toBe('error: ".a[01]" has "[01]", neither an index nor a quoted key')
+    for (const half of ['"x"y', 'x"y"', "'x'y", "x'y'"])
+      expect(path(`.a[${half}]`)).toBe(
+        `error: ".a[${half}]" has "[${half}]", neither an index nor a quoted key`,
+      )
     expect(path(".a[x]")).toBe('error: ".a[x]" has "[x]", neither an index nor a quoted key')
     expect(path(".a[-1]")).toBe('error: ".a[-1]" has "[-1]", neither an index nor a quoted key')
     expect(path(".a[0]x")).toBe(`error: ".a[0]x" has an unexpected 'x' at position 5`)
@@ -59,6 +65,7 @@ describe("parseGoDuration()", () => {
     expect(parseGoDuration("0")).toBe(0)
     expect(parseGoDuration("1.5s")).toBe(1_500)
     expect(parseGoDuration(".5s")).toBe(500)
+    expect(parseGoDuration(".25s")).toBe(250)
     expect(parseGoDuration("2.m")).toBe(120_000)
   })
   it("refuses texts that are not durations: no unit, unknown unit, spaces, signs, empty", () => {

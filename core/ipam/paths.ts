@@ -34,18 +34,18 @@ export const normalizePath = (text: string): PathResult => {
   while (i < text.length) {
     const c = text[i]
     if (c === ".") {
-      let j = i + 1
-      while (j < text.length && text[j] !== "." && text[j] !== "[") j++
-      const name = text.slice(i + 1, j)
+      const rest = text.slice(i + 1)
+      const stop = rest.search(/[.[]/)
+      const name = stop === -1 ? rest : rest.slice(0, stop)
       if (name === "") return { ok: false, message: `"${text}" has an empty segment at position ${i}` }
       segments.push(name)
-      i = j
+      i += 1 + name.length
     } else if (c === "[") {
       const close = text.indexOf("]", i)
       if (close === -1) return { ok: false, message: `"${text}" has an unclosed '['` }
       const inner = text.slice(i + 1, close)
       const quoted = /^"(.*)"$|^'(.*)'$/.exec(inner)
-      if (quoted !== null) segments.push(quoted[1] ?? quoted[2] ?? "")
+      if (quoted !== null) segments.push(quoted[1] ?? (quoted[2] as string))
       else if (/^(0|[1-9][0-9]*)$/.test(inner)) segments.push(inner)
       else return { ok: false, message: `"${text}" has "[${inner}]", neither an index nor a quoted key` }
       i = close + 1

@@ -69,11 +69,7 @@ export const decide = <Input, Result, Config>(
   config: Config,
 ): Decision<Input, Result, Config> => {
   const applicable = table.rows.filter((r) => r.applies(input, config))
-  let decided: RowSpec<Input, Result, Config> | undefined
-  for (const r of applicable) {
-    // Stryker disable next-line EqualityOperator: two rows of a table never share a rank (listed rows rank below priority.length, unlisted ones above it, by their distinct numbers), so `<` and `<=` decide alike
-    if (decided === undefined || rank(table.priority, r.n) < rank(table.priority, decided.n)) decided = r
-  }
+  const decided = applicable.toSorted((a, b) => rank(table.priority, a.n) - rank(table.priority, b.n))[0]
   return { applicable, decided }
 }
 
