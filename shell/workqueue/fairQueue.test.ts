@@ -112,6 +112,22 @@ describe("FairQueue", () => {
     )
   })
 
+  it("an item added while it is processed is deferred, however often, and queued once on done", () => {
+    const q = new FairQueue()
+    const x = makeRequest({ namespace: "ns", name: "x" }, ClusterName("a"))
+    expect(q.add(x)).toBe("queued")
+    expect(q.add(x)).toBe("deduplicated")
+    expect(q.pop()).toEqual(x)
+    expect([q.add(x), q.add(x)]).toEqual(["deferred", "deferred"])
+    expect(q.length).toBe(0)
+    expect(q.done(x)).toBe(true)
+    expect(q.length).toBe(1)
+    expect(q.pop()).toEqual(x)
+    expect(q.pop()).toBeUndefined()
+    expect(q.done(x)).toBe(false)
+    expect(q.done(x)).toBe(false)
+  })
+
   it("a cluster that becomes ready while the cursor is mid-round is served after the clusters already waiting", () => {
     const q = new FairQueue()
     const r = (c: string, n: string) => makeRequest({ namespace: "ns", name: n }, ClusterName(c))

@@ -239,7 +239,23 @@ describe("WorkQueue", () => {
       assert.isTrue(Exit.isFailure(exit) && String(exit).includes("WorkQueueShutDown"))
       yield* q.add(req("x"))
       assert.strictEqual(yield* q.length, 0)
-      assert.strictEqual((yield* Effect.flip(q.take))._tag, "WorkQueueShutDown")
+      assert.deepStrictEqual(
+        { ...(yield* Effect.flip(q.take)) },
+        { _tag: "WorkQueueShutDown", queue: q.name },
+      )
+    }),
+  )
+
+  it.effect("shutdown stops handing out work at once, even with requests ready", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("shutdown-ready") })
+      yield* q.add(req("x"))
+      yield* q.add(req("y"))
+      yield* q.shutdown
+      assert.deepStrictEqual(
+        { ...(yield* Effect.flip(q.take)) },
+        { _tag: "WorkQueueShutDown", queue: q.name },
+      )
     }),
   )
 
