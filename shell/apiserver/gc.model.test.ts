@@ -11,17 +11,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { mergePatch } from "../kube/patch.ts"
-import { controllerReference, type KubeObject, type ResourceRef } from "../kube/resource.ts"
+import { controllerReference, type KubeObject } from "../kube/resource.ts"
+import { widgets } from "./fixtures.ts"
 import { ForegroundFinalizer, type PropagationPolicy } from "./objects.ts"
 import { FakeApiServer } from "./server.ts"
 
-const widgets: ResourceRef = {
-  group: "example.com",
-  version: "v1",
-  resource: "widgets",
-  kind: "Widget",
-  namespaced: true,
-}
 const Hold = "example.com/hold"
 const name = (i: number) => `o${i}`
 const key = (i: number) => ({ namespace: "default", name: name(i) })

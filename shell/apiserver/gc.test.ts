@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { KubeClientShape } from "../kube/client.ts"
-import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import {
   controllerReference,
@@ -10,18 +9,12 @@ import {
   type ResourceRef,
   Resources,
 } from "../kube/resource.ts"
+import { failure, widgets } from "./fixtures.ts"
 import { GarbageCollector, GarbageCollectorDefaults } from "./gc.ts"
 import { deletionFinalizers, ForegroundFinalizer, OrphanFinalizer, prepareDelete } from "./objects.ts"
 import { FakeApiServer } from "./server.ts"
 import { FakeStore } from "./storage.ts"
 
-const widgets: ResourceRef = {
-  group: "example.com",
-  version: "v1",
-  resource: "widgets",
-  kind: "Widget",
-  namespaced: true,
-}
 const racks: ResourceRef = {
   group: "example.com",
   version: "v1",
@@ -30,8 +23,6 @@ const racks: ResourceRef = {
   namespaced: false,
 }
 const configMaps = Resources.configMaps
-
-const failure = <A>(effect: Effect.Effect<A, KubeError>) => Effect.map(Effect.flip(effect), (e) => e._tag)
 
 /** A server with garbage collection on (or off) and its client. */
 const server = (garbageCollection = true) =>

@@ -9,15 +9,9 @@ import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import type { WatchEvent } from "../kube/watch.ts"
+import { failure, settle, widgets } from "./fixtures.ts"
 import { FakeApiServer } from "./server.ts"
 
-const widgets: ResourceRef = {
-  group: "example.com",
-  version: "v1",
-  resource: "widgets",
-  kind: "Widget",
-  namespaced: true,
-}
 const gadgets: ResourceRef = { ...widgets, resource: "gadgets", kind: "Gadget" }
 const configMaps = Resources.configMaps
 const key = (name: string) => ({ namespace: "default", name })
@@ -26,9 +20,6 @@ const widget = (name: string, finalizers?: ReadonlyArray<string>): KubeObject =>
   spec: { size: 1 },
 })
 const cm = (name: string): KubeObject => ({ metadata: { name, namespace: "default" }, data: { a: "1" } })
-
-const failure = <A>(effect: Effect.Effect<A, KubeError>) => Effect.map(Effect.flip(effect), (e) => e._tag)
-const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 /** The events a watch delivers until `settle`, then the watch is interrupted. */
 const eventsOf = (stream: Stream.Stream<WatchEvent, KubeError>) =>
@@ -182,14 +173,20 @@ describe("status subresource", () => {
   )
 })
 
+/** Three writes: "a" created (rv 1), "b" created (rv 2), "a" deleted (rv 3). */
+const aThenBThenNotA = Effect.gen(function* () {
+  const fake = yield* FakeApiServer.make()
+  const api = fake.client()
+  yield* api.create(configMaps, cm("a"))
+  yield* api.create(configMaps, cm("b"))
+  yield* api.delete(configMaps, key("a"))
+  return { fake, api }
+})
+
 describe("list and watch resourceVersion semantics", () => {
   it.effect('at "0" a list and a watch serve the current state, even after a compaction', () =>
     Effect.gen(function* () {
-      const fake = yield* FakeApiServer.make()
-      const api = fake.client()
-      yield* api.create(configMaps, cm("a"))
-      yield* api.create(configMaps, cm("b"))
-      yield* api.delete(configMaps, key("a"))
+      const { fake, api } = yield* aThenBThenNotA
       fake.compact()
       const list = yield* api.list(configMaps, { resourceVersion: "0" })
       assert.deepStrictEqual(
@@ -224,11 +221,7 @@ describe("list and watch resourceVersion semantics", () => {
 
   it.effect("Exact lists the snapshot at that revision, Gone once compacted; the match needs a version", () =>
     Effect.gen(function* () {
-      const fake = yield* FakeApiServer.make()
-      const api = fake.client()
-      yield* api.create(configMaps, cm("a"))
-      yield* api.create(configMaps, cm("b"))
-      yield* api.delete(configMaps, key("a"))
+      const { fake, api } = yield* aThenBThenNotA
       const then = yield* api.list(configMaps, { resourceVersion: "1", resourceVersionMatch: "Exact" })
       assert.deepStrictEqual(
         then.items.map((o) => o.metadata.name),

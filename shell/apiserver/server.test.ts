@@ -5,16 +5,10 @@ import type { KubeError } from "../kube/errors.ts"
 import { applyPatch, jsonPatch, mergePatch } from "../kube/patch.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import { InitialEventsEndAnnotation, isInitialEventsEnd, type WatchEvent } from "../kube/watch.ts"
+import { failure, settle, widgets } from "./fixtures.ts"
 import { makeMemoryClient } from "./memoryClient.ts"
 import { FakeApiServer } from "./server.ts"
 
-const widgets: ResourceRef = {
-  group: "example.com",
-  version: "v1",
-  resource: "widgets",
-  kind: "Widget",
-  namespaced: true,
-}
 const cm = (name: string, labels: Record<string, string> = {}, namespace = "default"): KubeObject => ({
   metadata: { name, namespace, labels },
   data: { a: "1" },
@@ -39,14 +33,11 @@ const collect = (stream: Stream.Stream<WatchEvent, KubeError>) =>
     yield* settle
     return { events, fiber }
   })
-const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 const summary = (events: ReadonlyArray<WatchEvent>) =>
   events.map(
     (e) =>
       `${e.type}:${e.type === "ERROR" ? e.object.code : (e.object.metadata.name ?? e.object.metadata.resourceVersion)}`,
   )
-
-const failure = <A>(effect: Effect.Effect<A, KubeError>) => Effect.map(Effect.flip(effect), (e) => e._tag)
 
 describe("FakeApiServer objects", () => {
   it.effect(

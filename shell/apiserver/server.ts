@@ -30,12 +30,14 @@
  * - Garbage collection (`garbageCollection: true`, see `gc.ts`): owner references cascade in
  *   Background, Foreground and Orphan as kube-controller-manager's collector makes them, each step
  *   a write of its own right after the call that caused it.
+ * - Namespace lifecycle (`namespaceLifecycle: true`, see `namespaces.ts`): content needs an
+ *   existing, active namespace; deleting a namespace deletes its content, then the namespace.
  * - Fault injection (`inject`), an outage switch (`stop`/`start`/`restart`), forced watch ends
  *   (`closeWatches`, `expireWatches`).
  *
  * # Caveats
- * - No admission and no namespace lifecycle: namespaces need not exist. Without
- *   `garbageCollection` owner references do not cascade and `propagationPolicy` is ignored (like
+ * - No admission but NamespaceLifecycle (with `namespaceLifecycle`; without it namespaces need
+ *   not exist and deleting one leaves its content). Without `garbageCollection` owner references do not cascade and `propagationPolicy` is ignored (like
  *   envtest without a controller-manager, or kube-apiserver with garbage collection off).
  * - Server-side apply is a merge patch that may create: no field ownership, `force` is ignored.
  *
@@ -68,6 +70,13 @@ import type { WatchEvent } from "../kube/watch.ts"
 import { discoveryDocument } from "./discovery.ts"
 import { type Fault, Faults, type FaultTarget, type Verb } from "./faults.ts"
 import { GarbageCollector } from "./gc.ts"
+import {
+  admitCreate,
+  InitialNamespaces,
+  NamespaceController,
+  prepareNamespace,
+  prepareNamespaceDelete,
+} from "./namespaces.ts"
 import {
   alreadyExists,
   badRequest,
@@ -105,6 +114,12 @@ export interface FakeApiServerOptions {
    * (and like kube-apiserver with garbage collection off, the policy is then ignored).
    */
   readonly garbageCollection?: boolean | undefined
+  /**
+   * Namespaces have a lifecycle (see `namespaces.ts`): content needs an existing, active namespace,
+   * and deleting a namespace deletes its content first. The server then starts with `default`,
+   * `kube-node-lease`, `kube-public` and `kube-system`. Default false: namespaces need not exist.
+   */
+  readonly namespaceLifecycle?: boolean | undefined
 }
 
 const isKubeError = (u: unknown): u is KubeError => u instanceof Error && "_tag" in u && "verb" in u
@@ -125,6 +140,7 @@ export class FakeApiServer {
   private readonly faults = new Faults()
   private readonly bookmarkMillis: number
   private readonly gc: GarbageCollector | undefined
+  private readonly namespaces: NamespaceController | undefined
   private up = true
 
   private constructor(options: FakeApiServerOptions) {
@@ -133,11 +149,26 @@ export class FakeApiServer {
     )
     for (const ref of options.resources ?? Object.values(Resources)) this.store.register(ref)
     this.gc = options.garbageCollection === true ? new GarbageCollector(this.store) : undefined
+    this.namespaces =
+      options.namespaceLifecycle === true
+        ? new NamespaceController(this.store, { garbageCollection: this.gc !== undefined })
+        : undefined
   }
 
-  /** A new, empty server. */
+  /** A new server: empty, or with the initial namespaces under `namespaceLifecycle`. */
   static make(options: FakeApiServerOptions = {}): Effect.Effect<FakeApiServer> {
-    return Effect.sync(() => new FakeApiServer(options))
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() => {
+        const server = new FakeApiServer(options)
+        if (server.namespaces !== undefined) {
+          for (const name of InitialNamespaces) {
+            const s = server.served("create", Resources.namespaces, {})
+            server.insert(s, { metadata: { name } }, now, false)
+          }
+        }
+        return server
+      }),
+    )
   }
 
   // ---- test controls (synchronous) ------------------------------------------------------------
@@ -295,10 +326,18 @@ export class FakeApiServer {
       this.admit(target),
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const result = body(now)
-        this.gc?.drain(now)
+        this.settle(now)
         return isKubeError(result) ? Effect.fail(result) : Effect.succeed(result)
       }),
     )
+  }
+
+  /** Runs the collector and the namespace controller until neither has work left. */
+  private settle(now: number): void {
+    for (let busy = true; busy; ) {
+      this.gc?.drain(now)
+      busy = this.namespaces?.drain(now) ?? false
+    }
   }
 
   private served(
@@ -326,8 +365,15 @@ export class FakeApiServer {
     dryRun: boolean | undefined,
   ): T | KubeError {
     const ctx = { now, serial: ++this.store.serial, hasStatus: this.store.hasStatus(s.ref) }
-    const created = prepareCreate(s, object, ctx)
-    if (isKubeError(created)) return created
+    const prepared = prepareCreate(s, object, ctx)
+    if (isKubeError(prepared)) return prepared
+    const lifecycle = this.namespaces !== undefined
+    const refused = lifecycle ? admitCreate(this.store, s, prepared.metadata.namespace) : undefined
+    if (refused !== undefined) return refused
+    const created =
+      lifecycle && s.ref.resource === "namespaces" && s.ref.group === ""
+        ? prepareNamespace(prepared)
+        : prepared
     if (
       this.store.find(s.ref, { namespace: created.metadata.namespace, name: created.metadata.name ?? "" })
     ) {
@@ -560,11 +606,10 @@ export class FakeApiServer {
         })
       }
       if (preconditionsFail(existing, options.preconditions)) return conflict(s, key.name)
-      const d = prepareDelete(existing, {
-        policy: options.propagationPolicy,
-        garbageCollection: this.gc !== undefined,
-        now,
-      })
+      const d =
+        this.namespaces !== undefined && ref.resource === "namespaces" && ref.group === ""
+          ? prepareNamespaceDelete(existing, now)
+          : prepareDelete(existing, { policy, garbageCollection: this.gc !== undefined, now })
       if (options.dryRun || d._tag === "Unchanged") return this.store.out<T>(ref, existing)
       return d._tag === "Removed"
         ? this.store.out<T>(ref, this.store.put(ref, "DELETED", existing, existing))
