@@ -70,6 +70,11 @@ afterAll(async () => {
 const context = () => op.tail(30)
 const phaseOf = async (ns: string, name: string) =>
   (await steadyGet(m.mgmt, paths.cluster(ns, name)))?.status?.phase
+/** Waits until the Cluster's phase (written by the operator) is `phase`. */
+const untilPhase = (ns: string, name: string, phase: string) =>
+  waitFor(`${name} ${phase}`, async () => ((await phaseOf(ns, name)) === phase ? true : undefined), {
+    context,
+  })
 
 describe("etcd compacted while the operator's watches are away", () => {
   it("each reflector gets 410 on its resume, relists, and no change made meanwhile is lost", async () => {
@@ -83,21 +88,8 @@ describe("etcd compacted while the operator's watches are away", () => {
     for (const name of waiting)
       await steadyCluster(mgmt, ns, name, kubeconfig, endpoint, { provisioned: false })
     await steadyCluster(mgmt, ns, "doomed", kubeconfig, endpoint)
-    for (const name of waiting)
-      await waitFor(
-        `${name} Provisioning`,
-        async () => ((await phaseOf(ns, name)) === "Provisioning" ? true : undefined),
-        {
-          context,
-        },
-      )
-    await waitFor(
-      "doomed Provisioned",
-      async () => ((await phaseOf(ns, "doomed")) === "Provisioned" ? true : undefined),
-      {
-        context,
-      },
-    )
+    for (const name of waiting) await untilPhase(ns, name, "Provisioning")
+    await untilPhase(ns, "doomed", "Provisioned")
     const expiredBefore = op.logs().filter((l) => messageOf(l) === "reflector: Expired").length
 
     // The cut: every connection of the operator to its API server reset, new ones refused.
@@ -127,14 +119,7 @@ describe("etcd compacted while the operator's watches are away", () => {
     )
 
     // No event lost: what the operator writes reflects each change of the window.
-    for (const name of waiting.slice(0, 3))
-      await waitFor(
-        `${name} Provisioned`,
-        async () => ((await phaseOf(ns, name)) === "Provisioned" ? true : undefined),
-        {
-          context,
-        },
-      )
+    for (const name of waiting.slice(0, 3)) await untilPhase(ns, name, "Provisioned")
     await waitFor(
       "w-3 Paused",
       async () =>

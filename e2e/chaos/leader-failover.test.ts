@@ -9,7 +9,8 @@
 // The bound: the standby notices a Lease record change at its next poll (one retry period after
 // the last renewal at worst), the Lease expires a lease duration after that observation, and the
 // standby's next attempt follows within one more retry period: acquisition at most
-// 15 s + 2 × 2 s after the leader's last renewal, which is before the kill.
+// 15 s + 2 × 2 s after the leader's last renewal (which is before the kill), plus the latency of
+// the standby's own requests (1.5 s allowed).
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Cluster } from "../../testenv/index.ts"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
@@ -28,6 +29,8 @@ import { type Management, messageOf, startManagement, steadyCluster, steadyGet }
 /** Upstream's defaults (clusterctl's manager): what the replicas run with here. */
 const LEASE = { durationMs: 15_000, renewDeadlineMs: 10_000, retryMs: 2_000 } as const
 const LEASE_NAME = "controller-leader-election-capi"
+/** The standby's two Lease reads in the bound take time too, on a loaded machine. */
+const LATENCY_ALLOWANCE_MS = 1_500
 const workload = sharedControlPlane().clusters[1] as Cluster
 
 let m: Management
@@ -155,7 +158,9 @@ describe("two replicas with --leader-elect", () => {
     const renewedByFirst = tenures.filter((t) => t.holder === firstIdentity).map((t) => t.renewedAt)
     const lastRenewal = Math.max(Date.parse(String(lease?.spec?.renewTime)), ...renewedByFirst)
     expect(lastRenewal).toBeLessThanOrEqual(killedAt)
-    expect(acquiredAt - lastRenewal).toBeLessThanOrEqual(LEASE.durationMs + 2 * LEASE.retryMs + 500)
+    expect(acquiredAt - lastRenewal).toBeLessThanOrEqual(
+      LEASE.durationMs + 2 * LEASE.retryMs + LATENCY_ALLOWANCE_MS,
+    )
     // Not too early either: no takeover before the Lease expired.
     expect(acquiredAt - lastRenewal).toBeGreaterThanOrEqual(LEASE.durationMs)
 
