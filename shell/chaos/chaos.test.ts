@@ -241,6 +241,14 @@ describe("chaos campaign (issue 16)", () => {
         "cluster app reconciled (default/web) on engagement 1 of app after it was disengaged",
       ],
       [
+        "the same reconcile goes on with an engagement its workload server's outage ended (seed 000 probes, seed 003)",
+        "mc-outage",
+        "crash",
+        1,
+        "remember-clusters",
+        "cluster solo reconciled (default/after) on engagement 1 of solo after it was disengaged",
+      ],
+      [
         "propagate that never deletes a copy releases its source with a copy left (core/propagate summary)",
         "propagate-delete",
         "crash",
