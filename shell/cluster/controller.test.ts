@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
+import { tokenKubeConfig } from "../apiserver/http.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { CLUSTER_NAME_LABEL, CONTROL_PLANE, INFRA, installProviders } from "../chaos/scenarios.ts"
@@ -56,16 +57,9 @@ const counting = (client: KubeClientShape, calls: Array<Call>): KubeClientShape 
   }
 }
 
+/** The `<cluster>-kubeconfig` Secret's value (the ClusterCache connects through the in-memory server). */
 const kubeconfig = (name: string) =>
-  Buffer.from(
-    `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://${name}.example:6443"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: ctx, context: {cluster: c, user: u}}]
-current-context: ctx
-`,
-  ).toString("base64")
+  Buffer.from(tokenKubeConfig(`https://${name}.example:6443`, "t").exportConfig()).toString("base64")
 
 /**
  * A Cluster whose providers are ready before it is created, as bench/operator.ts and
