@@ -50,7 +50,7 @@ describe("runReconcile()", () => {
     expect(r.rows[0]).toBe("clustercache.reconciler#1")
     expect(r.rows.filter((x) => x.startsWith("clustercache.accessor#")).length).toBeGreaterThan(0)
     expect(r.events).toEqual([{ _tag: "SendEvent", source: "machine", reasons: ["connect"] }])
-    expect(r.metrics).toContainEqual({ _tag: "SetConnectionUp", value: 1 })
+    expect(r.metrics).toEqual([{ _tag: "SetConnectionUp", value: 1 }])
     expect(r.requeueAfter).toBe(ClusterCacheDefaults.healthProbe.interval)
   })
 
@@ -120,6 +120,25 @@ describe("runReconcile()", () => {
   })
 })
 
+describe("runReconcile(), metrics and flags of a probe", () => {
+  it("a 401 from the probe: error health metrics and the connection gauge down, disconnected but not 'connected' by this run (rows 7, 11, 12)", () => {
+    const r = runReconcile(connectedAccessor(), found, NOW, world({ probe: () => "unauthorized" }))
+    expect(r.rows).toEqual([
+      "clustercache.reconciler#7",
+      "clustercache.reconciler#11",
+      "clustercache.reconciler#12",
+    ])
+    expect(r.metrics).toEqual([
+      { _tag: "SetHealthCheck", value: 0 },
+      { _tag: "IncHealthChecksTotal", status: "error" },
+      { _tag: "SetConnectionUp", value: 0 },
+    ])
+    expect(r.disconnected).toBe(true)
+    expect(r.connected).toBe(false)
+    expect(r.connectAttempt).toBe("none")
+  })
+})
+
 describe("runReconcile() and loops (issue 11, item 4)", () => {
   it("no documented path takes more than 4 Reconciler transitions, well under the bound of 16", () => {
     expect(MaxTransitionsPerReconcile).toBe(16)
@@ -139,10 +158,13 @@ describe("runReconcile() and loops (issue 11, item 4)", () => {
   })
 
   it("a Reconciler that never ends its reconcile fails after exactly 16 transitions, naming the row that looped", () => {
+    // Each transition names a row of its own, so the error's rows can be told apart.
+    let n = 0
     const looping: typeof reconcilerTransition = (input, config) => ({
       ...reconcilerTransition(input, config),
       actions: [{ _tag: "Continue", trigger: { _tag: "Reconcile" } }],
       status: { accessor: input.observed.accessor, done: false },
+      row: `loop#${++n}`,
     })
     let error: unknown
     try {
@@ -151,10 +173,11 @@ describe("runReconcile() and loops (issue 11, item 4)", () => {
       error = e
     }
     expect(error).toBeInstanceOf(ReconcileLoopError)
-    const rows = (error as ReconcileLoopError).rows
-    expect(rows.length).toBe(16)
-    expect((error as Error).message).toMatch(
-      /^a reconcile did not end within 16 transitions \(the core loops\); last row clustercache\.reconciler#\d+, rows /,
+    const rows = Array.from({ length: 16 }, (_, i) => `loop#${i + 1}`)
+    expect((error as ReconcileLoopError).rows).toEqual(rows)
+    expect((error as Error).name).toBe("ReconcileLoopError")
+    expect((error as Error).message).toBe(
+      `a reconcile did not end within 16 transitions (the core loops); last row loop#16, rows ${rows.join(" ")}`,
     )
   })
 })
