@@ -224,9 +224,11 @@ export class FakeStore {
    */
   objectsAt(ref: ResourceRef, rv: number): Array<KubeObject> | undefined {
     if (rv < this.compacted || rv > this.rv) return undefined
+    if (rv === this.rv) return [...this.collection(ref).values()].sort(byKey)
     const view = new Map(this.collection(ref))
     const key = groupResource(ref)
-    for (const change of [...this.history].reverse()) {
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const change = this.history[i] as Change
       if (change.rv <= rv) break
       if (change.key !== key) continue
       const k = objectKey(change.object)
