@@ -117,6 +117,7 @@ export const errorsRow = (t: Trace): number => {
       return 2
     case "Phases":
       break
+    // Stryker disable next-line ConditionalExpression: equivalent, the other exits (not found, finalizer, paused, topology wait) carry no phase outcome, no error and no delete path, so falling through also ends in row 10
     default:
       return 10
   }
@@ -134,7 +135,7 @@ export const errorsRow = (t: Trace): number => {
   return 10
 }
 
-const externalRow = (path: ExternalPath | undefined): number => {
+const externalRow = (path: ExternalPath): number => {
   switch (path) {
     case "NoRef":
       return 1
@@ -150,17 +151,16 @@ const externalRow = (path: ExternalPath | undefined): number => {
       return 6
     case "GetFailed":
       return 7
-    case undefined:
-      return 8
   }
 }
 
 /** The reconcileInfrastructure flowchart: rows 1-6, derived 7-8. */
 export const infrastructureRow = (t: Trace): number =>
-  t.exit === "Phases" ? externalRow(t.infrastructure) : 8
+  t.exit === "Phases" && t.infrastructure !== undefined ? externalRow(t.infrastructure) : 8
 
 /** The reconcileControlPlane flowchart: rows 1-6, derived 7-8. */
-export const controlPlaneRow = (t: Trace): number => (t.exit === "Phases" ? externalRow(t.controlPlane) : 8)
+export const controlPlaneRow = (t: Trace): number =>
+  t.exit === "Phases" && t.controlPlane !== undefined ? externalRow(t.controlPlane) : 8
 
 /** The reconcileDelete flowchart: rows 1-12, derived 13-16. */
 export const deleteFlowRow = (t: Trace): number => {
@@ -168,7 +168,7 @@ export const deleteFlowRow = (t: Trace): number => {
     if (!t.deleting) return 16
     return t.failed === "DeleteDescendant" ? 3 : t.failed === "DeleteExternal" ? 15 : 16
   }
-  if (t.exit !== "Phases" || !t.deleting) return 16
+  if (t.exit !== "Phases" || !t.deleting || t.deletePath === undefined) return 16
   switch (t.deletePath) {
     case "WaitingForHook":
       return 1
@@ -195,8 +195,6 @@ export const deleteFlowRow = (t: Trace): number => {
       return 12
     case "FilterFailed":
       return 14
-    case undefined:
-      return 16
   }
 }
 
