@@ -290,6 +290,10 @@ describe("FakeApiServer garbage collection", () => {
       )
       assert.strictEqual(error._tag, "Invalid")
       assert.include(error.message, "propagationPolicy")
+      const missing = yield* Effect.flip(
+        api.delete(widgets, key("none"), { propagationPolicy: "Sideways" as "Orphan" }),
+      )
+      assert.strictEqual(missing._tag, "Invalid", "options are validated before the object is looked up")
     }),
   )
 

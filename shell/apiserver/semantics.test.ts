@@ -238,6 +238,11 @@ describe("list and watch resourceVersion semantics", () => {
         yield* failure(api.list(configMaps, { resourceVersion: "1", resourceVersionMatch: "Exact" })),
         "Gone",
       )
+      const unsupported = yield* Effect.flip(
+        api.list(configMaps, { resourceVersion: "1", resourceVersionMatch: "Latest" as "Exact" }),
+      )
+      assert.strictEqual(unsupported._tag, "Invalid")
+      assert.include(unsupported.message, 'resourceVersionMatch: Unsupported value: "Latest"')
       const unmatched = yield* Effect.flip(api.list(configMaps, { resourceVersionMatch: "Exact" }))
       assert.strictEqual(unmatched._tag, "Invalid")
       assert.include(unmatched.message, "resourceVersionMatch")

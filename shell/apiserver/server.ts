@@ -595,8 +595,6 @@ export class FakeApiServer {
   ): Effect.Effect<T | undefined, KubeError> {
     const s = this.served("delete", ref, key)
     return this.op(s, (now) => {
-      const existing = this.store.find(ref, key)
-      if (existing === undefined) return notFound(s, key.name)
       const policy = options.propagationPolicy
       if (policy !== undefined && !PropagationPolicies.includes(policy)) {
         return new Invalid({
@@ -605,6 +603,8 @@ export class FakeApiServer {
           message: `DeleteOptions.propagationPolicy: Unsupported value: "${policy}": supported values: "${PropagationPolicies.join('", "')}"`,
         })
       }
+      const existing = this.store.find(ref, key)
+      if (existing === undefined) return notFound(s, key.name)
       if (preconditionsFail(existing, options.preconditions)) return conflict(s, key.name)
       const d =
         this.namespaces !== undefined && ref.resource === "namespaces" && ref.group === ""
