@@ -555,7 +555,7 @@ const advance = (ticks: number) =>
 export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
   Effect.gen(function* () {
     const suite = plan.suite
-    const mgmt = yield* FakeApiServer.make({ garbageCollection: suite.garbageCollection === true })
+    const mgmt = yield* FakeApiServer.make({ garbageCollection: suite.garbageCollection !== false })
     yield* suite.install(mgmt)
     const violations: Array<string> = []
     const lifecycle: Record<string, string> = {}

@@ -65,7 +65,11 @@ export interface Suite {
    * list). A list the real API server answers with a consistent read can be left out.
    */
   readonly staleList?: ((options: ListAllOptions | undefined) => boolean) | undefined
-  /** Whether the management server collects garbage (owner references cascade, `shell/apiserver/gc.ts`). */
+  /**
+   * Whether the management server collects garbage (owner references cascade, `shell/apiserver/gc.ts`),
+   * as a real control plane with kube-controller-manager does. Default true; false only for a suite
+   * that must show what happens without it.
+   */
   readonly garbageCollection?: boolean | undefined
   /** Points per perturbation kind of the fast campaign (default `ChaosDefaults.fastPoints`). */
   readonly fastPoints?: FastPoints | undefined
