@@ -110,6 +110,7 @@ const keptAliveRequest = (
   path: string,
   body: unknown,
   contentType: string | undefined,
+  fresh: boolean,
 ): Promise<KubeResponse> => {
   let agent = agents.get(cluster.server)
   if (agent === undefined) {
@@ -126,7 +127,9 @@ const keptAliveRequest = (
     headers["content-length"] = String(Buffer.byteLength(payload))
   }
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL(path, cluster.server), { method, headers, agent }, (res) => {
+    // A retry after a timeout goes over a connection of its own, in case a kept one is stuck.
+    const via = fresh ? { agent: false as const, ca: cluster.info.ca } : { agent }
+    const req = httpsRequest(new URL(path, cluster.server), { method, headers, ...via }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
       res.on("error", reject)
@@ -179,9 +182,10 @@ export const steady = async (
 ): Promise<KubeResponse> => {
   const deadline = Date.now() + (options.timeoutMs ?? 120_000)
   let last = ""
+  let timedOut = false
   for (;;) {
     try {
-      const r = await keptAliveRequest(cluster, method, path, options.body, options.contentType)
+      const r = await keptAliveRequest(cluster, method, path, options.body, options.contentType, timedOut)
       // Right after a restart the API server may answer 404 for a kind it does not serve yet
       // (a CRD's handler comes up after /readyz): only a NotFound naming the object counts.
       if (r.status === 404 && !isObjectNotFound(r.body, path))
@@ -193,6 +197,7 @@ export const steady = async (
     } catch (e) {
       if (e instanceof Error && e.message.startsWith(`${method} ${path}: HTTP`)) throw e
       last = e instanceof Error ? e.message : String(e)
+      timedOut ||= last.endsWith("timed out")
     }
     if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer in time; last: ${last}`)
     await sleep(250)
