@@ -41,7 +41,7 @@ export const inventoryConfig = (overrides: Partial<InventoryConfig> = {}): Inven
       throw new Error(
         `inventory config: unknown key ${key}${didYouMean(key, Object.keys(InventoryDefaults))} (known: ${Object.keys(InventoryDefaults).join(", ")})`,
       )
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    if (!Number.isFinite(value) || value < 0)
       throw new Error(
         `inventory config: ${key} must be a non-negative number of milliseconds, got ${String(value)}`,
       )

@@ -156,3 +156,54 @@ describe("entryTransition", () => {
     expect(entryTransition(input({ _tag: "Waiting" }, stored), InventoryDefaults).actions).toEqual([])
   })
 })
+
+describe("entryKey and parseEntry at their edges (issue 14 item 2: one key per cluster, a stored value that is not this cluster's document counts as none)", () => {
+  const doc = {
+    cluster: "east",
+    kubernetesVersion: "v1.34.4",
+    nodes: 3,
+    readyNodes: 2,
+    engagedSince: "2026-01-01T00:00:00.000Z",
+    lastChange: "2026-01-01T00:00:01.000Z",
+    reachable: true,
+  }
+  const raw = (o: Record<string, unknown>) => JSON.stringify(o)
+  it("a valid key of exactly 253 characters is kept, one of 254 is hashed", () => {
+    expect(entryKey("a".repeat(253))).toBe("a".repeat(253))
+    expect(entryKey("a".repeat(254))).toMatch(/^a{200}\.[0-9a-f]{8}$/)
+  })
+  it("the hash suffix is always 8 hex digits and differs for names that sanitize alike", () => {
+    for (const name of ["a/b", "x#y", "/", "é", "capi/east"]) expect(entryKey(name)).toMatch(/\.[0-9a-f]{8}$/)
+    expect(entryKey("a/b")).not.toBe(entryKey("a#b"))
+    expect(entryKey("a/bc")).not.toBe(entryKey("a/b"))
+  })
+  it("reads a document of this cluster, the reason when unreachable", () => {
+    expect(parseEntry("east", raw(doc))).toEqual(doc)
+    const down = { ...doc, reachable: false, reason: "probe failed" }
+    expect(parseEntry("east", raw(down))).toEqual(down)
+    expect(parseEntry("east", raw({ ...doc, reason: undefined }))).not.toHaveProperty("reason")
+  })
+  it("counts as none: no value, not JSON, not an object, a field missing or of the wrong type, another cluster", () => {
+    expect(parseEntry("east", undefined)).toBeUndefined()
+    for (const bad of ["{", "[]", "null", "3", '"east"']) expect(parseEntry("east", bad), bad).toBeUndefined()
+    for (const [field, value] of [
+      ["cluster", "west"],
+      ["kubernetesVersion", 134],
+      ["nodes", -1],
+      ["nodes", 1.5],
+      ["nodes", "3"],
+      ["readyNodes", -1],
+      ["engagedSince", "yesterday"],
+      ["engagedSince", 5],
+      ["lastChange", "soon"],
+      ["reachable", "true"],
+      ["reason", 7],
+    ] as const)
+      expect(parseEntry("east", raw({ ...doc, [field]: value })), `${field}=${String(value)}`).toBeUndefined()
+  })
+  it("renders the reason only for an unreachable entry", () => {
+    expect(JSON.parse(renderEntry({ ...doc, reachable: true, reason: "stale" }))).not.toHaveProperty("reason")
+    expect(JSON.parse(renderEntry({ ...doc, reachable: false, reason: "down" })).reason).toBe("down")
+    expect(JSON.parse(renderEntry({ ...doc, reachable: false }))).not.toHaveProperty("reason")
+  })
+})

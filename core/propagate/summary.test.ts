@@ -59,3 +59,28 @@ describe("summarize (issue 14 item 1: finalizer and krtt.io/propagated-to)", () 
     expect(pendingAfterRelease(["c", "a", "b"], ["b"])).toEqual(["a", "c"])
   })
 })
+
+describe("summarize at the edges (issue 14 item 1)", () => {
+  it("a wanted source is not settled while an untargeted cluster still holds a copy", () => {
+    const d = summarize(wanted, [
+      { cluster: "a", targeted: true, status: "Synced" },
+      { cluster: "c", targeted: false, status: "Failed" },
+    ])
+    expect(d).toMatchObject({ propagatedTo: "1/1", settled: false })
+    expect(
+      summarize(wanted, [
+        { cluster: "a", targeted: true, status: "Synced" },
+        { cluster: "c", targeted: false, status: "Clean" },
+      ]).settled,
+    ).toBe(true)
+  })
+  it("an unlabelled source loses its annotation only when it has one; a deleted one keeps it", () => {
+    const unlabelled = { ...wanted, labelled: false }
+    expect(summarize(unlabelled, []).writeAnnotation).toBe(false)
+    expect(summarize({ ...unlabelled, propagatedTo: "1/1" }, [])).toMatchObject({
+      writeAnnotation: true,
+      propagatedTo: undefined,
+    })
+    expect(summarize({ ...wanted, deleting: true, propagatedTo: "1/1" }, []).writeAnnotation).toBe(false)
+  })
+})

@@ -94,12 +94,39 @@ const reachableNow = (i: EntryInput, d: Doc) =>
 const requeues = (r: EntryResult, delay: number) =>
   r.actions.length === 1 && r.actions[0]?._tag === "RequeueAfter" && r.actions[0].delay === delay
 
+/**
+ * What the key holds after each row (the table's last column, in the status's words): every row's
+ * `holds` checks it too, so that a row reporting the wrong outcome is caught.
+ */
+const ENTRY_AFTER: Readonly<Record<number, (i: EntryInput) => EntryResult["status"]["entry"]>> = {
+  1: () => "written",
+  2: () => "written",
+  3: () => "current",
+  4: () => "pending",
+  5: () => "pending",
+  6: () => "written",
+  7: () => "unreachable",
+  8: () => "unreachable",
+  9: () => "none",
+  10: () => "removed",
+  11: () => "none",
+  // "unchanged": a stored entry stays current, no key stays none
+  12: (i) => (storedDoc(i) === undefined ? "none" : "current"),
+}
+
+type EntryRowSpec = TableSpec<EntryInput, EntryResult, InventoryConfig>["rows"][number]
+const withOutcome = (rows: ReadonlyArray<EntryRowSpec>): ReadonlyArray<EntryRowSpec> =>
+  rows.map((row) => ({
+    ...row,
+    holds: (i, r, c) => row.holds(i, r, c) && r.status.entry === ENTRY_AFTER[row.n]?.(i),
+  }))
+
 export const entryTable: TableSpec<EntryInput, EntryResult, InventoryConfig> = {
   id: "inventory.entry",
   source: "003_424e4e9fdc1cae8c.txt",
   title: "Inventory entry of one cluster (issue 14, item 2; Goals 2, aggregating controller)",
   columns: ENTRY_COLUMNS,
-  rows: [
+  rows: withOutcome([
     doc(
       1,
       [
@@ -259,7 +286,7 @@ export const entryTable: TableSpec<EntryInput, EntryResult, InventoryConfig> = {
         holds: nothing,
       },
     ),
-  ],
+  ]),
   priority: [],
   resolutions: [
     "Debounce (issue: `updated on Node events ... (debounced)`): a difference between a reachable entry and the cluster's facts is written once it has been pending for `debounce` (default 2 s), counted from the first reconcile that saw it; events meanwhile change nothing but the facts written. Lifecycle steps (first engagement, unreachable, reachable again, left) are written at once.",
