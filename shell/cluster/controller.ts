@@ -21,7 +21,7 @@ import {
   NORMAL,
   normalRow,
 } from "../../core/cluster/index.ts"
-import type { FeatureGates } from "../../core/cluster/types.ts"
+import type { FeatureGates, Fetched } from "../../core/cluster/types.ts"
 import { rowId } from "../../core/krtt/index.ts"
 import type { ClusterCacheShape } from "../clustercache/service.ts"
 import { make as makeController } from "../controller/controller.ts"
@@ -35,7 +35,7 @@ import type { ReadonlyStore } from "../reflector/store.ts"
 import { makeRequest } from "../workqueue/request.ts"
 import { resolveContract } from "./contract.ts"
 import { interpret } from "./interpret.ts"
-import { CLUSTER_NAME_LABEL, type DescendantKind, observe } from "./observe.ts"
+import { CLUSTER_NAME_LABEL, type DescendantKind, fetchedOf, observe } from "./observe.ts"
 
 /** Upstream's defaults: ClusterTopology and RuntimeSDK off, MachinePool on. */
 export const FeatureGateDefaults: FeatureGates = {
@@ -161,6 +161,33 @@ export const makeClusterController = (
       return Effect.succeed(resolveContract(crdList(), ref))
     }
 
+    /** Live reads that confirm a store's miss while a Cluster is deleting (observe.ts). */
+    const confirm = {
+      external: (
+        ref: { readonly apiGroup: string; readonly kind: string },
+        key: { readonly namespace: string; readonly name: string },
+      ): Effect.Effect<Fetched<KubeObject>> => {
+        const resource = resolveContract(crdList(), ref)
+        return "error" in resource
+          ? Effect.succeed({ _tag: "GetFailed", error: resource.error })
+          : fetchedOf<KubeObject>(client.get(resource, key))
+      },
+      descendants: (kind: DescendantKind, cluster: { readonly namespace: string; readonly name: string }) => {
+        const resource = descendantResource(kind)
+        return resource === undefined
+          ? Effect.succeed<ReadonlyArray<KubeObject>>([])
+          : client
+              .listAll(resource, {
+                namespace: cluster.namespace,
+                labelSelector: `${CLUSTER_NAME_LABEL}=${cluster.name}`,
+              })
+              .pipe(
+                Effect.map((l): ReadonlyArray<KubeObject> | { readonly error: string } => l.items),
+                Effect.catch((e) => Effect.succeed({ error: e.message })),
+              )
+      },
+    }
+
     const ctx = {
       client,
       clusters: clusters.store,
@@ -168,6 +195,7 @@ export const makeClusterController = (
       featureGates,
       external,
       descendants,
+      confirm,
       lastProbeSuccessTime: (key: { readonly namespace: string; readonly name: string }) =>
         Effect.map(cache.getHealthCheckingState(key), (s) => s.lastProbeSuccessTime),
       healthCheckingState: (key: { readonly namespace: string; readonly name: string }) =>

@@ -7,6 +7,14 @@
  * the store of the Clusters' Secrets (label-selected, as upstream's secret cache) when the
  * manager gives one, else live; the ClusterClass is read live.
  *
+ * A store that lags (a reflector still relisting after an API server restart, a watch behind)
+ * may not have seen an object that exists. While the Cluster is deleting, absence decides
+ * (Deletion Reconciliation rows 6 to 8: a provider object or a descendant that is gone lets the
+ * deletion go on, and the finalizer goes last), so there a miss is confirmed live (`confirm`):
+ * one GET per missing provider object, one LIST per descendant kind the store shows empty. A
+ * Cluster that is not deleting never pays for it. Found by the chaos e2e (apiserver restarts):
+ * without it a Cluster deleted mid-provisioning lost its finalizer and left its providers.
+ *
  * @module
  */
 import { Effect } from "effect"
@@ -55,6 +63,22 @@ export interface ObserveContext {
   }) => Effect.Effect<ReadonlyStore<KubeObject> | { readonly error: string }>
   /** The store of a descendant kind; `undefined` when its CRD is not installed. */
   readonly descendants: (kind: DescendantKind) => Effect.Effect<ReadonlyStore<KubeObject> | undefined>
+  /**
+   * Live reads that confirm a store's miss while the Cluster is deleting (see the module's
+   * comment). Absent: the stores are trusted (tests that give no client).
+   */
+  readonly confirm?:
+    | {
+        readonly external: (
+          ref: { readonly apiGroup: string; readonly kind: string },
+          key: { readonly namespace: string; readonly name: string },
+        ) => Effect.Effect<Fetched<KubeObject>>
+        readonly descendants: (
+          kind: DescendantKind,
+          cluster: { readonly namespace: string; readonly name: string },
+        ) => Effect.Effect<ReadonlyArray<KubeObject> | { readonly error: string }>
+      }
+    | undefined
   readonly lastProbeSuccessTime: (cluster: {
     readonly namespace: string
     readonly name: string
@@ -74,7 +98,7 @@ export interface ObserveContext {
   }>
 }
 
-const fetchedOf = <A>(e: Effect.Effect<KubeObject, KubeError>): Effect.Effect<Fetched<A>> =>
+export const fetchedOf = <A>(e: Effect.Effect<KubeObject, KubeError>): Effect.Effect<Fetched<A>> =>
   e.pipe(
     Effect.map((object): Fetched<A> => ({ _tag: "Found", object: object as unknown as A })),
     Effect.catch((err) =>
@@ -105,15 +129,20 @@ export const observe = (
         ? { _tag: "NotFound" }
         : { _tag: "Found", object: object as unknown as ObservedCluster }
     const spec = ((object as { spec?: ClusterSpec } | undefined)?.spec ?? {}) as ClusterSpec
+    const confirm = object?.metadata.deletionTimestamp === undefined ? undefined : ctx.confirm
 
     const external = <A>(ref: ClusterSpec["infrastructureRef"]): Effect.Effect<Fetched<A>> =>
       ref === undefined
         ? Effect.succeed<Fetched<A>>({ _tag: "NotFound" })
-        : Effect.map(ctx.external(ref), (store) =>
-            "error" in store
-              ? { _tag: "GetFailed", error: store.error }
-              : fromStore<A>(store, key.namespace, ref.name),
-          )
+        : Effect.flatMap(ctx.external(ref), (store) => {
+            if ("error" in store) return Effect.succeed<Fetched<A>>({ _tag: "GetFailed", error: store.error })
+            const cached = fromStore<A>(store, key.namespace, ref.name)
+            return cached._tag === "Found" || confirm === undefined
+              ? Effect.succeed(cached)
+              : (confirm.external(ref, { namespace: key.namespace, name: ref.name }) as Effect.Effect<
+                  Fetched<A>
+                >)
+          })
 
     const clusterClass: Fetched<ClusterClass> =
       spec.topology === undefined
@@ -125,6 +154,7 @@ export const observe = (
             }),
           )
 
+    let listFailed: string | undefined
     const listed: Record<DescendantKind, ReadonlyArray<KubeObject>> = {
       MachineDeployment: [],
       MachineSet: [],
@@ -138,15 +168,23 @@ export const observe = (
         listed[kind] = store
           .byLabel(CLUSTER_NAME_LABEL, key.name)
           .filter((o) => o.metadata.namespace === key.namespace)
+        if (listed[kind].length === 0 && confirm !== undefined) {
+          const live = yield* confirm.descendants(kind, key)
+          if ("error" in live) listFailed = live.error
+          else listed[kind] = live
+        }
       }
     }
-    const descendants: Descendants = {
-      _tag: "Listed",
-      machineDeployments: listed.MachineDeployment as unknown as ReadonlyArray<MachineGroup>,
-      machineSets: listed.MachineSet as unknown as ReadonlyArray<MachineGroup>,
-      machinePools: listed.MachinePool as unknown as ReadonlyArray<MachineGroup>,
-      machines: listed.Machine as unknown as ReadonlyArray<Machine>,
-    }
+    const descendants: Descendants =
+      listFailed !== undefined
+        ? { _tag: "ListFailed", error: listFailed }
+        : {
+            _tag: "Listed",
+            machineDeployments: listed.MachineDeployment as unknown as ReadonlyArray<MachineGroup>,
+            machineSets: listed.MachineSet as unknown as ReadonlyArray<MachineGroup>,
+            machinePools: listed.MachinePool as unknown as ReadonlyArray<MachineGroup>,
+            machines: listed.Machine as unknown as ReadonlyArray<Machine>,
+          }
 
     // Only reconcileKubeconfig reads the Secret, and only for a Cluster without a controlPlaneRef
     // (a control-plane provider writes its own): skip the request otherwise.
