@@ -16,8 +16,9 @@
  *
  * Phase (seed 001, Normal Reconciliation rows 5 and 13, read as upstream v1.13's setPhase, issue
  * 10): `Deleting` while deleting; `Provisioned` once the infrastructure is provisioned and
- * `spec.controlPlaneEndpoint` is valid; `Provisioning` once either ref is set or the
- * infrastructure is provisioned; else the previous phase, `Pending` at first. `Failed` is never
+ * `spec.controlPlaneEndpoint` is valid; else `Provisioning`: once the phases run, either an
+ * infrastructureRef is set or, without one, the infrastructure counts as provisioned (row 5), so
+ * upstream's "previous phase, Pending at first" is never reached here. `Failed` is never
  * derived (a provider's failureReason is copied to `status.deprecated.v1beta1`, not the phase).
  *
  * Every status this module returns validates against upstream's Cluster CRD: v1beta2 conditions
@@ -96,21 +97,16 @@ export interface StatusScope {
 const FAILED_TO_LIST = "Failed to list the Cluster's descendants"
 
 /**
- * The phase after a reconcile, as upstream's `setPhase` (see the module doc): the previous
- * phase (`Pending` when unset), `Provisioning` once a ref is set, `Provisioned` once the
- * infrastructure is provisioned and `spec.controlPlaneEndpoint` is valid, `Deleting` while
- * deleting. `Failed` is never set: a leftover phase stays until one of the rules applies.
+ * The phase after a reconcile, as upstream's `setPhase` (see the module doc): `Deleting` while
+ * deleting, `Provisioned` once the infrastructure is provisioned and `spec.controlPlaneEndpoint`
+ * is valid, else `Provisioning` (a ref is set, or no infrastructureRef counts as provisioned:
+ * the "previous phase, Pending at first" branch of upstream cannot be reached after the phases;
+ * mutation testing found it dead). `Failed` is never set.
  */
 export const phaseOf = (s: StatusScope): ClusterPhase => {
   if (s.deleting) return "Deleting"
   if (s.infrastructureProvisioned && isValidEndpoint(s.endpoint)) return "Provisioned"
-  if (
-    s.infrastructureProvisioned ||
-    s.spec.infrastructureRef !== undefined ||
-    s.spec.controlPlaneRef !== undefined
-  )
-    return "Provisioning"
-  return s.cluster.status?.phase ?? "Pending"
+  return "Provisioning"
 }
 
 /** The Cluster's status after a reconcile. */
