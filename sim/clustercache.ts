@@ -204,6 +204,7 @@ export abstract class ClusterCacheSimulation extends Engine {
     const h = this.hi(i)
     const interval = this.ccConfig.healthProbe.interval
     const last = hot[h + H_PROBED] as number
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a probe follows a connect, which sets the probe time, so last >= 0 whenever a probe starts (equivalent)
     if (last >= 0) {
       const gap = now - last
       if (gap < interval)
@@ -352,6 +353,7 @@ export abstract class ClusterCacheSimulation extends Engine {
       d[this.bucket] = (d[this.bucket] as number) + 1
     }
     // Rarer checks: a connection attempt, an event, a removed Cluster.
+    // Stryker disable next-line EqualityOperator: a shortcut only; checkEvents finds nothing to report in a reconcile without a finished connect, an event or a disconnect (equivalent)
     if (run.connect > 1 || run.connectEvents + run.disconnectEvents > 0 || run.disconnected)
       this.checkEvents(i)
     const accessor = this.accessors[this.li(i)]

@@ -200,7 +200,8 @@ describe("The invariants catch a broken core", () => {
     const v = examples[0]
     expect(v?.cluster).toMatch(/^cluster-\d{5}$/)
     expect(v?.rows).toContain("clustercache.reconciler#4")
-    expect(v?.message).toMatch(/after a failed one/)
+    expect(v?.message).toMatch(/^connection attempt \d+ ms after a failed one \(retry interval 30000 ms\)$/)
+    expect(Number(/attempt (\d+) ms/.exec(v?.message ?? "")?.[1])).toBeLessThan(30_000)
   })
 
   it("catches a Reconciler that ignores the failure threshold", () => {
@@ -255,6 +256,7 @@ describe("The invariants catch a broken core", () => {
     const deletion: Incident = { at: HOUR, clusters: [[0, 4]], incident: "delete-cluster" }
     const { count, examples } = caught("infrastructure-after-control-plane", { cluster: hasty }, [deletion])
     expect(count).toBe(5)
+    expect(examples[0]?.message).toBe("the infrastructure was deleted while the control-plane object exists")
     expect(examples[0]?.rows.some((r) => r.startsWith("cluster.deletion#"))).toBe(true)
   })
 })
