@@ -7,6 +7,8 @@ import {
   EngagementInputSchema,
   editDistance,
   engagementInputKeys,
+  type KeyShape,
+  unknownKeyMessage,
   unknownKeys,
 } from "./schema.ts"
 
@@ -91,5 +93,27 @@ describe("EngagementInputSchema", () => {
     expect(closestKey("trigerr", ["observed", "desired", "trigger", "now"])).toBe("trigger")
     expect(closestKey("x", [])).toBeUndefined()
     expect(closestKey("completelyDifferent", ["now"])).toBeUndefined()
+  })
+})
+
+describe("unknownKeys() and unknownKeyMessage() (issue 11: strict inputs)", () => {
+  const leaf: KeyShape = { _tag: "Leaf" }
+  const object: KeyShape = { _tag: "Object", fields: { name: leaf, kind: leaf } }
+  const tagged: KeyShape = { _tag: "Tagged", variants: { A: { _tag: leaf, x: leaf } } }
+  it("leaves a value of the wrong type to the schema: no unknown keys for null, a list, a string or a leaf", () => {
+    for (const v of [null, ["name"], "name", 3]) expect(unknownKeys(v, object), JSON.stringify(v)).toEqual([])
+    expect(unknownKeys({ anything: 1 }, leaf)).toEqual([])
+    expect(unknownKeys({ name: 1 }, { _tag: "Array", item: object })).toEqual([])
+  })
+  it("a tagged object is checked only against a variant its `_tag` string names", () => {
+    expect(unknownKeys({ _tag: "A", x: 1, y: 2 }, tagged).map((u) => u.key)).toEqual(["y"])
+    expect(unknownKeys({ _tag: "B", y: 2 }, tagged)).toEqual([])
+    expect(unknownKeys({ _tag: ["A"], y: 2 }, tagged)).toEqual([])
+  })
+  it("the message names the key, the closest known key when there is one, and the known keys when there are any", () => {
+    const u = { path: ["k"], key: "knd", closest: "kind", known: ["name", "kind"] }
+    expect(unknownKeyMessage(u)).toBe('unknown key "knd"; did you mean "kind"? (known keys: name, kind)')
+    expect(unknownKeyMessage({ ...u, closest: undefined })).toBe('unknown key "knd" (known keys: name, kind)')
+    expect(unknownKeyMessage({ ...u, closest: undefined, known: [] })).toBe('unknown key "knd"')
   })
 })
