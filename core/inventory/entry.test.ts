@@ -207,3 +207,15 @@ describe("entryKey and parseEntry at their edges (issue 14 item 2: one key per c
     expect(JSON.parse(renderEntry({ ...doc, reachable: false }))).not.toHaveProperty("reason")
   })
 })
+
+describe("entryKey's suffix is FNV-1a, 32 bits, 8 hex digits (a stable name for a sanitized key)", () => {
+  it("matches FNV-1a of the whole name, zero-padded", () => {
+    expect(entryKey("a/b")).toBe("a-b.3a8e75c1")
+    expect(entryKey("n/608")).toBe("n-608.0c2ea1cc")
+  })
+  it("the unknown-key error lists the known keys", () => {
+    expect(() => inventoryConfig({ x: 1 } as never)).toThrow(
+      "(known: debounce, clusterPollInterval, versionRefresh, retry)",
+    )
+  })
+})

@@ -132,7 +132,7 @@ export const entryKey = (cluster: string): string =>
     ? cluster
     : `${cluster.replace(/[^-._a-zA-Z0-9]/g, "-").slice(0, 200)}.${fnv1a(cluster)}`
 
-const isCount = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 0
+const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0
 const isDate = (s: unknown): s is string => typeof s === "string" && !Number.isNaN(Date.parse(s))
 
 /**
@@ -140,15 +140,15 @@ const isDate = (s: unknown): s is string => typeof s === "string" && !Number.isN
  * `undefined` for anything else (not JSON, a field missing or of the wrong type, another cluster).
  */
 export const parseEntry = (cluster: string, raw: string | undefined): InventoryEntry | undefined => {
-  if (raw === undefined) return undefined
   let v: unknown
   try {
-    v = JSON.parse(raw)
+    v = JSON.parse(raw ?? "")
+    // Stryker disable next-line BlockStatement: without the return, v stays undefined and the cluster check below refuses it alike
   } catch {
     return undefined
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined
-  const o = v as Record<string, unknown>
+  // a value that is not an object (null, a number, a list) has no `cluster` of this name below
+  const o = Object(v) as Record<string, unknown>
   if (
     o.cluster !== cluster ||
     typeof o.kubernetesVersion !== "string" ||
@@ -182,7 +182,7 @@ export const renderEntry = (e: InventoryEntry): string =>
     engagedSince: e.engagedSince,
     lastChange: e.lastChange,
     reachable: e.reachable,
-    ...(e.reachable || e.reason === undefined ? {} : { reason: e.reason }),
+    ...(e.reachable ? {} : { reason: e.reason }), // JSON leaves an undefined reason out
   })
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -210,7 +210,7 @@ export const entryTransition = (input: EntryInput, config: InventoryConfig): Ent
   const stored = parseEntry(cluster, observed.stored)
   switch (view._tag) {
     case "Absent":
-      return stored === undefined && observed.stored === undefined
+      return observed.stored === undefined
         ? result(EntryRow.leftNothingStored, "none")
         : result(EntryRow.leftRemoved, "removed", [{ _tag: "RemoveEntry", key: entryKey(cluster) }])
     case "Waiting":

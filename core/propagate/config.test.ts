@@ -30,4 +30,9 @@ describe("PropagateDefaults", () => {
     }
     expect(propagateConfig()).toEqual(PropagateDefaults)
   })
+  it("the unknown-field error lists the known fields", () => {
+    expect(() => propagateConfig({ x: 1 } as never)).toThrow(
+      "(known: retryInterval, clusterTimeout, clusterPollInterval, concurrency, permissionRecheckInterval)",
+    )
+  })
 })
