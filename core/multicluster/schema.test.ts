@@ -103,6 +103,7 @@ describe("unknownKeys() and unknownKeyMessage() (issue 11: strict inputs)", () =
   it("leaves a value of the wrong type to the schema: no unknown keys for null, a list, a string or a leaf", () => {
     for (const v of [null, ["name"], "name", 3]) expect(unknownKeys(v, object), JSON.stringify(v)).toEqual([])
     expect(unknownKeys({ anything: 1 }, leaf)).toEqual([])
+    expect(unknownKeys(["a", { b: 1 }], leaf)).toEqual([])
     expect(unknownKeys({ name: 1 }, { _tag: "Array", item: object })).toEqual([])
   })
   it("a tagged object is checked only against a variant its `_tag` string names", () => {
