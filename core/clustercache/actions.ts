@@ -97,5 +97,3 @@ export type ReconcilerAction =
   | { readonly _tag: "Probe"; readonly path: "/"; readonly timeout: number }
   /** Feed `trigger` to the reconciler next, in the same reconcile. */
   | { readonly _tag: "Continue"; readonly trigger: ReconcilerContinuation }
-
-export const log = (message: string): LogAction => ({ _tag: "Log", message })
