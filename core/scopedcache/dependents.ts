@@ -54,7 +54,8 @@ export class DependentSet {
 
   /** The dependents sorted by UID. */
   toArray(): ReadonlyArray<Dependent> {
-    return HashMap.toValues(this.map).sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0))
+    // Stryker disable next-line EqualityOperator: the UIDs of a set are distinct, so `<` and `<=` order alike
+    return HashMap.toValues(this.map).sort((a, b) => (a.uid < b.uid ? -1 : 1))
   }
 
   toJSON(): ReadonlyArray<Dependent> {
