@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import {
   addInformer,
   apply,
+  compareRefs,
   emptyRegistry,
   forceRemove,
   type InformerRef,
@@ -132,5 +133,46 @@ describe("registry", () => {
     expect(lookup(next, ref("b"))).toBe(lookup(r, ref("b")))
     // an operation that changes nothing returns the same registry
     expect(addInformer(next, ref("a"), dep("u9"), opts).registry).toBe(next)
+  })
+})
+
+describe("registry order and peer index (seed 002: the same operations give the same actions)", () => {
+  it("lists informers, read sources and covered peers sorted by namespace, whatever the insertion order", () => {
+    let r = start(emptyRegistry, opts).registry
+    for (const ns of ["c", "a", "b"]) r = addInformer(r, ref(ns), dep(`u-${ns}`), opts).registry
+    expect(toJson(r).informers.map((i) => i.ref.namespace)).toEqual(["a", "b", "c"])
+    const list = read(r, { _tag: "List", gvk }, opts).status
+    expect(list).toMatchObject({ from: [ref("a"), ref("b"), ref("c")] })
+    const c = addInformer(r, ref(""), dep("u-all"), opts)
+    expect(c.actions.map((a) => (a._tag === "StopInformer" ? a.ref.namespace : a._tag))).toEqual([
+      "StartInformer",
+      "a",
+      "b",
+      "c",
+    ])
+  })
+  it("a namespace-level informer that left is no peer of a later cluster-level one", () => {
+    let r = start(emptyRegistry, opts).registry
+    r = addInformer(r, ref("a"), dep("u1"), opts).registry
+    r = removeInformer(r, ref("a"), dep("u1"), opts).registry
+    const c = addInformer(r, ref(""), dep("u2"), opts)
+    expect(c.row).toBe("scopedcache.informers#2")
+    expect(c.actions).toEqual([{ _tag: "StartInformer", ref: ref("") }])
+    const covered = addInformer(c.registry, ref("b"), dep("u3"), opts)
+    expect(covered.row).toBe("scopedcache.informers#10")
+    const gone = forceRemove(covered.registry, ref(""), opts)
+    expect(gone.actions.filter((a) => a._tag === "StartInformer")).toEqual([
+      { _tag: "StartInformer", ref: ref("b") },
+    ])
+    expect(lookup(gone.registry, ref("b"))?.state).toBe("Starting")
+  })
+  it("compareRefs() orders by namespace, then GVK, then key", () => {
+    const pod = { group: "", version: "v1", kind: "Pod" }
+    const x = (namespace: string, g = gvk, key = "k"): InformerRef => ({ namespace, gvk: g, key })
+    expect(compareRefs(x("a"), x("b"))).toBe(-1)
+    expect(compareRefs(x("b"), x("a"))).toBe(1)
+    expect(compareRefs(x("a", gvk), x("a", pod))).toBe(-1)
+    expect(compareRefs(x("a", gvk, "k2"), x("a", gvk, "k1"))).toBe(1)
+    expect(compareRefs(x("a"), x("a"))).toBe(0)
   })
 })
