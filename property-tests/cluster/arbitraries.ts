@@ -113,6 +113,11 @@ export interface Knobs {
   readonly clusterEndpoint: boolean
   readonly descendants: Shape
   readonly malformed: boolean
+  /**
+   * An owner reference of another kind that bears the Cluster's name and an apiVersion that does
+   * not parse: not the Cluster's, so it must not make filterOwnedDescendants undecidable.
+   */
+  readonly otherOwnerMalformed: boolean
   /** A control-plane Machine with a nodeRef: none, an active one, or one being deleted. */
   readonly cpNode: "none" | "active" | "deleting"
   readonly kubeconfig: Fetch
@@ -230,6 +235,7 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
     [1, "failed"],
   ),
   malformed: often(1),
+  otherOwnerMalformed: often(2),
   cpNode: weighted<Knobs["cpNode"]>([5, "none"], [4, "active"], [1, "deleting"]),
   kubeconfig: weighted<Fetch>([5, "Found"], [4, "NotFound"], [1, "GetFailed"]),
   phase: weighted<Knobs["phase"]>([2, "unset"], [2, "Pending"], [3, "Provisioning"], [3, "Provisioned"]),
@@ -661,6 +667,19 @@ export const build = (
         n,
       ),
     )
+  if (!k.malformed && k.otherOwnerMalformed && mds[0] !== undefined) {
+    const first = mds[0]
+    mds[0] = {
+      ...first,
+      metadata: {
+        ...first.metadata,
+        ownerReferences: [
+          ...(first.metadata.ownerReferences ?? []),
+          { apiVersion: "example.com/v1/extra", kind: "ClusterGroup", name: n.cluster },
+        ],
+      },
+    }
+  }
   if (k.malformed && mds[0] !== undefined) {
     const first = mds[0]
     mds[0] = {
