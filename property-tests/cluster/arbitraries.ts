@@ -667,32 +667,22 @@ export const build = (
         n,
       ),
     )
-  if (!k.malformed && k.otherOwnerMalformed && mds[0] !== undefined) {
-    const first = mds[0]
+  // An owner reference whose apiVersion does not parse: the Cluster's (malformed) or another
+  // kind's bearing the Cluster's name (otherOwnerMalformed), on the first MachineDeployment.
+  const extraOwner: OwnerReference | undefined = k.malformed
+    ? { apiVersion: "cluster.x-k8s.io/v1beta2/extra", kind: "Cluster", name: n.cluster }
+    : k.otherOwnerMalformed
+      ? { apiVersion: "example.com/v1/extra", kind: "ClusterGroup", name: n.cluster }
+      : undefined
+  const first = mds[0]
+  if (extraOwner !== undefined && first !== undefined)
     mds[0] = {
       ...first,
       metadata: {
         ...first.metadata,
-        ownerReferences: [
-          ...(first.metadata.ownerReferences ?? []),
-          { apiVersion: "example.com/v1/extra", kind: "ClusterGroup", name: n.cluster },
-        ],
+        ownerReferences: [...(first.metadata.ownerReferences ?? []), extraOwner],
       },
     }
-  }
-  if (k.malformed && mds[0] !== undefined) {
-    const first = mds[0]
-    mds[0] = {
-      ...first,
-      metadata: {
-        ...first.metadata,
-        ownerReferences: [
-          ...(first.metadata.ownerReferences ?? []),
-          { apiVersion: "cluster.x-k8s.io/v1beta2/extra", kind: "Cluster", name: n.cluster },
-        ],
-      },
-    }
-  }
   const descendants: ClusterInput["observed"]["descendants"] =
     k.descendants === "failed"
       ? { _tag: "ListFailed", error: "the server was unable to return a response in the time allotted" }
