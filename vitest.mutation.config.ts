@@ -15,5 +15,6 @@ export default defineConfig({
     testTimeout: 60_000,
     retry: 0,
     setupFiles: ["property-tests/setup.ts"],
+    env: { KRTT_MUTATION: "1" },
   },
 })
