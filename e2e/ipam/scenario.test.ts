@@ -312,10 +312,13 @@ describe("krtt ipam on a real control plane", () => {
         c.metadata.labels?.tier === "gold" ||
         expectedRules((c.spec as { purposes: ReadonlyArray<string> }).purposes).length > 0,
     ).length
+    // Successful reconciles: a status write refused by a Conflict (the Cluster store behind the
+    // controller's own last write) fails its reconcile and is retried, which is one more attempt
+    // for the same Cluster, not one more Cluster enqueued.
     const reconciles = async () =>
       [
         ...(await (ipam as IpamProcess).metrics()).matchAll(
-          /^controller_runtime_reconcile_total\{[^}]*controller="ipam"[^}]*\} (\d+)/gm,
+          /^controller_runtime_reconcile_total\{(?=[^}]*controller="ipam")(?=[^}]*result="success")[^}]*\} (\d+)/gm,
         ),
       ]
         .map((m) => Number(m[1]))
