@@ -1,6 +1,7 @@
 // The REST KubeClient against a real kube-apiserver (testenv's shared control plane): CRUD,
 // optimistic concurrency, authentication and RBAC errors, pagination, the status subresource,
 // finalizers, server-side apply, discovery and watches.
+import { type AddressInfo, createServer, type Server, type Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Stream } from "effect"
 import { tokenKubeConfig } from "../../shell/apiserver/http.ts"
@@ -191,7 +192,26 @@ describe("REST KubeClient on a real API server", () => {
       assert.strictEqual(version.gitVersion, controlPlane.info.kubernetesVersion)
       const nobody = yield* makeRestClient(tokenKubeConfig("http://127.0.0.1:1", "t"))
       assert.strictEqual(yield* failure(nobody.probe()), "Unreachable")
-      assert.strictEqual(yield* failure(client.probe({ timeout: "1 millis" })), "Timeout")
-    }),
+      // A server that accepts the connection and never answers: the probe's own timeout must end
+      // it. (A 1 ms timeout against the real API server raced a fast answer on a quick machine.)
+      const silent = yield* Effect.acquireRelease(
+        Effect.promise(
+          () =>
+            new Promise<{ server: Server; sockets: Array<Socket> }>((resolve) => {
+              const sockets: Array<Socket> = []
+              const server = createServer((socket) => void sockets.push(socket))
+              server.listen(0, "127.0.0.1", () => resolve({ server, sockets }))
+            }),
+        ),
+        ({ server, sockets }) =>
+          Effect.sync(() => {
+            for (const socket of sockets) socket.destroy()
+            server.close()
+          }),
+      )
+      const port = (silent.server.address() as AddressInfo).port
+      const hanging = yield* makeRestClient(tokenKubeConfig(`http://127.0.0.1:${port}`, "t"))
+      assert.strictEqual(yield* failure(hanging.probe({ timeout: "200 millis" })), "Timeout")
+    }).pipe(Effect.scoped),
   )
 })
