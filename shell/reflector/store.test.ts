@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { KubeObject } from "../kube/resource.ts"
-import { IndexNames, Store } from "./store.ts"
+import { IndexNames, Store, storeKey } from "./store.ts"
 
 const obj = (
   name: string,
@@ -87,5 +87,28 @@ describe("Store", () => {
     )
     assert.deepStrictEqual(names(r.deleted), ["gone"])
     assert.deepStrictEqual([...store.keys()].sort(), ["default/change", "default/keep", "default/new"])
+  })
+
+  it("an object with no owner references, labels or namespace is indexed under nothing but its namespace", () => {
+    const store = new Store()
+    store.upsert({ metadata: { name: "bare" } })
+    assert.deepStrictEqual(store.indexValues(IndexNames.owner), [])
+    assert.deepStrictEqual(store.indexValues(IndexNames.label), [])
+    assert.deepStrictEqual(store.indexValues(IndexNames.namespace), [""])
+    assert.deepStrictEqual(names(store.byNamespace("")), ["bare"])
+    assert.deepStrictEqual(store.keys(), ["bare"], "a cluster-scoped object's key is its name")
+  })
+
+  it("an unknown index or value reads as empty", () => {
+    const store = new Store()
+    store.upsert(obj("a"))
+    assert.deepStrictEqual(store.byIndex("nope", "default"), [])
+    assert.deepStrictEqual(store.byIndex(IndexNames.namespace, "elsewhere"), [])
+    assert.deepStrictEqual(store.indexValues("nope"), [])
+  })
+
+  it("an object without a name is keyed by its namespace and an empty name", () => {
+    assert.strictEqual(storeKey({ metadata: { namespace: "ns" } }), "ns/")
+    assert.strictEqual(storeKey({ metadata: {} }), "")
   })
 })

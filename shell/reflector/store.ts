@@ -61,14 +61,19 @@ export interface Replaced<T> {
 /** An indexed store. */
 export class Store<T extends KubeObject> implements ReadonlyStore<T> {
   private readonly items = new Map<string, T>()
-  private readonly indexers: ReadonlyArray<readonly [string, IndexFunc<T>]>
+  /** Each index's function beside its values (value → keys), so that no lookup can miss. */
+  private readonly indexers: ReadonlyArray<readonly [IndexFunc<T>, Map<string, Set<string>>]>
   /** index name → value → keys. */
   private readonly indexes = new Map<string, Map<string, Set<string>>>()
 
   /** A store with the built-in indexes plus `indexers` (which may override them by name). */
   constructor(indexers: Readonly<Record<string, IndexFunc<T>>> = {}) {
-    this.indexers = Object.entries({ ...(builtinIndexes as Record<string, IndexFunc<T>>), ...indexers })
-    for (const [name] of this.indexers) this.indexes.set(name, new Map())
+    const all = Object.entries({ ...(builtinIndexes as Record<string, IndexFunc<T>>), ...indexers })
+    this.indexers = all.map(([name, fn]) => {
+      const values = new Map<string, Set<string>>()
+      this.indexes.set(name, values)
+      return [fn, values] as const
+    })
   }
 
   readonly get = (key: ObjectKey | string): T | undefined =>
@@ -131,18 +136,16 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
       else if (old.metadata.resourceVersion !== object.metadata.resourceVersion) updated.push({ old, object })
     }
     const deleted: Array<T> = []
-    for (const key of [...this.items.keys()]) {
+    for (const [key, old] of [...this.items]) {
       if (seen.has(key)) continue
-      const old = this.remove(key)
-      if (old !== undefined) deleted.push(old)
+      this.remove(key)
+      deleted.push(old)
     }
     return { added, updated, deleted }
   }
 
   private index(key: string, object: T): void {
-    for (const [name, fn] of this.indexers) {
-      const index = this.indexes.get(name)
-      if (index === undefined) continue
+    for (const [fn, index] of this.indexers) {
       for (const value of fn(object)) {
         let keys = index.get(value)
         if (keys === undefined) {
@@ -155,12 +158,12 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
   }
 
   private unindex(key: string, object: T): void {
-    for (const [name, fn] of this.indexers) {
-      const index = this.indexes.get(name)
-      if (index === undefined) continue
+    for (const [fn, index] of this.indexers) {
       for (const value of fn(object)) {
         const keys = index.get(value)
+        // Stryker disable next-line OptionalChaining: the object was indexed under these values when it was stored, so the set exists; `?.` guards an index function that is not pure
         keys?.delete(key)
+        // Stryker disable next-line OptionalChaining: as above
         if (keys?.size === 0) index.delete(value)
       }
     }
