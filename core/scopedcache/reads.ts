@@ -143,7 +143,7 @@ export const readsTransition = (input: ReadsInput, _options: ScopedCacheOptions)
       row: READS_ROW.notStarted,
     }
   }
-  const namespace = trigger._tag === "Get" ? trigger.namespace : trigger.namespace
+  const namespace = trigger.namespace
   const from = servingInformers(observed.informers, trigger.gvk, namespace)
   if (from.length === 0) return notFound(scopeText(trigger.gvk, namespace))
   if (trigger._tag === "Get") return serve(from, false, READS_ROW.get)

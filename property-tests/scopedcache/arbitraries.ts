@@ -24,6 +24,7 @@ import {
   type Peer,
   type ReadsInput,
   type ReadsTrigger,
+  refString,
 } from "../../core/scopedcache/index.ts"
 
 const NOW = { min: 1_700_000_000_000, max: 1_800_000_000_000 }
@@ -33,6 +34,10 @@ export const GVKS: ReadonlyArray<Gvk> = [
   { group: "apps", version: "v1", kind: "Deployment" },
   { group: "", version: "v1", kind: "ConfigMap" },
   { group: "cache.example.com", version: "v1alpha1", kind: "Memcached" },
+  // each differs from Deployment's in one part only: group, version, kind
+  { group: "extensions", version: "v1", kind: "Deployment" },
+  { group: "apps", version: "v1beta1", kind: "Deployment" },
+  { group: "apps", version: "v1", kind: "StatefulSet" },
 ]
 export const NAMESPACES = ["a", "b", "c", "d"] as const
 export const KEYS = ["default", "labels=app"] as const
@@ -214,7 +219,7 @@ const summariesArb = (max = 8): fc.Arbitrary<ReadonlyArray<InformerSummary>> =>
   fc
     .uniqueArray(fc.record({ ref: refArb("any"), state: stateArb }), {
       maxLength: max,
-      selector: (s) => `${s.ref.namespace}|${s.ref.gvk.kind}|${s.ref.key}`,
+      selector: (s) => refString(s.ref),
     })
     .map((xs) =>
       // a cluster-level informer is never Covered

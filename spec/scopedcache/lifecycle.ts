@@ -4,7 +4,13 @@
  * @module
  */
 import type { TableSpec } from "../../core/krtt/index.ts"
-import type { LifecycleInput, LifecycleResult, ScopedCacheOptions } from "../../core/scopedcache/index.ts"
+import {
+  type InformerRef,
+  type LifecycleInput,
+  type LifecycleResult,
+  refString,
+  type ScopedCacheOptions,
+} from "../../core/scopedcache/index.ts"
 import { KRTT_COLUMNS, rowsFor } from "../builder.ts"
 
 type In = LifecycleInput
@@ -12,9 +18,8 @@ type Res = LifecycleResult
 
 const { doc, derived } = rowsFor<In, Res, ScopedCacheOptions>(KRTT_COLUMNS)
 
-const key = (r: {
-  readonly ref: { readonly namespace: string; readonly key: string; readonly gvk: { readonly kind: string } }
-}) => `${r.ref.namespace}|${r.ref.gvk.kind}|${r.ref.key}`
+/** The informer's whole ref (scope, group, version, kind, key): two GVKs may share a kind. */
+const key = (r: { readonly ref: InformerRef }) => refString(r.ref)
 const informersKept = (i: In, r: Res) =>
   r.status.informers.length === i.observed.informers.length &&
   r.status.informers.every(
