@@ -279,6 +279,12 @@ export interface ControlPlaneOptions {
    * go away) and ClusterRole aggregation; true by default.
    */
   readonly controllerManager?: boolean
+  /**
+   * Which of {@link CONTROLLER_MANAGER_CONTROLLERS} the kube-controller-manager runs; all by
+   * default. A test that counts the API server's watches runs only ClusterRole aggregation, whose
+   * one watch (ClusterRoles) it can leave out of the count.
+   */
+  readonly controllerManagerControllers?: ReadonlyArray<(typeof CONTROLLER_MANAGER_CONTROLLERS)[number]>
   /** How long each process may take to become ready; 120 s by default. */
   readonly startTimeoutMs?: number
   /** Extra kube-apiserver flags, e.g. `--watch-cache=false`. */
@@ -617,7 +623,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
           `--kubeconfig=${kubeconfigPath}`,
           `--authentication-kubeconfig=${kubeconfigPath}`,
           `--authorization-kubeconfig=${kubeconfigPath}`,
-          `--controllers=${CONTROLLER_MANAGER_CONTROLLERS.join(",")}`,
+          `--controllers=${(options.controllerManagerControllers ?? CONTROLLER_MANAGER_CONTROLLERS).join(",")}`,
           "--use-service-account-credentials=true",
           `--service-account-private-key-file=${join(dir, "sa.key")}`,
           "--leader-elect=false",

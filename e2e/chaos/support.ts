@@ -11,7 +11,13 @@ import { Agent, request as httpsRequest } from "node:https"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Cluster, type ControlPlane, type KubeResponse, startControlPlane } from "../../testenv/index.ts"
+import {
+  type Cluster,
+  type ControlPlane,
+  type ControlPlaneOptions,
+  type KubeResponse,
+  startControlPlane,
+} from "../../testenv/index.ts"
 import {
   clusterObject,
   controlPlaneObject,
@@ -74,12 +80,18 @@ export interface Management {
  */
 export const startManagement = async (
   name: string,
-  options: { readonly apiserverArgs?: ReadonlyArray<string> } = {},
+  options: {
+    readonly apiserverArgs?: ReadonlyArray<string>
+    readonly controllerManagerControllers?: ControlPlaneOptions["controllerManagerControllers"]
+  } = {},
 ): Promise<Management> => {
   const dir = await mkdtemp(join(tmpdir(), `krtt-e2e-chaos-${name}-`))
   const plane = await startControlPlane({
     clusters: 1,
     users: 2,
+    ...(options.controllerManagerControllers === undefined
+      ? {}
+      : { controllerManagerControllers: options.controllerManagerControllers }),
     ...(options.apiserverArgs === undefined ? {} : { apiserverArgs: options.apiserverArgs }),
   })
   const mgmt = plane.clusters[0] as Cluster
