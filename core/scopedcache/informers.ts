@@ -125,7 +125,7 @@ const releasePeers = (
   ref: InformerRef,
   observed: InformersObserved,
 ): { readonly peers: ReadonlyArray<Peer>; readonly actions: ReadonlyArray<ScopedCacheAction> } => {
-  if (!isClusterLevel(ref) || observed.peers.length === 0) return { peers: observed.peers, actions: NONE }
+  // A namespace-level informer has no peers (the registry gives only cluster-level ones theirs).
   const actions: Array<ScopedCacheAction> = []
   const peers = observed.peers.map((p) => {
     if (p.state !== "Covered") return p

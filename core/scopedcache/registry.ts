@@ -69,6 +69,7 @@ const write = (
   entry: InformerEntry | undefined,
   before: InformerEntry | undefined = lookup(registry, ref),
 ): Registry => {
+  // Stryker disable next-line ConditionalExpression: an unchanged entry written again gives an equal registry; the check saves the copy (equivalent)
   if (before === entry) return registry
   const gvk = gvkString(ref.gvk)
   const gvks = Option.getOrElse(HashMap.get(registry.scopes, ref.namespace), () =>
@@ -102,8 +103,10 @@ const peersOf = (registry: Registry, ref: InformerRef): ReadonlyArray<Peer> => {
   const peers: Array<Peer> = []
   for (const namespace of namespaces.value) {
     const entry = lookup(registry, { ...ref, namespace })
+    // Stryker disable next-line ConditionalExpression: the peer index holds only namespaces with an informer of that GVK and key, so the entry is there (checked in property-tests/scopedcache/sequences.test.ts)
     if (entry !== undefined) peers.push({ namespace, state: entry.state })
   }
+  // Stryker disable next-line EqualityOperator: the namespaces are distinct, so < and <= (> and >=) order them alike (equivalent)
   return peers.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))
 }
 
@@ -164,9 +167,11 @@ const commit = (
   }
   const peersBefore = input.observed.peers
   result.status.peers.forEach((p, i) => {
+    // Stryker disable next-line ConditionalExpression: an unchanged peer has its state already, so the write below is skipped anyway (equivalent)
     if (peersBefore[i] === p) return
     const peerRef = { ...ref, namespace: p.namespace }
     const entry = lookup(next, peerRef)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: a peer comes from the registry, so its entry exists, and writing the state it has gives an equal registry (equivalent)
     if (entry !== undefined && entry.state !== p.state)
       next = write(next, peerRef, { ...entry, state: p.state })
   })
@@ -234,9 +239,11 @@ export const summaries = (registry: Registry): ReadonlyArray<InformerSummary> =>
 export const compareRefs = (a: InformerRef, b: InformerRef): number => {
   const ka = [a.namespace, gvkString(a.gvk), a.key]
   const kb = [b.namespace, gvkString(b.gvk), b.key]
+  // Stryker disable next-line EqualityOperator: at i = 3 both keys are undefined and equal, so one more turn returns 0 alike (equivalent)
   for (let i = 0; i < 3; i++) {
     const x = ka[i] as string
     const y = kb[i] as string
+    // Stryker disable next-line EqualityOperator: x and y differ here, so x <= y is x < y (equivalent)
     if (x !== y) return x < y ? -1 : 1
   }
   return 0
@@ -244,15 +251,17 @@ export const compareRefs = (a: InformerRef, b: InformerRef): number => {
 
 /** `Start`: the cache is started and every pending informer starts. */
 export const start = (registry: Registry, options: ScopedCacheOptions): Step => {
-  const observed = { started: registry.started, informers: registry.started ? [] : summaries(registry) }
+  const observed = { started: registry.started, informers: summaries(registry) }
   const result: LifecycleResult = lifecycleTransition(
     { observed, desired: {}, trigger: { _tag: "Start" }, now: 0 },
     options,
   )
   let next: Registry = { ...registry, started: result.status.started }
   result.status.informers.forEach((s, i) => {
+    // Stryker disable next-line ConditionalExpression: an unchanged summary writes the state its entry has (equivalent)
     if (observed.informers[i] === s) return
     const entry = lookup(next, s.ref)
+    // Stryker disable next-line ConditionalExpression: the summaries come from the registry, so the entry exists (equivalent)
     if (entry !== undefined) next = write(next, s.ref, { ...entry, state: s.state })
   })
   return { registry: next, actions: result.actions, row: result.row }

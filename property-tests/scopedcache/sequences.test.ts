@@ -9,6 +9,7 @@
  *   and not removed, and an informer leaves with dependents only by telling exactly them;
  * - permission loss stops exactly the affected informer and notifies exactly its dependents.
  */
+import { HashMap } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
@@ -17,20 +18,26 @@ import {
   type Dependent,
   emptyRegistry,
   entries,
+  gvkString,
   type InformerRef,
+  informersInput,
   isSynced,
   lookup,
   type Operation,
   type Registry,
   read,
+  readSlice,
   refString,
   type ScopedCacheOptions,
   scopedCacheOptions,
+  summaries,
 } from "../../core/scopedcache/index.ts"
 
 const GVKS = [
   { group: "apps", version: "v1", kind: "Deployment" },
   { group: "", version: "v1", kind: "ConfigMap" },
+  // the same kind in another group: the registry keys informers by the whole GVK
+  { group: "extensions", version: "v1", kind: "Deployment" },
 ]
 const REFS: ReadonlyArray<InformerRef> = ["", "a", "b", "c"].flatMap((namespace) =>
   GVKS.flatMap((gvk) => ["k1", "k2"].map((key) => ({ namespace, gvk, key }))),
@@ -164,10 +171,10 @@ class World {
     // InformerNotFound exactly when none of the GVK covers the namespace.
     const registered = [...entries(this.registry)]
     for (const gvk of GVKS) {
-      const ofGvk = registered.filter((e) => e.ref.gvk.kind === gvk.kind)
+      const ofGvk = registered.filter((e) => gvkString(e.ref.gvk) === gvkString(gvk))
       for (const namespace of [undefined, CLUSTER_SCOPE, "a", "b", "c"]) {
         const r = read(this.registry, { _tag: "List", gvk, namespace }, this.options)
-        const where = `${ctx}: List ${gvk.kind} in ${namespace ?? "every namespace"}`
+        const where = `${ctx}: List ${gvkString(gvk)} in ${namespace ?? "every namespace"}`
         if (!started) {
           expect(r.status.outcome === "error" && r.status.error._tag, where).toBe("CacheNotStarted")
           continue
@@ -195,6 +202,63 @@ class World {
     }
     if (isSynced(this.registry, this.options))
       for (const e of entries(this.registry)) expect(["Synced", "Covered"], ctx).toContain(e.state)
+    this.checkStructure(ctx)
+  }
+
+  /**
+   * The registry's derived structures against brute force over its entries: the peer index (the
+   * namespace-level informers of each GVK and key), the slices the tables are given (peers sorted
+   * by namespace, whether a cluster-level informer covers), the sorted summaries and read slices.
+   */
+  checkStructure(ctx: string): void {
+    const all = [...entries(this.registry)]
+    const sortKey = (r: InformerRef) => [r.namespace, gvkString(r.gvk), r.key].join("\u0001")
+    const sorted = <T extends { readonly ref: InformerRef }>(xs: ReadonlyArray<T>) =>
+      [...xs].sort((a, b) => (sortKey(a.ref) < sortKey(b.ref) ? -1 : sortKey(a.ref) > sortKey(b.ref) ? 1 : 0))
+    const local = all.filter((e) => e.ref.namespace !== CLUSTER_SCOPE)
+    expect(
+      HashMap.size(this.registry.peerIndex),
+      `${ctx}: the peer index has one entry per GVK and key with namespace-level informers`,
+    ).toBe(new Set(local.map((e) => `${gvkString(e.ref.gvk)}|${e.ref.key}`)).size)
+    for (const ref of REFS) {
+      const input = informersInput(this.registry, ref, { _tag: "InformerSynced" }, this.options)
+      const peers =
+        ref.namespace === CLUSTER_SCOPE
+          ? local
+              .filter((e) => gvkString(e.ref.gvk) === gvkString(ref.gvk) && e.ref.key === ref.key)
+              .map((e) => ({ namespace: e.ref.namespace, state: e.state }))
+              .sort((a, b) => (a.namespace < b.namespace ? -1 : 1))
+          : []
+      expect(input.observed.peers, `${ctx}: peers of ${refString(ref)}`).toEqual(peers)
+      expect(input.observed.coveredByCluster, `${ctx}: ${refString(ref)} covered`).toBe(
+        ref.namespace !== CLUSTER_SCOPE && lookup(this.registry, clusterPeer(ref)) !== undefined,
+      )
+    }
+    const summary = (e: { readonly ref: InformerRef; readonly state: string }) => ({
+      ref: e.ref,
+      state: e.state,
+    })
+    expect(summaries(this.registry), `${ctx}: summaries sorted by namespace, GVK, key`).toEqual(
+      sorted(all).map(summary),
+    )
+    for (const gvk of GVKS) {
+      const ofGvk = all.filter((e) => gvkString(e.ref.gvk) === gvkString(gvk))
+      for (const namespace of [undefined, CLUSTER_SCOPE, "a", "b"]) {
+        const want = sorted(
+          ofGvk.filter(
+            (e) =>
+              e.ref.namespace === CLUSTER_SCOPE ||
+              (namespace !== CLUSTER_SCOPE && (namespace === undefined || e.ref.namespace === namespace)),
+          ),
+        ).map(summary)
+        expect(readSlice(this.registry, { _tag: "List", gvk, namespace }), `${ctx}: read slice`).toEqual(want)
+        if (namespace !== undefined)
+          expect(
+            readSlice(this.registry, { _tag: "GetInformer", ref: { namespace, gvk, key: "k1" } }),
+            `${ctx}: GetInformer slice`,
+          ).toEqual(want)
+      }
+    }
   }
 }
 
