@@ -213,3 +213,89 @@ describe("engagementTransition()", () => {
     )
   })
 })
+
+describe("engagement messages (what a user reads in the logs and in a dropped request)", () => {
+  const logs = (r: EngagementResult) =>
+    r.actions.flatMap((a) => (a._tag === "Log" ? [`${a.level}: ${a.message}`] : []))
+  const engaging = (generation = "g1") =>
+    run(absent, [
+      { _tag: "ClusterAdded", generation },
+      { _tag: "CacheStarted", generation },
+    ]).last
+
+  it("names the cluster and the reason it is not engaged", () => {
+    const r = step(absent, { _tag: "ClusterAdded", generation: "g1" }, { ...provider, watches: [] })
+    expect(logs(r)).toEqual([
+      'info: not engaging cluster "east": the controller only has For/Owns watches, which are hub-only',
+    ])
+  })
+
+  it("says when a cluster is engaged, and when a sync fails or times out, with the error if any", () => {
+    const { results } = run(absent, [
+      { _tag: "ClusterAdded", generation: "g1" },
+      { _tag: "CacheStarted", generation: "g1" },
+      { _tag: "CacheSynced", generation: "g1" },
+      { _tag: "IndexesApplied", generation: "g1" },
+      { _tag: "SourcesStarted", generation: "g1" },
+    ])
+    expect(logs(results.at(-1) as EngagementResult)).toEqual(['info: engaged cluster "east"'])
+    const failed = (timedOut: boolean, error: string) =>
+      logs(step(engaging(), { _tag: "CacheSyncFailed", generation: "g1", timedOut, error }))
+    expect(failed(true, "")).toEqual([
+      'warn: engaging cluster "east" failed: cache did not sync within 120000 ms',
+    ])
+    expect(failed(true, "forbidden")).toEqual([
+      'warn: engaging cluster "east" failed: cache did not sync within 120000 ms: forbidden',
+    ])
+    expect(failed(false, "forbidden")).toEqual(['warn: engaging cluster "east" failed: forbidden'])
+  })
+
+  it("disengages an unhealthy cluster with the reason, a failed engagement too (no scope to cancel)", () => {
+    const r = step(engaging(), { _tag: "ClusterUnhealthy", reason: "3 probes failed" })
+    expect(logs(r)).toEqual(['info: disengaging unhealthy cluster "east": 3 probes failed'])
+    const failed = step(engaging(), {
+      _tag: "EngageFailed",
+      generation: "g1",
+      step: "startCache",
+      error: "boom",
+    })
+    expect(failed.status.state._tag).toBe("Failed")
+    const fromFailed = step(failed.status, { _tag: "ClusterUnhealthy", reason: "401" })
+    expect(fromFailed.status.state).toEqual({ _tag: "Unhealthy", generation: "g1", reason: "401" })
+    expect(fromFailed.actions.filter((a) => a._tag === "CancelEngageScope")).toEqual([])
+  })
+
+  it("a dropped request says why: not found, excluded, failed, unhealthy", () => {
+    const detail = (e: Engagement) => {
+      const a = step(e, { _tag: "RequestArrived", namespace: "ns", name: "x" }).actions.find(
+        (x) => x._tag === "DropRequest",
+      )
+      return a?._tag === "DropRequest" ? [a.reason, a.detail] : undefined
+    }
+    expect(detail(absent)).toEqual(["ClusterNotFound", 'cluster "east" not found'])
+    const excluded = step(
+      absent,
+      { _tag: "ClusterAdded", generation: "g1" },
+      { ...provider, watches: [] },
+    ).status
+    expect(detail(excluded)).toEqual([
+      "ClusterNotEngaged",
+      'controller not engaged with cluster "east": the controller only has For/Owns watches, which are hub-only',
+    ])
+    const failed = step(engaging(), {
+      _tag: "EngageFailed",
+      generation: "g1",
+      step: "startCache",
+      error: "boom",
+    }).status
+    expect(detail(failed)).toEqual([
+      "ClusterNotEngaged",
+      'controller not engaged with cluster "east": engaging failed: startCache: boom',
+    ])
+    const unhealthy = step(engaging(), { _tag: "ClusterUnhealthy", reason: "401" }).status
+    expect(detail(unhealthy)).toEqual([
+      "ClusterNotEngaged",
+      'controller not engaged with cluster "east": unhealthy',
+    ])
+  })
+})
