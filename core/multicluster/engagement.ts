@@ -270,6 +270,7 @@ export const engagementTransition = (
       return fail(o, e, t.generation, `${t.step}: ${t.error}`, now, config)
     }
     case "ClusterUnhealthy": {
+      // Stryker disable next-line ConditionalExpression: current is undefined only when Absent, which the first test already refuses (a guard for the type checker)
       if (!(isScopeOpen(s) || s._tag === "Failed") || current === undefined) return stay(e)
       return {
         actions: [
