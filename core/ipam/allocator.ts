@@ -62,6 +62,7 @@ const insertSorted = (list: ReadonlyArray<Cidr>, c: Cidr): ReadonlyArray<Cidr> =
   let hi = list.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
+    // Stryker disable next-line EqualityOperator: a block is never inserted beside an equal one (the caller checks it is not allocated), so < and <= place it alike (equivalent)
     if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
     else hi = mid
   }
@@ -280,7 +281,8 @@ export class IpamBuilder {
     let hi = list.length
     while (lo < hi) {
       const mid = (lo + hi) >> 1
-      if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
+      // Stryker disable next-line EqualityOperator: a block is never inserted beside an equal one (the caller checks it is not allocated), so < and <= place it alike (equivalent)
+    if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
       else hi = mid
     }
     const prev = list[lo - 1]
