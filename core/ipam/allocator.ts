@@ -282,7 +282,7 @@ export class IpamBuilder {
     while (lo < hi) {
       const mid = (lo + hi) >> 1
       // Stryker disable next-line EqualityOperator: a block is never inserted beside an equal one (the caller checks it is not allocated), so < and <= place it alike (equivalent)
-    if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
+      if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
       else hi = mid
     }
     const prev = list[lo - 1]

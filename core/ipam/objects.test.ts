@@ -35,4 +35,14 @@ describe("the applied-rules annotation", () => {
     expect(parseAppliedRules('{"r":{"/p":42}}').ok).toBe(false)
     expect(parseAppliedRules(undefined)).toEqual({ ok: true, rules: {} })
   })
+  it("reads null as no rules and a null rule as no paths; an array or a scalar is not a map of rule ids", () => {
+    expect(parseAppliedRules("null")).toEqual({ ok: true, rules: {} })
+    expect(parseAppliedRules('{"r":null}')).toEqual({ ok: true, rules: { r: {} } })
+    for (const text of ["[]", "42", '"x"'])
+      expect(parseAppliedRules(text), text).toEqual({ ok: false, message: "not a JSON object of rule ids" })
+    expect(parseAppliedRules('{"r":{"/p":42}}')).toEqual({
+      ok: false,
+      message: 'rule "r" path "/p" is not a CIDR string',
+    })
+  })
 })
