@@ -1,5 +1,27 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { clusterConfigName, formatAppliedRules, nameHash, parseAppliedRules } from "./objects.ts"
+import {
+  CIDR_FINALIZER,
+  CLUSTER_KIND,
+  CLUSTERS_API_VERSION,
+  ENVIRONMENT_LABEL,
+  MANAGED_BY_LABEL,
+  MANAGED_PURPOSE_LABEL,
+} from "./constants.ts"
+import {
+  type ClusterConfigView,
+  clusterConfigFor,
+  clusterConfigLabels,
+  clusterConfigName,
+  formatAppliedRules,
+  isManaged,
+  isManagedFor,
+  nameHash,
+  type OwnerReference,
+  owningCluster,
+  parseAppliedRules,
+  sortPatches,
+} from "./objects.ts"
 
 describe("clusterConfigName()", () => {
   it("is <cluster>--ipam--<rule id> when that fits in 63 characters", () => {
@@ -43,6 +65,136 @@ describe("the applied-rules annotation", () => {
     expect(parseAppliedRules('{"r":{"/p":42}}')).toEqual({
       ok: false,
       message: 'rule "r" path "/p" is not a CIDR string',
+    })
+  })
+})
+
+describe("nameHash() against an independent base32 of SHAKE128", () => {
+  const model = (text: string, length: number) => {
+    const bytes = createHash("shake128", { outputLength: Math.ceil((length * 5) / 8) })
+      .update(text)
+      .digest()
+    const bitText = [...bytes].map((b) => b.toString(2).padStart(8, "0")).join("")
+    const padded = bitText.padEnd(Math.ceil(bitText.length / 5) * 5, "0")
+    let out = ""
+    for (let i = 0; i < padded.length; i += 5)
+      out += "abcdefghijklmnopqrstuvwxyz234567"[Number.parseInt(padded.slice(i, i + 5), 2)]
+    return out.slice(0, length)
+  }
+  it("gives the first `length` characters, for every length from 1 to 13 (each leftover of bits)", () => {
+    for (let length = 1; length <= 13; length++)
+      for (const text of ["x", "cluster--ipam--rule", "a".repeat(70)])
+        expect(nameHash(text, length), `${text} ${length}`).toBe(model(text, length))
+  })
+})
+
+describe("clusterConfigName() at the length limit", () => {
+  it("keeps a name of exactly 63 characters, shortens one of 64", () => {
+    const fits = clusterConfigName("a".repeat(63 - "--ipam--r".length), "r")
+    expect(fits).toBe(`${"a".repeat(54)}--ipam--r`)
+    const over = clusterConfigName("a".repeat(64 - "--ipam--r".length), "r")
+    expect(over).toHaveLength(63)
+    expect(over).toMatch(/--[a-z2-7]{8}$/)
+  })
+})
+
+describe("ownership of ClusterConfigs", () => {
+  const who = { managedBy: "ipam", environment: "dev" }
+  const cc = (
+    labels: Record<string, string>,
+    ownerReferences: ReadonlyArray<OwnerReference> = [],
+  ): ClusterConfigView => ({
+    namespace: "ns",
+    name: "c--ipam--r",
+    labels,
+    annotations: {},
+    finalizers: [],
+    ownerReferences,
+    patches: [],
+  })
+  const mine = clusterConfigLabels(who, "c", "r")
+
+  it("is this controller's only with all three identity labels; for a Cluster also by namespace and cluster label", () => {
+    expect(isManaged(cc(mine), who)).toBe(true)
+    for (const label of [MANAGED_BY_LABEL, MANAGED_PURPOSE_LABEL, ENVIRONMENT_LABEL])
+      expect(isManaged(cc({ ...mine, [label]: "other" }), who), label).toBe(false)
+    expect(isManagedFor(cc(mine), who, { namespace: "ns", name: "c" })).toBe(true)
+    expect(isManagedFor(cc(mine), who, { namespace: "other", name: "c" })).toBe(false)
+    expect(isManagedFor(cc(mine), who, { namespace: "ns", name: "d" })).toBe(false)
+    expect(
+      isManagedFor(cc({ ...mine, [ENVIRONMENT_LABEL]: "prod" }), who, { namespace: "ns", name: "c" }),
+    ).toBe(false)
+  })
+
+  it("is owned by the Cluster of its controller reference of kind Cluster in the clusters group", () => {
+    const ref = { apiVersion: CLUSTERS_API_VERSION, kind: CLUSTER_KIND, name: "c", controller: true }
+    expect(owningCluster(cc(mine, [ref]))).toEqual({ namespace: "ns", name: "c" })
+    expect(
+      owningCluster(cc(mine, [{ ...ref, apiVersion: `${CLUSTERS_API_VERSION.split("/")[0]}/v9` }])),
+    ).toEqual({
+      namespace: "ns",
+      name: "c",
+    })
+    expect(owningCluster(cc(mine, [{ ...ref, controller: false }]))).toBeUndefined()
+    expect(owningCluster(cc(mine, [{ ...ref, controller: undefined }]))).toBeUndefined()
+    expect(owningCluster(cc(mine, [{ ...ref, kind: "Machine" }]))).toBeUndefined()
+    expect(owningCluster(cc(mine, [{ ...ref, apiVersion: "cluster.x-k8s.io/v1beta2" }]))).toBeUndefined()
+  })
+})
+
+describe("clusterConfigFor()", () => {
+  const who = { managedBy: "ipam", environment: "dev" }
+  it("owns the ClusterConfig by its Cluster (uid when known, never blocking its deletion), creates missing paths, sorts patches", () => {
+    const o = clusterConfigFor(who, { namespace: "ns", name: "c", uid: "u-1" }, "r", {
+      "/b": "10.0.0.0/24",
+      "/a": "10.1.0.0/24",
+      "/big": "10.2.0.0/16",
+    })
+    expect(o.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: CLUSTERS_API_VERSION,
+        kind: CLUSTER_KIND,
+        name: "c",
+        uid: "u-1",
+        controller: true,
+        blockOwnerDeletion: false,
+      },
+    ])
+    expect(
+      clusterConfigFor(who, { namespace: "ns", name: "c" }, "r", {}).metadata.ownerReferences[0],
+    ).not.toHaveProperty("uid")
+    expect(o.spec.patchOptions).toEqual({ createMissingOnAdd: true })
+    expect(o.metadata.finalizers).toEqual([CIDR_FINALIZER])
+    expect(o.spec.patches.map((p) => p.path)).toEqual(["/big", "/a", "/b"])
+  })
+})
+
+describe("sortPatches()", () => {
+  it("puts large blocks first, equal sizes by path; values that are not CIDRs stay where they are", () => {
+    const p = (path: string, value: unknown) => ({ op: "add", path, value })
+    expect(
+      sortPatches([
+        p("/c", "10.0.0.0/26"),
+        p("/b", "10.0.0.0/24"),
+        p("/a", "10.0.1.0/24"),
+        p("/d", "fd00::/64"),
+      ]).map((x) => x.path),
+    ).toEqual(["/a", "/b", "/c", "/d"])
+    expect(sortPatches([p("/z", "10.0.0.0/8"), p("/y", "10.0.0.0/8")]).map((x) => x.path)).toEqual([
+      "/y",
+      "/z",
+    ])
+    expect(sortPatches([p("/x", 42), p("/w", "no-slash"), p("/v", "10.0.0.0/x")]).map((x) => x.path)).toEqual(
+      ["/x", "/w", "/v"],
+    )
+  })
+})
+
+describe("parseAppliedRules() errors", () => {
+  it("says what is not JSON", () => {
+    expect(parseAppliedRules("{x")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^not JSON: /),
     })
   })
 })
