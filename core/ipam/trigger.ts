@@ -161,6 +161,7 @@ export const triggerTransition = (input: TriggerInput): TriggerResult => {
       if (isIgnored(e.old)) return one(TriggerRow.ignoreRemoved, owner)
       return none(TriggerRow.clusterConfigUpdated)
     }
+    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
     default: {
       const never: never = e
       return never
