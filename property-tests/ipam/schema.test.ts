@@ -38,5 +38,13 @@ describe("IPAM explain input schemas", () => {
     expect(() => decodeInput("ipam.reconcile", JSON.stringify(bad))).toThrow(
       /input\.trigger\.nmae: unknown field; did you mean "name"\?/,
     )
+    // exactly one complaint, about the unknown key only (known keys are never "unknown")
+    let message = ""
+    try {
+      decodeInput("ipam.reconcile", JSON.stringify(bad))
+    } catch (e) {
+      message = (e as Error).message
+    }
+    expect(message.match(/unknown field/g)).toHaveLength(1)
   })
 })
