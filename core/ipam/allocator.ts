@@ -189,10 +189,15 @@ export const acquireSpecific = (
   const existing = state.allocated.get(key)
   if (existing !== undefined && existing.parent === parent) return { _tag: "Acquired", state, cidr: key }
   const p = parent === undefined ? undefined : prefixOf(state, parent)
+  // Under a known parent: its children, and for a registered parent every parentless block (the
+  // block may lie outside the parent it is restored under; IpamBuilder checks the same).
   const siblings =
     parent === undefined || p === undefined
-      ? [...state.children.values()].flat().filter((c) => overlaps(c, cidr))
-      : blockedIn(state, parent, p)
+      ? [...state.children.values()].flat()
+      : [
+          ...(state.children.get(parent) ?? []),
+          ...(state.parents.has(parent) ? (state.children.get("") ?? []) : []),
+        ]
   const clash = siblings.find((c) => overlaps(c, cidr))
   if (clash !== undefined) return { _tag: "Conflict", cidr: key, with: formatCidr(clash) }
   return { _tag: "Acquired", state: add(state, p === undefined ? undefined : parent, cidr), cidr: key }

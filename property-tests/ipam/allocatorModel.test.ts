@@ -21,6 +21,7 @@ import {
   allocations,
   cidrOf,
   emptyIpam,
+  IpamBuilder,
   type IpamState,
   reconfigure,
   release,
@@ -177,7 +178,12 @@ const step = (s: IpamState, m: Model, o: Op): { s: IpamState; ctx: string } => {
         return { s, ctx }
       }
       const known = parent !== undefined && (m.parents.includes(parent) || m.blocks.has(parent))
-      const against = known ? blockedBy(m, parent) : [...m.blocks.values()].map((x) => x.b)
+      // under a known parent: its children, and for a registered one every parentless block
+      const against = known
+        ? [...m.blocks.values()]
+            .filter((x) => x.parent === parent || (x.parent === undefined && m.parents.includes(parent)))
+            .map((x) => x.b)
+        : [...m.blocks.values()].map((x) => x.b)
       const clashes = against.filter((b) => meets(b, cidr)).map(text)
       if (clashes.length > 0) {
         expect(r._tag, ctx).toBe("Conflict")
@@ -223,6 +229,83 @@ describe("the allocator against a model of its state (nesting, restore, reconfig
           check(s, m, done.join(" → "))
         }
       }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("IpamBuilder (what a restore uses) answers as acquireSpecific and builds the same state, leaving its start alone", () => {
+    const restoreArb = opArb.filter((o): o is Extract<Op, { kind: "restore" }> => o.kind === "restore")
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 30 }),
+        fc.array(
+          fc.record({
+            kind: fc.constant("restore" as const),
+            group: fc.nat(GROUPS.length - 1),
+            extra: fc.integer({ min: 0, max: 3 }),
+            at: fc.nat(),
+            under: fc.constantFrom(
+              "parent" as const,
+              "none" as const,
+              "unknown" as const,
+              "allocation" as const,
+            ),
+            pick: fc.nat(),
+          }),
+          { minLength: 1, maxLength: 30 },
+        ),
+        (setup, restores) => {
+          void restoreArb
+          const initial = GROUPS.map((g) => g[0] as string)
+          let s = reconfigure(emptyIpam, initial.map(cidrOf))
+          const m: Model = { parents: [...initial], blocks: new Map() }
+          for (const o of setup) s = step(s, m, o).s
+          const before = allocations(s)
+          const builder = new IpamBuilder(s)
+          let pure = s
+          for (const o of restores) {
+            const widest = block((GROUPS[o.group] as ReadonlyArray<string>)[0] as string)
+            const len = widest.len + 2 + o.extra
+            const sz = 1n << BigInt(bitsOf(widest) - len)
+            const first = widest.first + (BigInt(o.at) % (size(widest) / sz)) * sz
+            const cidr = cidrOf(text({ v6: widest.v6, first, last: first + sz - 1n, len }))
+            const keys = allocations(pure)
+            const parents = [...pure.parents.keys()]
+            const parent =
+              o.under === "none"
+                ? undefined
+                : o.under === "unknown"
+                  ? "172.16.0.0/16"
+                  : o.under === "parent"
+                    ? parents[o.pick % Math.max(1, parents.length)]
+                    : keys[o.pick % Math.max(1, keys.length)]
+            const a = acquireSpecific(pure, parent, cidr)
+            const b = builder.acquireSpecific(parent, cidr)
+            const ctx = `${text({ v6: widest.v6, first, last: first + sz - 1n, len })} under ${parent ?? "nothing"}`
+            expect(b === "Acquired", ctx).toBe(a._tag === "Acquired")
+            if (a._tag === "Acquired") pure = a.state
+            else if (b !== "Acquired")
+              expect(
+                meets(block(b.conflict), block(text({ v6: widest.v6, first, last: first + sz - 1n, len }))),
+                ctx,
+              ).toBe(true)
+          }
+          const built = builder.done()
+          expect(allocations(built)).toEqual(allocations(pure))
+          for (const k of allocations(pure))
+            expect(built.allocated.get(k)?.parent, k).toBe(pure.allocated.get(k)?.parent)
+          expect(allocations(s), "the start state is untouched").toEqual(before)
+          // the built children lists are sorted and complete: acquisitions from it agree
+          for (const from of [...pure.parents.keys(), ...allocations(pure)]) {
+            const len = Math.min(block(from).len + 2, bitsOf(block(from)))
+            const x = acquire(built, from, len)
+            const y = acquire(pure, from, len)
+            expect(x._tag === "Acquired" ? x.cidr : x._tag, `acquire /${len} in ${from}`).toBe(
+              y._tag === "Acquired" ? y.cidr : y._tag,
+            )
+          }
+        },
+      ),
       { numRuns: 300 },
     )
   })
