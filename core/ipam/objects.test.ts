@@ -184,6 +184,11 @@ describe("sortPatches()", () => {
       "/y",
       "/z",
     ])
+    const same = ["/d", "/b", "/e", "/a", "/c"].map((path) => p(path, "10.0.0.0/8"))
+    expect(sortPatches(same).map((x) => x.path)).toEqual(["/a", "/b", "/c", "/d", "/e"])
+    // a CIDR beside a value that is not one: neither moves
+    expect(sortPatches([p("/b", "10.0.0.0/24"), p("/a", 42)]).map((x) => x.path)).toEqual(["/b", "/a"])
+    expect(sortPatches([p("/a", 42), p("/b", "10.0.0.0/24")]).map((x) => x.path)).toEqual(["/a", "/b"])
     expect(sortPatches([p("/x", 42), p("/w", "no-slash"), p("/v", "10.0.0.0/x")]).map((x) => x.path)).toEqual(
       ["/x", "/w", "/v"],
     )

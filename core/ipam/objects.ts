@@ -133,6 +133,7 @@ const BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 /** controller-utils' NameHashSHAKE128Base32: SHAKE128 of the text, lower-case base32, 8 characters. */
 export const nameHash = (text: string, length = IpamDefaults.nameHashLength): string => {
+  // Stryker disable next-line ObjectLiteral,ArithmeticOperator: SHAKE128's output is prefix-stable, so a longer output gives the same leading characters (equivalent)
   const bytes = createHash("shake128", { outputLength: Math.ceil((length * 5) / 8) })
     .update(text)
     .digest()
@@ -142,11 +143,13 @@ export const nameHash = (text: string, length = IpamDefaults.nameHashLength): st
   for (const b of bytes) {
     value = (value << 8) | b
     bits += 8
+    // Stryker disable next-line EqualityOperator: stopping at 5 bits leaves them to the padding below, which emits them alike (equivalent)
     while (bits >= 5) {
       out += BASE32[(value >>> (bits - 5)) & 31]
       bits -= 5
     }
   }
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: ceil(5 × length / 8) bytes give at least length full characters, so the padding character is cut off by the slice (equivalent; kept as base32 defines it)
   if (bits > 0) out += BASE32[(value << (5 - bits)) & 31]
   return out.slice(0, length)
 }
@@ -184,6 +187,7 @@ export const sortPatches = (patches: ReadonlyArray<JsonPatch>): ReadonlyArray<Js
     const x = prefixLength(a.value)
     const y = prefixLength(b.value)
     if (x < 0 || y < 0) return 0
+    // Stryker disable next-line EqualityOperator: the paths of one ClusterConfig are distinct, so < and <= (> and >=) order them alike (equivalent)
     return x - y || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   })
 

@@ -3,12 +3,12 @@
 // the two inputs it refuses. The property tests (spec/ipam, property-tests/ipam) hold every row
 // to its promise; these pin what a user reads: outcomes, conditions, Events and their texts.
 import { describe, expect, it } from "vitest"
-import { emptyIpam, reconfigure } from "./allocator.ts"
+import { allocations, emptyIpam, reconfigure } from "./allocator.ts"
 import { cidrOf } from "./cidr.ts"
 import type { IpamConfigSpec } from "./config.ts"
 import { APPLIED_RULES_ANNOTATION } from "./constants.ts"
 import type { ClusterConfigView, ClusterView } from "./objects.ts"
-import { type ReconcileAction, type ReconcileResult, reconcileCluster } from "./reconcile.ts"
+import { ipamFromEntries, type ReconcileAction, type ReconcileResult, reconcileCluster } from "./reconcile.ts"
 
 const identity = { managedBy: "ipam", environment: "dev" }
 const selectAll = { matchIdentities: undefined, matchPurposes: [], matchLabels: {}, matchExpressions: [] }
@@ -259,5 +259,84 @@ describe("reconcileCluster, word for word", () => {
       ),
     ])
     expect(badCc.status).toEqual(invalid)
+  })
+})
+
+describe("reconcileCluster, more word for word", () => {
+  it("a Cluster whose annotation holds injections but no ClusterConfig: they are recreated, and that is a write (ipam.reconcile#5)", () => {
+    const r = reconcile(annotated, [], first.ipam)
+    expect(r.row).toBe("ipam.reconcile#5")
+    expect(created(r).map((cc) => cc.name)).toEqual(["c--ipam--r1", "c--ipam--r2"])
+    expect(r.actions.filter((a) => a._tag === "SetAppliedRules")).toEqual([])
+    expect(r.actions.at(-1)).toEqual(
+      event("c", "Normal", "ReconcileSuccess", "Reconcile", "Reconcile successful"),
+    )
+    expect(r.status.outcome).toBe("Reconciled")
+  })
+
+  it("releases in the order of the ClusterConfigs' names, and only CIDR values", () => {
+    const [a, b] = created(first)
+    if (a === undefined || b === undefined) throw new Error("two ClusterConfigs expected")
+    const withJunk = { ...a, patches: [...a.patches, { op: "add", path: "/spec/other", value: 42 }] }
+    const r = reconcile(undefined, [b, withJunk], first.ipam, config, "c")
+    expect(r.actions.filter((x) => x._tag === "ReleaseCidrs")).toEqual([
+      {
+        _tag: "ReleaseCidrs",
+        clusterConfig: { namespace: "ns", name: "c--ipam--r1" },
+        cidrs: ["10.0.0.0/31"],
+      },
+      {
+        _tag: "ReleaseCidrs",
+        clusterConfig: { namespace: "ns", name: "c--ipam--r2" },
+        cidrs: ["10.1.0.0/26"],
+      },
+    ])
+  })
+
+  it("joins the messages of several exhausted rules into the condition", () => {
+    const tiny: IpamConfigSpec = {
+      parentCIDRs: { a: ["10.0.0.0/31"] },
+      injectionRules: [
+        {
+          id: "r1",
+          selector: selectAll,
+          injections: [{ id: undefined, paths: [NODES, "/spec/x"], parents: ["a"], subnetSize: 30 }],
+        },
+        {
+          id: "r2",
+          selector: selectAll,
+          injections: [{ id: undefined, paths: [PODS], parents: ["a"], subnetSize: 30 }],
+        },
+      ],
+      internalStateRefreshCycleDuration: 0,
+    }
+    const r = reconcile(cluster("c"), [], reconfigure(emptyIpam, [cidrOf("10.0.0.0/31")]), tiny)
+    expect(r.status.conditions).toEqual([
+      {
+        type: "CIDRsAllocated",
+        status: "False",
+        reason: "ParentsExhausted",
+        message:
+          "unable to generate a /30 CIDR for injection 0 (/spec/networking/nodes, /spec/x) of rule 'r1': parents a are exhausted; " +
+          "unable to generate a /30 CIDR for injection 0 (/spec/networking/pods) of rule 'r2': parents a are exhausted",
+      },
+    ])
+  })
+})
+
+describe("ipamFromEntries", () => {
+  it("restores entries largest first, so a child given before its parent still lands under it; unparsable ones are skipped", () => {
+    const s = ipamFromEntries(config, [
+      { cidr: "10.1.0.0/28", parent: "10.1.0.0/26" },
+      { cidr: "not-a-cidr", parent: "10.1.0.0/24" },
+      { cidr: "10.1.0.0/26", parent: "10.1.0.0/24" },
+    ])
+    expect(allocations(s)).toEqual(["10.1.0.0/26", "10.1.0.0/28"])
+    expect(s.allocated.get("10.1.0.0/28")?.parent).toBe("10.1.0.0/26")
+    expect(s.allocated.get("10.1.0.0/26")?.parent).toBe("10.1.0.0/24")
+    expect([...s.parents.keys()].sort()).toEqual(["10.0.0.0/30", "10.1.0.0/24"])
+    const none = ipamFromEntries(undefined, [{ cidr: "10.1.0.0/26", parent: "10.1.0.0/24" }])
+    expect(none.parents.size).toBe(0)
+    expect(none.allocated.get("10.1.0.0/26")?.parent).toBeUndefined()
   })
 })

@@ -81,14 +81,22 @@ describe("restoreIpam", () => {
     const r = restoreIpam({
       config,
       clusters: [
-        cluster("a", '{"r1":{"/big":"10.0.8.0/22","/small":"10.0.8.0/26","/out":"192.168.0.0/24"}}'),
+        // smallest first on purpose: a restore takes them largest first
+        cluster(
+          "a",
+          '{"r1":{"/small":"10.0.8.0/26","/mid":"10.0.8.0/24","/big":"10.0.8.0/22","/out":"192.168.0.0/24"}}',
+        ),
         cluster("b", '{"r2":{"/x":"10.0.12.0/26"}}'),
       ],
       clusterConfigs: [],
       identity,
     })
     expect(r.ipam.allocated.get("10.0.8.0/22")?.parent).toBe("10.0.0.0/16")
-    expect(r.ipam.allocated.get("10.0.8.0/26")?.parent).toBe("10.0.8.0/22")
+    expect(r.ipam.allocated.get("10.0.8.0/24")?.parent).toBe("10.0.8.0/22")
+    expect(r.ipam.allocated.get("10.0.8.0/26")?.parent, "under the latest (smallest) that contains it").toBe(
+      "10.0.8.0/24",
+    )
+    expect(r.conflicts).toEqual([])
     expect(r.ipam.allocated.get("192.168.0.0/24")?.parent).toBeUndefined()
     expect(r.ipam.allocated.get("10.0.12.0/26")?.parent).toBe("10.0.0.0/16")
     const none = restoreIpam({
@@ -116,6 +124,13 @@ describe("restoreIpam", () => {
     expect(r.conflicts).toEqual([{ cidr: "10.0.1.0/25", with: "10.0.1.0/24", cluster: "ns/b", rule: "r2" }])
     expect(r.unreadable).toEqual(["ns/broken", "ns/list"])
     expect(allocations(r.ipam)).toEqual(["10.0.1.0/24"])
+  })
+
+  it("names a ClusterConfig without labels by its namespace, an empty cluster and rule when it conflicts", () => {
+    const first: ClusterView = { ...cluster("x", '{"r":{"/x":"10.0.1.0/24"}}'), namespace: "a" }
+    const bare: ClusterConfigView = { ...clusterConfig("bare", ["10.0.1.0/26"], { finalizer: true }) }
+    const r = restoreIpam({ config, clusters: [first], clusterConfigs: [bare], identity })
+    expect(r.conflicts).toEqual([{ cidr: "10.0.1.0/26", with: "10.0.1.0/24", cluster: "ns/", rule: "" }])
   })
 
   it("groups a ClusterConfig without labels under its namespace, an empty cluster and rule", () => {
