@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { type Cidr, compareCidr, formatCidr, lastOf, overlaps, sizeOf } from "./cidr.ts"
+import { type Cidr, compareCidr, contains, formatCidr, lastOf, overlaps, sizeOf } from "./cidr.ts"
 import { LayeredMap } from "./layered.ts"
 
 /** One allocated CIDR. */
@@ -175,9 +175,14 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
   return { _tag: "Acquired", state: add(state, parent, cidr), cidr: formatCidr(cidr) }
 }
 
+/** The parent's prefix when it holds `c` (strictly larger); a block outside it is recorded parentless. */
+const within = (p: Cidr | undefined, c: Cidr): Cidr | undefined =>
+  p !== undefined && contains(p, c) && p.prefix < c.prefix ? p : undefined
+
 /**
  * Records a block that is already in use (restoring state from the cluster): under `parent`
- * when given, parentless otherwise. Acquiring a block already recorded under the same parent
+ * when given and it holds the block, parentless otherwise (a parentless block blocks every
+ * parent that overlaps it). Acquiring a block already recorded under the same parent
  * is a no-op.
  */
 export const acquireSpecific = (
@@ -186,11 +191,12 @@ export const acquireSpecific = (
   cidr: Cidr,
 ): AcquireSpecificResult => {
   const key = formatCidr(cidr)
+  const p = parent === undefined ? undefined : within(prefixOf(state, parent), cidr)
   const existing = state.allocated.get(key)
-  if (existing !== undefined && existing.parent === parent) return { _tag: "Acquired", state, cidr: key }
-  const p = parent === undefined ? undefined : prefixOf(state, parent)
-  // Under a known parent: its children, and for a registered parent every parentless block (the
-  // block may lie outside the parent it is restored under; IpamBuilder checks the same).
+  if (existing !== undefined && existing.parent === (p === undefined ? undefined : parent))
+    return { _tag: "Acquired", state, cidr: key }
+  // Under a parent that holds it: the parent's children, and for a registered parent every
+  // parentless block (IpamBuilder checks the same); parentless: every block.
   const siblings =
     parent === undefined || p === undefined
       ? [...state.children.values()].flat()
@@ -304,10 +310,13 @@ export class IpamBuilder {
   /** `acquireSpecific`, in place. */
   acquireSpecific(parent: string | undefined, cidr: Cidr): "Acquired" | { readonly conflict: string } {
     const key = formatCidr(cidr)
-    const existing = this.allocated.get(key)
-    if (existing !== undefined && existing.parent === parent) return "Acquired"
     const p =
-      parent === undefined ? undefined : (this.parents.get(parent) ?? this.allocated.get(parent)?.cidr)
+      parent === undefined
+        ? undefined
+        : within(this.parents.get(parent) ?? this.allocated.get(parent)?.cidr, cidr)
+    const existing = this.allocated.get(key)
+    if (existing !== undefined && existing.parent === (p === undefined ? undefined : parent))
+      return "Acquired"
     const list = p === undefined ? "" : (parent as string)
     let clash: Cidr | undefined
     if (p === undefined) {

@@ -21,6 +21,7 @@ import {
   allocations,
   cidrOf,
   emptyIpam,
+  formatCidr,
   IpamBuilder,
   type IpamState,
   reconfigure,
@@ -109,6 +110,19 @@ const drop = (m: Model, key: string) => {
 const check = (s: IpamState, m: Model, ctx: string) => {
   expect([...allocations(s)].sort(), `${ctx}: allocations`).toEqual([...m.blocks.keys()].sort())
   for (const [k, x] of m.blocks) expect(s.allocated.get(k)?.parent, `${ctx}: parent of ${k}`).toBe(x.parent)
+  // each children list holds exactly the blocks of its parent ("" for none), in address order
+  const lists = new Map<string, Array<string>>()
+  for (const [k, x] of m.blocks) lists.set(x.parent ?? "", [...(lists.get(x.parent ?? "") ?? []), k])
+  const inOrder = (xs: ReadonlyArray<string>) =>
+    [...xs].sort((a, b) =>
+      block(a).v6 === block(b).v6 ? (block(a).first < block(b).first ? -1 : 1) : block(a).v6 ? 1 : -1,
+    )
+  const have = [...s.children.entries()]
+    .filter(([, v]) => v.length > 0)
+    .map(([k, v]) => [k, v.map(formatCidr)] as const)
+  expect(Object.fromEntries(have), `${ctx}: children lists`).toEqual(
+    Object.fromEntries([...lists].map(([k, v]) => [k, inOrder(v)])),
+  )
   const want = [...m.parents]
     .map((p) => {
       const pb = block(p)
@@ -171,13 +185,21 @@ const step = (s: IpamState, m: Model, o: Op): { s: IpamState; ctx: string } => {
               ? m.parents[o.pick % Math.max(1, m.parents.length)]
               : keys[o.pick % Math.max(1, keys.length)]
       const ctx = `restore ${key} under ${parent ?? "nothing"}`
+      // a parent counts when it is known and strictly holds the block; else the block is parentless
+      const known =
+        parent !== undefined &&
+        (m.parents.includes(parent) || m.blocks.has(parent)) &&
+        block(parent).v6 === cidr.v6 &&
+        block(parent).first <= cidr.first &&
+        cidr.last <= block(parent).last &&
+        block(parent).len < cidr.len
       const r = acquireSpecific(s, parent, cidrOf(key))
       const existing = m.blocks.get(key)
-      if (existing !== undefined && existing.parent === parent) {
+      if (existing !== undefined && existing.parent === (known ? parent : undefined)) {
         expect(r, ctx).toEqual({ _tag: "Acquired", state: s, cidr: key })
         return { s, ctx }
       }
-      const known = parent !== undefined && (m.parents.includes(parent) || m.blocks.has(parent))
+
       // under a known parent: its children, and for a registered one every parentless block
       const against = known
         ? [...m.blocks.values()]
