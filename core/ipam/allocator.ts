@@ -102,6 +102,7 @@ export const reconfigure = (state: IpamState, parents: ReadonlyArray<Cidr>): Ipa
   for (const key of state.parents.keys()) {
     if (nextParents.has(key)) continue
     const orphans = state.children.get(key) ?? []
+    // Stryker disable next-line ConditionalExpression: without orphans the loop would only write an empty list of parentless blocks (equivalent)
     if (orphans.length === 0) continue
     const children = new Map(s.children)
     const allocated = new Map(s.allocated)
@@ -168,6 +169,7 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
     if (candidate + size <= b.base) break
     // the first aligned address after b (blocks are aligned CIDRs: base + size of b)
     const after = b.base + (1n << BigInt(bits - b.prefix))
+    // Stryker disable next-line EqualityOperator: when after equals the (aligned) candidate, rounding it up gives the candidate again (equivalent)
     if (after > candidate) candidate = (after + size - 1n) & mask
   }
   if (candidate + size - 1n > lastOf(p)) return { _tag: "Exhausted", parent, prefix }
