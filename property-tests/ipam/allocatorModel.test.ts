@@ -223,10 +223,12 @@ const step = (s: IpamState, m: Model, o: Op): { s: IpamState; ctx: string } => {
       return { s: release(s, victim), ctx: `release ${victim}` }
     }
     case "reconfigure": {
-      const next = GROUPS.flatMap((g, i) => {
+      const chosen = GROUPS.flatMap((g, i) => {
         const c = g[o.choice[i] ?? 0]
         return c === undefined ? [] : [c]
       })
+      // in either order: the config's order of parents is not their address order
+      const next = (o.choice[0] ?? 0) % 2 === 0 ? chosen : [...chosen].reverse()
       for (const [k, x] of [...m.blocks])
         if (x.parent !== undefined && m.parents.includes(x.parent) && !next.includes(x.parent))
           m.blocks.set(k, { b: x.b, parent: undefined })
