@@ -50,6 +50,15 @@ type Op =
   | { readonly kind: "release"; readonly pick: number }
   | { readonly kind: "reconfigure"; readonly choice: ReadonlyArray<number> }
 
+const restoreOpArb: fc.Arbitrary<Extract<Op, { kind: "restore" }>> = fc.record({
+  kind: fc.constant("restore" as const),
+  group: fc.nat(GROUPS.length - 1),
+  extra: fc.integer({ min: 0, max: 3 }),
+  at: fc.nat(),
+  under: fc.constantFrom("parent" as const, "none" as const, "unknown" as const, "allocation" as const),
+  pick: fc.nat(),
+})
+
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 5,
@@ -60,17 +69,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       extra: fc.integer({ min: 0, max: 3 }),
     }),
   },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("restore" as const),
-      group: fc.nat(GROUPS.length - 1),
-      extra: fc.integer({ min: 0, max: 3 }),
-      at: fc.nat(),
-      under: fc.constantFrom("parent" as const, "none" as const, "unknown" as const, "allocation" as const),
-      pick: fc.nat(),
-    }),
-  },
+  { weight: 2, arbitrary: restoreOpArb },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }) },
   {
     weight: 1,
@@ -90,6 +89,25 @@ interface Model {
 
 const bitsOf = (b: Block) => (b.v6 ? 128 : 32)
 const size = (b: Block) => b.last - b.first + 1n
+
+type Restore = Extract<Op, { kind: "restore" }>
+/** The block a restore op names: aligned, inside its group's widest parent, two or more bits longer. */
+const restoreBlock = (o: Restore): Block => {
+  const widest = block((GROUPS[o.group] as ReadonlyArray<string>)[0] as string)
+  const len = widest.len + 2 + o.extra
+  const sz = 1n << BigInt(bitsOf(widest) - len)
+  const first = widest.first + (BigInt(o.at) % (size(widest) / sz)) * sz
+  return { v6: widest.v6, first, last: first + sz - 1n, len }
+}
+/** The parent a restore op names, from the registered parents and the allocations. */
+const restoreParent = (o: Restore, parents: ReadonlyArray<string>, keys: ReadonlyArray<string>) =>
+  o.under === "none"
+    ? undefined
+    : o.under === "unknown"
+      ? "172.16.0.0/16"
+      : o.under === "parent"
+        ? parents[o.pick % Math.max(1, parents.length)]
+        : keys[o.pick % Math.max(1, keys.length)]
 
 /** What a new child of `parent` must not overlap: its own children, and for a registered parent the parentless blocks that meet it. */
 const blockedBy = (m: Model, parent: string): ReadonlyArray<Block> => {
@@ -170,20 +188,9 @@ const step = (s: IpamState, m: Model, o: Op): { s: IpamState; ctx: string } => {
       return { s: r._tag === "Acquired" ? r.state : s, ctx }
     }
     case "restore": {
-      const widest = block((GROUPS[o.group] as ReadonlyArray<string>)[0] as string)
-      const len = widest.len + 2 + o.extra
-      const sz = 1n << BigInt(bitsOf(widest) - len)
-      const first = widest.first + (BigInt(o.at) % (size(widest) / sz)) * sz
-      const cidr: Block = { v6: widest.v6, first, last: first + sz - 1n, len }
+      const cidr = restoreBlock(o)
       const key = text(cidr)
-      const parent =
-        o.under === "none"
-          ? undefined
-          : o.under === "unknown"
-            ? "172.16.0.0/16"
-            : o.under === "parent"
-              ? m.parents[o.pick % Math.max(1, m.parents.length)]
-              : keys[o.pick % Math.max(1, keys.length)]
+      const parent = restoreParent(o, m.parents, keys)
       const ctx = `restore ${key} under ${parent ?? "nothing"}`
       // a parent counts when it is known and strictly holds the block; else the block is parentless
       const known =
@@ -258,28 +265,11 @@ describe("the allocator against a model of its state (nesting, restore, reconfig
   })
 
   it("IpamBuilder (what a restore uses) answers as acquireSpecific and builds the same state, leaving its start alone", () => {
-    const restoreArb = opArb.filter((o): o is Extract<Op, { kind: "restore" }> => o.kind === "restore")
     fc.assert(
       fc.property(
         fc.array(opArb, { maxLength: 30 }),
-        fc.array(
-          fc.record({
-            kind: fc.constant("restore" as const),
-            group: fc.nat(GROUPS.length - 1),
-            extra: fc.integer({ min: 0, max: 3 }),
-            at: fc.nat(),
-            under: fc.constantFrom(
-              "parent" as const,
-              "none" as const,
-              "unknown" as const,
-              "allocation" as const,
-            ),
-            pick: fc.nat(),
-          }),
-          { minLength: 1, maxLength: 30 },
-        ),
+        fc.array(restoreOpArb, { minLength: 1, maxLength: 30 }),
         (setup, restores) => {
-          void restoreArb
           const initial = GROUPS.map((g) => g[0] as string)
           let s = reconfigure(emptyIpam, initial.map(cidrOf))
           const m: Model = { parents: [...initial], blocks: new Map() }
@@ -288,31 +278,15 @@ describe("the allocator against a model of its state (nesting, restore, reconfig
           const builder = new IpamBuilder(s)
           let pure = s
           for (const o of restores) {
-            const widest = block((GROUPS[o.group] as ReadonlyArray<string>)[0] as string)
-            const len = widest.len + 2 + o.extra
-            const sz = 1n << BigInt(bitsOf(widest) - len)
-            const first = widest.first + (BigInt(o.at) % (size(widest) / sz)) * sz
-            const cidr = cidrOf(text({ v6: widest.v6, first, last: first + sz - 1n, len }))
-            const keys = allocations(pure)
-            const parents = [...pure.parents.keys()]
-            const parent =
-              o.under === "none"
-                ? undefined
-                : o.under === "unknown"
-                  ? "172.16.0.0/16"
-                  : o.under === "parent"
-                    ? parents[o.pick % Math.max(1, parents.length)]
-                    : keys[o.pick % Math.max(1, keys.length)]
+            const named = restoreBlock(o)
+            const cidr = cidrOf(text(named))
+            const parent = restoreParent(o, [...pure.parents.keys()], allocations(pure))
             const a = acquireSpecific(pure, parent, cidr)
             const b = builder.acquireSpecific(parent, cidr)
-            const ctx = `${text({ v6: widest.v6, first, last: first + sz - 1n, len })} under ${parent ?? "nothing"}`
+            const ctx = `${text(named)} under ${parent ?? "nothing"}`
             expect(b === "Acquired", ctx).toBe(a._tag === "Acquired")
             if (a._tag === "Acquired") pure = a.state
-            else if (b !== "Acquired")
-              expect(
-                meets(block(b.conflict), block(text({ v6: widest.v6, first, last: first + sz - 1n, len }))),
-                ctx,
-              ).toBe(true)
+            else if (b !== "Acquired") expect(meets(block(b.conflict), named), ctx).toBe(true)
           }
           const built = builder.done()
           expect(allocations(built)).toEqual(allocations(pure))
