@@ -74,4 +74,33 @@ describe("reconfigure() and acquireSpecific()", () => {
     const a = take(base, "10.0.0.0/24", 26)
     expect(usage(a.state)[0]).toEqual({ parent: "10.0.0.0/24", allocated: 64n, free: 192n })
   })
+  it("usage() counts only the part of a parentless block that lies in the parent", () => {
+    // 10.0.0.0/25 taken from a wider parent that goes; the new parents lie inside it, at its
+    // start, in its middle and at its end, and one half inside and half outside it is impossible
+    // (two CIDRs nest or are disjoint), so the clamp is to the parent's own range
+    const wide = withParents(emptyIpam, [cidrOf("10.0.0.0/24")])
+    const a = take(wide, "10.0.0.0/24", 25)
+    const moved = reconfigure(a.state, [
+      cidrOf("10.0.0.0/27"),
+      cidrOf("10.0.0.48/28"),
+      cidrOf("10.0.0.96/27"),
+      cidrOf("10.0.0.128/26"),
+    ])
+    expect(usage(moved)).toEqual([
+      { parent: "10.0.0.0/27", allocated: 32n, free: 0n },
+      { parent: "10.0.0.48/28", allocated: 16n, free: 0n },
+      { parent: "10.0.0.96/27", allocated: 32n, free: 0n },
+      { parent: "10.0.0.128/26", allocated: 0n, free: 64n },
+    ])
+    expect(acquire(moved, "10.0.0.48/28", 30)._tag).toBe("Exhausted")
+  })
+  it("acquireSpecific() records a block as large as its named parent as parentless", () => {
+    const r = acquireSpecific(base, "10.0.0.0/24", cidrOf("10.0.0.0/24"))
+    expect(r._tag).toBe("Acquired")
+    if (r._tag !== "Acquired") return
+    expect(r.state.allocated.get("10.0.0.0/24")).toEqual({ cidr: cidrOf("10.0.0.0/24"), parent: undefined })
+    expect(r.state.children.get("")).toEqual([cidrOf("10.0.0.0/24")])
+    const inside = acquireSpecific(base, "10.0.0.0/24", cidrOf("10.0.0.0/25"))
+    expect(inside._tag === "Acquired" && inside.state.allocated.get("10.0.0.0/25")?.parent).toBe("10.0.0.0/24")
+  })
 })

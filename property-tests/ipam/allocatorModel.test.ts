@@ -161,6 +161,21 @@ const check = (s: IpamState, m: Model, ctx: string) => {
           : -1,
     )
   expect(usage(s), `${ctx}: usage`).toEqual(want)
+  // the dense hint is exact: how many of a list's children cover its owner from the first address
+  // on without a gap (a larger hint would skip a free block; a smaller one costs a scan of the
+  // children that the 100k-cluster simulation cannot afford)
+  for (const [k, list] of s.children) {
+    const owner = s.parents.get(k) ?? s.allocated.get(k)?.cidr
+    if (owner === undefined) continue
+    let end = block(formatCidr(owner)).first
+    let run = 0
+    for (const c of list) {
+      if (block(formatCidr(c)).first !== end) break
+      end = block(formatCidr(c)).last + 1n
+      run++
+    }
+    expect(s.dense?.get(k) ?? 0, `${ctx}: dense hint of ${k}`).toBe(run)
+  }
 }
 
 const step = (s: IpamState, m: Model, o: Op): { s: IpamState; ctx: string } => {
