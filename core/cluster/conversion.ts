@@ -25,7 +25,10 @@
  * Lossless: converting stores the source's `spec` and `status` in the annotation; converting back
  * takes, for each top-level field of `spec` and `status` that was not changed in the other
  * version, the stored value (so `X → Y → X` returns `X` exactly), and the converted value for the
- * fields that were changed there.
+ * fields that were changed there. A field counts as changed when its converted value differs from
+ * the converted value of the stored copy as the other version saw it: fields are compared in the
+ * version converted to, so an edit of a renamed field (v1beta1's `controlPlaneReady`, v1beta2's
+ * `initialization`) is seen under the name it maps to.
  *
  * @module
  */
@@ -231,32 +234,25 @@ const readStored = (meta: ClusterObject["metadata"]): Stored | undefined => {
 }
 
 /**
- * Per top-level field: the stored value where the converted-back copy of the stored object
- * equals what came in (the field was not changed in the other version), else the converted one.
+ * Per top-level field: the stored value where the stored copy, converted to the other version and
+ * back, gives the same value as what came in (nothing that maps to the field was changed there),
+ * else the converted one. `changed`: what came in differs from the stored copy's conversion.
  */
 const restore = (
   converted: Obj | undefined,
   incoming: Obj | undefined,
   stored: Obj | undefined,
   storedThere: Obj | undefined,
+  storedBack: Obj | undefined,
 ): { readonly value: Obj | undefined; readonly changed: boolean } => {
-  if (stored === undefined) return { value: converted, changed: incoming !== undefined }
-  const keys = new Set([
-    ...Object.keys(converted ?? {}),
-    ...Object.keys(stored),
-    ...Object.keys(incoming ?? {}),
-  ])
+  if (stored === undefined || storedThere === undefined) return { value: converted, changed: incoming !== undefined }
+  const keys = new Set([...Object.keys(converted ?? {}), ...Object.keys(stored)])
   const out: Record<string, unknown> = {}
-  let changed = false
-  for (const k of keys) {
-    const unchanged = jsonEqual(storedThere?.[k], incoming?.[k])
-    if (!unchanged) changed = true
-    out[k] = unchanged ? stored[k] : converted?.[k]
-  }
+  for (const k of keys) out[k] = jsonEqual(storedBack?.[k], converted?.[k]) ? stored[k] : converted?.[k]
   const result = defined(out)
   return {
     value: Object.keys(result).length === 0 && converted === undefined ? undefined : result,
-    changed,
+    changed: !jsonEqual(storedThere, incoming),
   }
 }
 
@@ -298,8 +294,20 @@ export const convertCluster = (
   // The stored copy is of the version we convert to: what came in is the other version.
   const storedThereSpec = stored?.spec === undefined ? undefined : safe(() => back(stored.spec as Obj))
   const storedThereStatus = stored?.status === undefined ? undefined : backStatus(stored.status)
-  const outSpec = restore(convertedSpec, spec, stored?.spec, storedThereSpec)
-  const outStatus = restore(convertedStatus, status, stored?.status, storedThereStatus)
+  const outSpec = restore(
+    convertedSpec,
+    spec,
+    stored?.spec,
+    storedThereSpec,
+    storedThereSpec === undefined ? undefined : safe(() => convertSpec(storedThereSpec)),
+  )
+  const outStatus = restore(
+    convertedStatus,
+    status,
+    stored?.status,
+    storedThereStatus,
+    storedThereStatus === undefined ? undefined : convertStatus(storedThereStatus),
+  )
   // Nothing changed since the stored copy: the object comes back as it was, its own annotation
   // included. Else the source is kept for the way back (without older copies: bounded size).
   const restored = stored !== undefined && !outSpec.changed && !outStatus.changed

@@ -236,6 +236,52 @@ describe("Cluster conversion v1beta1 ⇄ v1beta2", () => {
     )
   })
 
+  it("an edit of a field that the other version names otherwise (readiness, conditions, topology class, failure domains) shows on the way back; every other field comes back as it was", () => {
+    type Edit = (o: ClusterObject) => ClusterObject
+    const st = (o: ClusterObject, patch: Record<string, unknown>): ClusterObject => ({
+      ...o,
+      status: { ...o.status, ...patch },
+    })
+    const inV1beta1: ReadonlyArray<Edit> = [
+      (o) => st(o, { infrastructureReady: o.status?.infrastructureReady !== true }),
+      (o) => st(o, { controlPlaneReady: o.status?.controlPlaneReady !== true }),
+      (o) => st(o, { v1beta2: { conditions: [{ type: "Edited", status: "True" }] } }),
+      (o) => st(o, { failureDomains: { edited: { controlPlane: true } } }),
+      (o) => st(o, { conditions: [{ type: "Ready", status: "Unknown" }], failureMessage: "edited" }),
+      (o) => ({ ...o, spec: { ...o.spec, topology: { ...(o.spec?.topology as object), class: "edited" } } }),
+    ]
+    const inV1beta2: ReadonlyArray<Edit> = [
+      (o) => st(o, { initialization: { infrastructureProvisioned: true } }),
+      (o) => st(o, { conditions: [{ type: "Edited", status: "True" }] }),
+      (o) => st(o, { failureDomains: [{ name: "edited" }] }),
+      (o) => st(o, { deprecated: { v1beta1: { failureReason: "Edited" } } }),
+      (o) => ({ ...o, spec: { ...o.spec, topology: { version: "v1.34.0", classRef: { name: "edited" } } } }),
+    ]
+    const strip = (o: ClusterObject): ClusterObject => ({ ...o, metadata: { name: o.metadata.name } })
+    const check = (c: ClusterObject, via: "v1beta1" | "v1beta2", edit: Edit) => {
+      const back = via === "v1beta1" ? "v1beta2" : "v1beta1"
+      const there = convertCluster(c, via, resolve)
+      const edited = edit(there)
+      const out = convertCluster(edited, back, resolve)
+      // what the edit changed is what a conversion without the annotation changes
+      const fresh = convertCluster(strip(edited), back, resolve)
+      const was = convertCluster(strip(there), back, resolve)
+      for (const part of ["spec", "status"] as const)
+        for (const k of new Set([...Object.keys(fresh[part] ?? {}), ...Object.keys(c[part] ?? {})])) {
+          const touched = !jsonEqual(fresh[part]?.[k], was[part]?.[k])
+          expect(out[part]?.[k], `${part}.${k} (${touched ? "edited" : "not edited"})`).toEqual(
+            touched ? fresh[part]?.[k] : c[part]?.[k],
+          )
+        }
+    }
+    fc.assert(
+      fc.property(v1beta2, fc.nat(inV1beta1.length - 1), (c, e) => check(c, "v1beta1", inV1beta1[e] as Edit)),
+    )
+    fc.assert(
+      fc.property(v1beta1, fc.nat(inV1beta2.length - 1), (c, e) => check(c, "v1beta2", inV1beta2[e] as Edit)),
+    )
+  })
+
   it("maps the fields as upstream: refs through the contract label, topology class, status", () => {
     const v1 = convertCluster(
       {
