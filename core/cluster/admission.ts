@@ -77,6 +77,10 @@ export const defaultCluster = (
       }
 }
 
+/** A dotted-quad IPv4 address: four decimal octets up to 255, without leading zeros. */
+const isIpv4 = (ip: string): boolean =>
+  /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && ip.split(".").every((o) => Number(o) <= 255 && !/^0\d/.test(o))
+
 /** Whether a CIDR block parses (IPv4 or IPv6, with a prefix length in range). */
 export const isCidr = (cidr: string): boolean => {
   const slash = cidr.indexOf("/")
@@ -85,15 +89,20 @@ export const isCidr = (cidr: string): boolean => {
   const bits = cidr.slice(slash + 1)
   if (!/^\d{1,3}$/.test(bits)) return false
   const prefix = Number(bits)
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(ip))
-    return ip.split(".").every((o) => Number(o) <= 255 && !/^0\d/.test(o)) && prefix <= 32
+  if (isIpv4(ip)) return prefix <= 32
   if (!ip.includes(":") || !/^[0-9a-fA-F:.]+$/.test(ip) || prefix > 128) return false
   const halves = ip.split("::")
   if (halves.length > 2) return false
   const groups = (s: string) => (s === "" ? [] : s.split(":"))
   const all = halves.flatMap(groups)
-  const hexOk = all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))
-  return hexOk && (halves.length === 2 ? all.length < 8 : all.length === 8)
+  // an IPv4 address may end an IPv6 one (`::ffff:10.0.0.1`, as Go's net.ParseCIDR reads it): two groups
+  const last = all[all.length - 1] ?? ""
+  const v4Tail = last.includes(".")
+  if (v4Tail && (!isIpv4(last) || ip.endsWith(":"))) return false
+  const hex = v4Tail ? all.slice(0, -1) : all
+  const count = hex.length + (v4Tail ? 2 : 0)
+  const hexOk = hex.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))
+  return hexOk && (halves.length === 2 ? count < 8 : count === 8)
 }
 
 /** The validation of a create (`old` undefined) or an update. */
