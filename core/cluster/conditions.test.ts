@@ -51,7 +51,7 @@ describe("condition helpers", () => {
       clock,
     ).message
     expect(over).toBe(`${"x".repeat(ConditionLimits.v1beta2MessageMax - 3)}...`)
-    expect(v1beta2Condition("A", { status: "True", reason: "R" }, [], 0, clock)).toEqual({
+    expect(v1beta2Condition("A", { status: "True", reason: "R" }, [], 0, clock)).toStrictEqual({
       type: "A",
       status: "True",
       reason: "R",
@@ -63,20 +63,20 @@ describe("condition helpers", () => {
 
   it("v1beta1: no empty message, a severity (Info unless told) only when False, its own message limit", () => {
     const t = "2026-01-02T03:04:05Z"
-    expect(v1beta1Condition("A", { status: "True", reason: "R", message: "" }, [], clock)).toEqual({
+    expect(v1beta1Condition("A", { status: "True", reason: "R", message: "" }, [], clock)).toStrictEqual({
       type: "A",
       status: "True",
       reason: "R",
       lastTransitionTime: t,
     })
-    expect(v1beta1Condition("A", { status: "True", reason: "R", message: "m" }, [], clock)).toEqual({
+    expect(v1beta1Condition("A", { status: "True", reason: "R", message: "m" }, [], clock)).toStrictEqual({
       type: "A",
       status: "True",
       reason: "R",
       message: "m",
       lastTransitionTime: t,
     })
-    expect(v1beta1Condition("A", { status: "False", reason: "R" }, [], clock)).toEqual({
+    expect(v1beta1Condition("A", { status: "False", reason: "R" }, [], clock)).toStrictEqual({
       type: "A",
       status: "False",
       severity: "Info",
@@ -85,7 +85,7 @@ describe("condition helpers", () => {
     })
     expect(
       v1beta1Condition("A", { status: "False", reason: "R", message: "m", severity: "Error" }, [], clock),
-    ).toEqual({
+    ).toStrictEqual({
       type: "A",
       status: "False",
       severity: "Error",
@@ -126,6 +126,16 @@ describe("condition helpers", () => {
       status: "False",
       reason: "NotReady",
       message: "MachineDeployment a is not Ready: disk full",
+    })
+    expect(agg([obj("a", "False", "")])).toEqual({
+      status: "False",
+      reason: "NotReady",
+      message: "MachineDeployment a is not Ready",
+    })
+    expect(agg([obj("a", "False", "first"), obj("b", "True")])).toEqual({
+      status: "False",
+      reason: "NotReady",
+      message: "MachineDeployment a is not Ready: first",
     })
     expect(agg([obj("a", "False")])).toEqual({
       status: "False",
@@ -169,6 +179,15 @@ describe("condition helpers", () => {
       reason: "RollingOut",
       message: "MachineDeployment a, MachineDeployment b report RollingOut",
     })
+    for (const quiet of [src("a", "True"), src("a", "True", "")])
+      expect(anyInProgress([quiet, src("b", "False", "n")], "RollingOut", r, 3)).toEqual({
+        status: "True",
+        reason: "RollingOut",
+        message: "MachineDeployment a reports RollingOut",
+      })
+    expect(anyInProgress([src("a", "True", "x"), src("b", "True")], "RollingOut", r, 3).message).toBe(
+      "MachineDeployment a, MachineDeployment b report RollingOut",
+    )
     expect(anyInProgress([src("a", "True", ""), src("b", "True", "y")], "RollingOut", r, 1).message).toBe(
       "MachineDeployment a and 1 more report RollingOut",
     )

@@ -34,6 +34,7 @@ export type Clock = () => string
 export const clockAt = (now: number): Clock => {
   let time: string | undefined
   return () => {
+    // Stryker disable next-line ConditionalExpression: formatting again gives the same text (the memo saves time only; equivalent)
     if (time === undefined) time = rfc3339(now)
     return time
   }
@@ -116,6 +117,7 @@ export const v1beta1Condition = (
 
 /** `a, b, c and 2 more`. */
 export const listNames = (names: ReadonlyArray<string>, max: number): string => {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: slicing a list no longer than max gives the same names (equivalent)
   const shown = names.length <= max ? names : names.slice(0, max)
   const rest = names.length - shown.length
   return rest > 0 ? `${shown.join(", ")} and ${rest} more` : shown.join(", ")
@@ -148,18 +150,19 @@ export const aggregate = (
   if (objects.length === 0) return { status: "True", reason: reasons.none }
   const notTrue: Array<string> = []
   const unknown: Array<string> = []
-  let firstMessage: string | undefined
+  // the message of a False object: shown only when it is the only one
+  let message: string | undefined
   for (const o of objects) {
     const c = findCondition(o.status?.conditions, type)
     if (c === undefined || c.status === "Unknown") unknown.push(o.metadata.name)
     else if (c.status === "False") {
       notTrue.push(o.metadata.name)
-      if (firstMessage === undefined && c.message !== undefined && c.message !== "") firstMessage = c.message
+      if (c.message !== "") message = c.message
     }
   }
   if (notTrue.length > 0) {
     const verb = notTrue.length === 1 ? "is" : "are"
-    const detail = notTrue.length === 1 && firstMessage !== undefined ? `: ${firstMessage}` : ""
+    const detail = notTrue.length === 1 && message !== undefined ? `: ${message}` : ""
     return {
       status: "False",
       reason: reasons.isFalse,
@@ -188,17 +191,18 @@ export const anyInProgress = (
   max: number,
 ): Decided => {
   let active: Array<string> | undefined
-  let firstMessage: string | undefined
+  // the message of a True source: shown only when it is the only one
+  let message: string | undefined
   for (const s of sources) {
     const c = findCondition(s.conditions, type)
     if (c?.status === "True") {
       if (active === undefined) active = []
       active.push(`${s.kind} ${s.name}`)
-      if (firstMessage === undefined && c.message !== undefined && c.message !== "") firstMessage = c.message
+      if (c.message !== "") message = c.message
     }
   }
   if (active === undefined) return { status: "False", reason: reasons.isFalse }
-  const detail = active.length === 1 && firstMessage !== undefined ? `: ${firstMessage}` : ""
+  const detail = active.length === 1 && message !== undefined ? `: ${message}` : ""
   return {
     status: "True",
     reason: reasons.isTrue,
