@@ -136,6 +136,20 @@ describe("reconcile", () => {
       ...input({ spec: { paused: true }, status: r.status ?? {} }),
     })
     expect(again.actions).toEqual([])
+    // the Paused condition is rewritten when its generation or its message is stale
+    const stale = transitions["cluster.normal"]({
+      ...input({ spec: { paused: true }, status: r.status ?? {}, meta: { generation: 2 } }),
+    })
+    expect(stale.actions.map((a) => a._tag)).toEqual(["PatchStatus"])
+    expect(condition(stale.status, "Paused")).toMatchObject({ status: "True", observedGeneration: 2 })
+    const byAnnotation = transitions["cluster.normal"]({
+      ...input({ status: r.status ?? {}, meta: { annotations: { "cluster.x-k8s.io/paused": "" } } }),
+    })
+    expect(byAnnotation.actions.map((a) => a._tag)).toEqual(["PatchStatus"])
+    expect(condition(byAnnotation.status, "Paused")).toMatchObject({
+      status: "True",
+      message: "The cluster.x-k8s.io/paused annotation is set; remove it to resume",
+    })
   })
 
   it("generates the kubeconfig only without a controlPlaneRef (Normal Reconciliation, row 11)", () => {
@@ -244,6 +258,22 @@ describe("reconcile", () => {
         'Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=DockerCluster with name "c1": quota exceeded',
     })
     expect(r.status?.phase).toBe("Provisioning")
+    // upstream's CRD holds a v1beta1 failureMessage to 10240 characters: cut with "..."
+    const long = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef },
+        observed: {
+          infrastructure: {
+            _tag: "Found",
+            object: { ...infra, status: { ready: false, failureMessage: "x".repeat(20_000) } },
+          },
+        },
+      }),
+      ClusterControllerDefaults,
+    ).status?.deprecated?.v1beta1?.failureMessage
+    expect(long).toHaveLength(10_240)
+    expect(long?.endsWith("x...")).toBe(true)
+    expect(long?.startsWith("Failure detected from referenced resource ")).toBe(true)
   })
 
   it("writes statuses upstream's CRD accepts: v1beta2 messages present, no empty failureDomains, no unknown counters", () => {
