@@ -24,7 +24,9 @@ describe("defaultCluster", () => {
     expect(defaultCluster({ metadata: {}, spec: { topology: { classRef: { name: "q" } } } })).toEqual({
       patch: [{ op: "add", path: "/spec/topology/version", value: "v" }],
     })
-    expect(defaultCluster({ metadata: {}, spec: { topology: { classRef: { name: "q" }, version: "" } } })).toEqual({
+    expect(
+      defaultCluster({ metadata: {}, spec: { topology: { classRef: { name: "q" }, version: "" } } }),
+    ).toEqual({
       patch: [{ op: "replace", path: "/spec/topology/version", value: "v" }],
     })
     expect(defaultCluster({ metadata: {} })).toEqual({ patch: [] })
@@ -33,7 +35,9 @@ describe("defaultCluster", () => {
     expect(defaultCluster({ metadata: {}, spec: { topology: { version: "v1.34.0" } } })).toEqual({
       errors: [{ field: "spec.topology.classRef.name", type: "Required value", detail: "cannot be empty" }],
     })
-    expect(defaultCluster({ metadata: {}, spec: { topology: { classRef: { name: "" }, version: "1" } } })).toEqual({
+    expect(
+      defaultCluster({ metadata: {}, spec: { topology: { classRef: { name: "" }, version: "1" } } }),
+    ).toEqual({
       errors: [{ field: "spec.topology.classRef.name", type: "Required value", detail: "cannot be empty" }],
     })
   })
@@ -151,8 +155,13 @@ describe("validateCluster", () => {
     ])
     expect(validateCluster(undefined, { metadata: { name: "x".repeat(63) }, spec: refs }, off)).toEqual([])
     expect(validateCluster(undefined, { metadata: {}, spec: refs }, off)).toEqual([])
-    const old = { metadata: { name: "c" }, spec: { ...refs, topology: { classRef: { name: "q" }, version: "v1.34.0" } } }
-    expect(validateCluster(old, { metadata: { name: "c" }, spec: { topology: old.spec.topology } }, on)).toEqual([
+    const old = {
+      metadata: { name: "c" },
+      spec: { ...refs, topology: { classRef: { name: "q" }, version: "v1.34.0" } },
+    }
+    expect(
+      validateCluster(old, { metadata: { name: "c" }, spec: { topology: old.spec.topology } }, on),
+    ).toEqual([
       { field: "spec.infrastructureRef", type: "Forbidden", detail: "cannot be removed" },
       { field: "spec.controlPlaneRef", type: "Forbidden", detail: "cannot be removed" },
     ])
@@ -192,11 +201,19 @@ describe("validateCluster", () => {
   it("an update that keeps what it had, or never had it, is fine", () => {
     const cp = { controlPlaneRef: refs.controlPlaneRef }
     const infra = { infrastructureRef: refs.infrastructureRef }
-    expect(validateCluster({ metadata: { name: "c" }, spec: cp }, { metadata: { name: "c" }, spec: cp }, off)).toEqual([])
     expect(
-      validateCluster({ metadata: { name: "c" }, spec: infra }, { metadata: { name: "c" }, spec: infra }, off),
+      validateCluster({ metadata: { name: "c" }, spec: cp }, { metadata: { name: "c" }, spec: cp }, off),
     ).toEqual([])
-    expect(validateCluster({ metadata: { name: "c" } }, { metadata: { name: "c" }, spec: refs }, off)).toEqual([])
+    expect(
+      validateCluster(
+        { metadata: { name: "c" }, spec: infra },
+        { metadata: { name: "c" }, spec: infra },
+        off,
+      ),
+    ).toEqual([])
+    expect(
+      validateCluster({ metadata: { name: "c" } }, { metadata: { name: "c" }, spec: refs }, off),
+    ).toEqual([])
     const topology = { classRef: { name: "q" }, version: "v1.34.0" }
     expect(
       validateCluster(

@@ -37,7 +37,9 @@ describe("provider contract readers", () => {
     expect(isProvisioned(infra({ initialization: { provisioned: true } }))).toBe(true)
     expect(isInitialized(infra())).toBe(false)
     expect(isInitialized(infra({ initialized: true }))).toBe(true)
-    expect(isInitialized(infra({ initialization: { controlPlaneInitialized: false }, initialized: true }))).toBe(false)
+    expect(
+      isInitialized(infra({ initialization: { controlPlaneInitialized: false }, initialized: true })),
+    ).toBe(false)
     expect(isInitialized(infra({ initialization: { controlPlaneInitialized: true } }))).toBe(true)
   })
 
@@ -45,12 +47,13 @@ describe("provider contract readers", () => {
     expect(failureDomainsOf(infra())).toBeUndefined()
     expect(failureDomainsOf(infra({}))).toBeUndefined()
     expect(
-      failureDomainsOf(infra({ failureDomains: [{ name: "b" }, { name: "c", controlPlane: true }, { name: "a" }] })),
+      failureDomainsOf(
+        infra({ failureDomains: [{ name: "b" }, { name: "c", controlPlane: true }, { name: "a" }] }),
+      ),
     ).toEqual([{ name: "a" }, { name: "b" }, { name: "c", controlPlane: true }])
-    expect(failureDomainsOf(infra({ failureDomains: [{ name: "a" }, { name: "a", controlPlane: true }] }))).toEqual([
-      { name: "a" },
-      { name: "a", controlPlane: true },
-    ])
+    expect(
+      failureDomainsOf(infra({ failureDomains: [{ name: "a" }, { name: "a", controlPlane: true }] })),
+    ).toEqual([{ name: "a" }, { name: "a", controlPlane: true }])
     expect(failureDomainsOf(infra({ failureDomains: { z: {}, a: { controlPlane: true } } }))).toEqual([
       { name: "a", controlPlane: true },
       { name: "z" },

@@ -71,7 +71,11 @@ const v1beta2Cluster: ClusterObject = {
   metadata: { name: "c", namespace: "n" },
   spec: {
     paused: false,
-    infrastructureRef: { apiGroup: "infrastructure.cluster.x-k8s.io", kind: "DockerCluster", name: "c-infra" },
+    infrastructureRef: {
+      apiGroup: "infrastructure.cluster.x-k8s.io",
+      kind: "DockerCluster",
+      name: "c-infra",
+    },
     controlPlaneRef: { apiGroup: "", kind: "ConfigMap", name: "cp" },
     topology: { classRef: { name: "quick" }, version: "v1.34.0" },
   },
@@ -86,7 +90,8 @@ const v1beta2Cluster: ClusterObject = {
   },
 }
 
-const stored = (c: ClusterObject): unknown => JSON.parse(c.metadata.annotations?.[ConversionDataAnnotation] ?? "null")
+const stored = (c: ClusterObject): unknown =>
+  JSON.parse(c.metadata.annotations?.[ConversionDataAnnotation] ?? "null")
 
 describe("convertCluster: v1beta1 → v1beta2", () => {
   it("maps every field whose shape changed and carries the rest as it is", () => {
@@ -97,7 +102,11 @@ describe("convertCluster: v1beta1 → v1beta2", () => {
       paused: true,
       clusterNetwork: { pods: { cidrBlocks: ["192.168.0.0/16"] } },
       controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 },
-      infrastructureRef: { apiGroup: "infrastructure.cluster.x-k8s.io", kind: "DockerCluster", name: "c-infra" },
+      infrastructureRef: {
+        apiGroup: "infrastructure.cluster.x-k8s.io",
+        kind: "DockerCluster",
+        name: "c-infra",
+      },
       controlPlaneRef: { apiGroup: "", kind: "ConfigMap", name: "cp" },
       topology: {
         classRef: { name: "quick", namespace: "classes" },
@@ -113,8 +122,13 @@ describe("convertCluster: v1beta1 → v1beta2", () => {
       controlPlane: { replicas: 3 },
       workers: { replicas: 2 },
       initialization: { infrastructureProvisioned: true },
-      failureDomains: [{ name: "a", attributes: { zone: "z1" } }, { name: "b", controlPlane: true }],
-      deprecated: { v1beta1: { conditions: [condV1], failureReason: "CreateError", failureMessage: "quota" } },
+      failureDomains: [
+        { name: "a", attributes: { zone: "z1" } },
+        { name: "b", controlPlane: true },
+      ],
+      deprecated: {
+        v1beta1: { conditions: [condV1], failureReason: "CreateError", failureMessage: "quota" },
+      },
     })
   })
 
@@ -123,7 +137,11 @@ describe("convertCluster: v1beta1 → v1beta2", () => {
     expect(Object.keys(up.metadata.annotations ?? {})).toEqual([ConversionDataAnnotation])
     expect(up.metadata.name).toBe("c")
     expect(up.metadata.labels).toEqual({ team: "a" })
-    expect(stored(up)).toEqual({ spec: v1beta1Cluster.spec, status: v1beta1Cluster.status, noAnnotations: true })
+    expect(stored(up)).toEqual({
+      spec: v1beta1Cluster.spec,
+      status: v1beta1Cluster.status,
+      noAnnotations: true,
+    })
     const annotated = convertCluster(
       { ...v1beta1Cluster, metadata: { ...v1beta1Cluster.metadata, annotations: { "a.example/x": "1" } } },
       "v1beta2",
@@ -188,7 +206,11 @@ describe("convertCluster: v1beta2 → v1beta1", () => {
       failureDomains: { z1: { controlPlane: true }, z2: {} },
       v1beta2: { conditions: [condV2], controlPlane: { replicas: 1 }, workers: { readyReplicas: 0 } },
     })
-    expect(stored(down)).toEqual({ spec: v1beta2Cluster.spec, status: v1beta2Cluster.status, noAnnotations: true })
+    expect(stored(down)).toEqual({
+      spec: v1beta2Cluster.spec,
+      status: v1beta2Cluster.status,
+      noAnnotations: true,
+    })
   })
 
   it("writes readiness as booleans and leaves out what is absent", () => {
@@ -266,7 +288,10 @@ describe("convertCluster: the way back", () => {
     expect(down.metadata.annotations?.other).toBe("o")
     expect(convertCluster(down, "v1beta2", resolve)).toEqual(odd)
     // an annotation that is JSON but no object is no stored copy either
-    const list = { ...v1beta2Cluster, metadata: { name: "c", annotations: { [ConversionDataAnnotation]: "[1]" } } }
+    const list = {
+      ...v1beta2Cluster,
+      metadata: { name: "c", annotations: { [ConversionDataAnnotation]: "[1]" } },
+    }
     expect(stored(convertCluster(list, "v1beta1", resolve))).toEqual({
       spec: list.spec,
       status: list.status,
@@ -320,7 +345,12 @@ describe("convertCluster: errors name the field", () => {
     }
   })
   it("refuses a v1beta2 ref without apiGroup, kind or name, or whose version no CRD names", () => {
-    for (const ref of [{ kind: "K", name: "n" }, { apiGroup: "g", name: "n" }, { apiGroup: "g", kind: "K" }, null]) {
+    for (const ref of [
+      { kind: "K", name: "n" },
+      { apiGroup: "g", name: "n" },
+      { apiGroup: "g", kind: "K" },
+      null,
+    ]) {
       expect(() =>
         convertCluster({ ...v1beta2Cluster, spec: { infrastructureRef: ref } }, "v1beta1", resolve),
       ).toThrow(new ConversionError("spec.infrastructureRef: apiGroup, kind and name are required"))
@@ -330,7 +360,10 @@ describe("convertCluster: errors name the field", () => {
     }
     expect(() =>
       convertCluster(
-        { ...v1beta2Cluster, spec: { infrastructureRef: { apiGroup: "infra.example", kind: "X", name: "n" } } },
+        {
+          ...v1beta2Cluster,
+          spec: { infrastructureRef: { apiGroup: "infra.example", kind: "X", name: "n" } },
+        },
         "v1beta1",
         resolve,
       ),

@@ -245,7 +245,8 @@ const restore = (
   storedThere: Obj | undefined,
   storedBack: Obj | undefined,
 ): { readonly value: Obj | undefined; readonly changed: boolean } => {
-  if (stored === undefined || storedThere === undefined) return { value: converted, changed: incoming !== undefined }
+  if (stored === undefined || storedThere === undefined)
+    return { value: converted, changed: incoming !== undefined }
   const keys = new Set([...Object.keys(converted ?? {}), ...Object.keys(stored)])
   const out: Record<string, unknown> = {}
   for (const k of keys) out[k] = jsonEqual(storedBack?.[k], converted?.[k]) ? stored[k] : converted?.[k]

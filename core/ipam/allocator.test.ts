@@ -101,6 +101,8 @@ describe("reconfigure() and acquireSpecific()", () => {
     expect(r.state.allocated.get("10.0.0.0/24")).toEqual({ cidr: cidrOf("10.0.0.0/24"), parent: undefined })
     expect(r.state.children.get("")).toEqual([cidrOf("10.0.0.0/24")])
     const inside = acquireSpecific(base, "10.0.0.0/24", cidrOf("10.0.0.0/25"))
-    expect(inside._tag === "Acquired" && inside.state.allocated.get("10.0.0.0/25")?.parent).toBe("10.0.0.0/24")
+    expect(inside._tag === "Acquired" && inside.state.allocated.get("10.0.0.0/25")?.parent).toBe(
+      "10.0.0.0/24",
+    )
   })
 })
