@@ -3,7 +3,7 @@
 // `maxNamesInMessage` of them and "and N more"; control-plane Machines only when no control-plane
 // object manages them.
 import { describe, expect, it } from "vitest"
-import { type Classified, pendingDeleteCount, pendingDeleteMessage } from "./descendants.ts"
+import { type Classified, filterOwned, pendingDeleteCount, pendingDeleteMessage } from "./descendants.ts"
 
 const objs = (...names: Array<string>) => names.map((name) => ({ metadata: { name } }))
 const classified = (c: Partial<Record<keyof Classified, ReadonlyArray<{ metadata: { name: string } }>>>) =>
@@ -56,5 +56,61 @@ describe("pendingDeleteMessage", () => {
     )
     expect(pendingDeleteMessage(classified({}), false, 3)).toBe("")
     expect(pendingDeleteCount(classified({}), false)).toBe(0)
+  })
+})
+
+describe("filterOwned", () => {
+  const cluster = { name: "c1", namespace: "ns", uid: "u1" }
+  const owned = (name: string, ownerReferences: ReadonlyArray<object>, deletionTimestamp?: string) => ({
+    metadata: { name, ownerReferences, ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }) },
+  })
+  const toCluster = { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1", uid: "u1" }
+
+  it("keeps the descendants with an owner reference to the Cluster, in deletion order", () => {
+    const c = classified({
+      machineSets: [owned("ms-1", [toCluster], "2026-01-01T00:00:00Z")] as never,
+      machineDeployments: [
+        owned("md-1", [toCluster]),
+        owned("md-other", [{ ...toCluster, name: "c2" }]),
+        owned("md-none", []),
+      ] as never,
+    })
+    expect(filterOwned(c, false, cluster)).toEqual({
+      _tag: "Owned",
+      children: [
+        {
+          ref: { apiGroup: "cluster.x-k8s.io", kind: "MachineDeployment", namespace: "ns", name: "md-1" },
+          deleting: false,
+        },
+        {
+          ref: { apiGroup: "cluster.x-k8s.io", kind: "MachineSet", namespace: "ns", name: "ms-1" },
+          deleting: true,
+        },
+      ],
+    })
+    expect(filterOwned(classified({}), false, cluster)).toEqual({ _tag: "Owned", children: [] })
+  })
+
+  it("is undecidable only for a reference to this Cluster whose apiVersion does not parse", () => {
+    const bad = { ...toCluster, apiVersion: "a/b/c" }
+    expect(filterOwned(classified({ machineSets: [owned("ms-1", [bad])] as never }), false, cluster)).toEqual(
+      {
+        _tag: "Undecidable",
+        kind: "MachineSet",
+        name: "ms-1",
+        apiVersion: "a/b/c",
+      },
+    )
+    // another Cluster's, or another kind's, malformed reference is no reference to this Cluster
+    for (const other of [
+      { ...bad, name: "c2" },
+      { ...bad, kind: "MachineDeployment" },
+    ])
+      expect(
+        filterOwned(classified({ machineSets: [owned("ms-1", [other])] as never }), false, cluster),
+      ).toEqual({
+        _tag: "Owned",
+        children: [],
+      })
   })
 })

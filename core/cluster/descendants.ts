@@ -73,6 +73,7 @@ export const pendingDeleteMessage = (c: Classified, hasControlPlaneRef: boolean,
   for (const g of pendingGroups(c, hasControlPlaneRef)) {
     if (g.objects.length === 0) continue
     const names = g.objects.map((o) => o.metadata.name).sort()
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: slicing a list no longer than max gives the same names (equivalent)
     const shown = names.length <= max ? names : names.slice(0, max)
     const more = names.length > shown.length ? ` and ${names.length - shown.length} more` : ""
     lines.push(`* ${g.label}: ${shown.join(", ")}${more}`)

@@ -136,6 +136,9 @@ describe("reconcile", () => {
       ...input({ spec: { paused: true }, status: r.status ?? {} }),
     })
     expect(again.actions).toEqual([])
+    expect(again.row).toBe("cluster.normal#3")
+    const fresh = transitions["cluster.normal"](input({ spec: { paused: true }, status: {} }))
+    expect(fresh.status?.conditions?.map((c) => c.type)).toEqual(["Paused"])
     // the Paused condition is rewritten when its generation or its message is stale
     const stale = transitions["cluster.normal"]({
       ...input({ spec: { paused: true }, status: r.status ?? {}, meta: { generation: 2 } }),
@@ -274,6 +277,21 @@ describe("reconcile", () => {
     expect(long).toHaveLength(10_240)
     expect(long?.endsWith("x...")).toBe(true)
     expect(long?.startsWith("Failure detected from referenced resource ")).toBe(true)
+    // empty ones are not copied
+    const empty = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef },
+        observed: {
+          infrastructure: {
+            _tag: "Found",
+            object: { ...infra, status: { ready: false, failureReason: "", failureMessage: "" } },
+          },
+        },
+      }),
+      ClusterControllerDefaults,
+    ).status?.deprecated?.v1beta1
+    expect(empty?.failureReason).toBeUndefined()
+    expect(empty?.failureMessage).toBeUndefined()
   })
 
   it("writes statuses upstream's CRD accepts: v1beta2 messages present, no empty failureDomains, no unknown counters", () => {
@@ -349,6 +367,60 @@ describe("reconcile", () => {
     expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
     expect(r.status?.phase).toBe("Provisioned")
     expect(ClusterControllerDefaults.missingCaRequeueAfter).toBe(30_000)
+    // with other errors besides, the missing CA is no requeue but those errors, one after another
+    const both = reconcile(
+      input({
+        spec: {
+          controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 },
+          infrastructureRef: infraRef,
+          controlPlaneRef: cpRef,
+        },
+        observed: {
+          kubeconfigSecret: { _tag: "NotFound" },
+          infrastructure: { _tag: "GetFailed", error: "boom-infra" },
+          controlPlane: { _tag: "GetFailed", error: "boom-cp" },
+        },
+        trigger: { _tag: "ActionFailed", action, error: "not found", notFound: true },
+      }),
+      ClusterControllerDefaults,
+    )
+    const ending = last(both.actions)
+    expect(ending?._tag).toBe("ReturnError")
+    const parts = ending?._tag === "ReturnError" ? ending.error.split("; ") : []
+    expect(parts).toEqual([
+      "failed to get DockerCluster c1: boom-infra",
+      "failed to get KubeadmControlPlane c1-cp: boom-cp",
+    ])
+    expect(both.trace.error).toBe(true)
+  })
+
+  it("answers a failed Cluster get with the error, and a topology Cluster's missing ClusterClass (Normal Reconciliation, row 15)", () => {
+    const got = transitions["cluster.normal"]({
+      ...input(),
+      observed: { ...input().observed, cluster: { _tag: "GetFailed", error: "etcd timeout" } },
+    })
+    expect(got.row).toBe("cluster.normal#15")
+    expect(got.actions).toEqual([{ _tag: "ReturnError", error: "failed to get Cluster: etcd timeout" }])
+    expect(
+      reconcile(
+        { ...input(), observed: { ...input().observed, cluster: { _tag: "GetFailed", error: "x" } } },
+        ClusterControllerDefaults,
+      ).trace.error,
+    ).toBe(true)
+    const topology = { topology: { classRef: { name: "quick" }, version: "v1.34.0" } }
+    const missing = reconcile(
+      input({ spec: topology, observed: { clusterClass: { _tag: "NotFound" } } }),
+      ClusterControllerDefaults,
+    )
+    expect(missing.actions).toEqual([{ _tag: "ReturnError", error: "ClusterClass quick not found" }])
+    expect(missing.trace.error).toBe(true)
+    const failing = reconcile(
+      input({ spec: topology, observed: { clusterClass: { _tag: "GetFailed", error: "forbidden" } } }),
+      ClusterControllerDefaults,
+    )
+    expect(failing.actions).toEqual([
+      { _tag: "ReturnError", error: "failed to get ClusterClass quick: forbidden" },
+    ])
   })
 
   it("patches the status before the error when another action failed", () => {
