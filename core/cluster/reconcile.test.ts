@@ -294,6 +294,111 @@ describe("reconcile", () => {
     expect(empty?.failureMessage).toBeUndefined()
   })
 
+  it("records upstream's events: a flag first set from its provider object, a new phase", () => {
+    const key = { namespace: "default", name: "c1" }
+    const events = (r: { actions: ReadonlyArray<ClusterAction> }) =>
+      r.actions.filter((a) => a._tag === "Event")
+    const infra = {
+      apiVersion: "infrastructure.cluster.x-k8s.io/v1beta2",
+      metadata: { name: "c1" },
+      status: { initialization: { provisioned: true } },
+    }
+    const first = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef },
+        observed: { infrastructure: { _tag: "Found", object: infra } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(events(first)).toEqual([
+      {
+        _tag: "Event",
+        cluster: key,
+        type: "Normal",
+        reason: "InfrastructureReady",
+        message: "Cluster c1 InfrastructureProvisioned is now True",
+      },
+      {
+        _tag: "Event",
+        cluster: key,
+        type: "Normal",
+        reason: "Provisioning",
+        message: "Cluster c1 is Provisioning",
+      },
+    ])
+    const again = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef },
+        status: first.status ?? {},
+        observed: { infrastructure: { _tag: "Found", object: infra } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(events(again)).toEqual([])
+    const cp = {
+      apiVersion: "controlplane.cluster.x-k8s.io/v1beta2",
+      metadata: { name: "c1-cp" },
+      status: { initialization: { controlPlaneInitialized: true } },
+    }
+    const cpFirst = reconcile(
+      input({
+        spec: { controlPlaneRef: cpRef },
+        status: { ...NOT_PAUSED, phase: "Provisioning" },
+        observed: { controlPlane: { _tag: "Found", object: cp } },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(events(cpFirst)).toEqual([
+      {
+        _tag: "Event",
+        cluster: key,
+        type: "Normal",
+        reason: "ControlPlaneInitialized",
+        message: "Cluster c1 ControlPlaneInitialized is now True",
+      },
+    ])
+    // a control plane not yet initialized, or an infrastructure not yet provisioned: no event
+    const waiting = reconcile(
+      input({
+        spec: { controlPlaneRef: cpRef, infrastructureRef: infraRef },
+        status: { ...NOT_PAUSED, phase: "Provisioning" },
+        observed: {
+          controlPlane: { _tag: "Found", object: { ...cp, status: {} } },
+          infrastructure: { _tag: "Found", object: { ...infra, status: {} } },
+        },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(events(waiting)).toEqual([])
+  })
+
+  it("counts the control plane initialized without a controlPlaneRef once an active control-plane Machine has a node (row 12)", () => {
+    const cpMachine = (name: string, o: { node?: boolean; deleting?: boolean; status?: boolean } = {}) => ({
+      metadata: {
+        name,
+        labels: { "cluster.x-k8s.io/control-plane": "", "cluster.x-k8s.io/cluster-name": "c1" },
+        ...(o.deleting === true ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
+      },
+      ...(o.status === false ? {} : { status: o.node === true ? { nodeRef: { name: `${name}-node` } } : {} }),
+    })
+    const run = (machines: ReadonlyArray<object>) =>
+      transitions["cluster.normal"](
+        input({ observed: { descendants: { ...EMPTY, machines } as Descendants } }),
+      )
+    const yes = run([cpMachine("m0", { status: false }), cpMachine("m1", { node: true })])
+    expect(yes.status?.initialization?.controlPlaneInitialized).toBe(true)
+    for (const none of [
+      [cpMachine("m0", { status: false })],
+      [cpMachine("m1", { node: true, deleting: true })],
+    ])
+      expect(run(none).status?.initialization?.controlPlaneInitialized).not.toBe(true)
+    expect(
+      run([cpMachine("m1", { node: true })]).actions.filter(
+        (a) => a._tag === "Event" && a.reason === "ControlPlaneInitialized",
+      ),
+    ).toEqual([])
+  })
+
   it("writes statuses upstream's CRD accepts: v1beta2 messages present, no empty failureDomains, no unknown counters", () => {
     const r = reconcile(
       input({

@@ -199,22 +199,17 @@ const alwaysReconcile = (s: Scope): void => {
  */
 const reconcileKubeconfig = (s: Scope): void => {
   const endpoint = s.endpoint
-  if (!isValidEndpoint(endpoint) || s.spec.controlPlaneRef !== undefined) {
-    s.trace.kubeconfig = "Skipped"
-    return
-  }
+  if (!isValidEndpoint(endpoint) || s.spec.controlPlaneRef !== undefined) return
   const secret = s.observed.kubeconfigSecret
   const name = kubeconfigSecretName(s.key.name)
   switch (secret._tag) {
     case "Found":
-      s.trace.kubeconfig = "Exists"
       return
     case "GetFailed":
-      s.trace.kubeconfig = "GetFailed"
       s.errors.push(`failed to get Secret ${s.key.namespace}/${name}: ${secret.error}`)
       return
     case "NotFound": {
-      s.trace.kubeconfig = "Created"
+      s.trace.kubeconfigCreated = true
       const { uid } = s.cluster.metadata
       s.actions.push({
         _tag: "CreateKubeconfigSecret",
@@ -244,7 +239,6 @@ const reconcileControlPlaneInitialized = (s: Scope): void => {
   for (const m of d.controlPlaneMachines) {
     if (isControlPlaneMachine(m) && !isDeleting(m.metadata) && m.status?.nodeRef !== undefined) {
       s.controlPlaneInitialized = true
-      s.trace.controlPlaneMarked = true
       return
     }
   }

@@ -79,7 +79,8 @@ export interface Trace {
   infrastructureMarked: boolean
   controlPlane: ExternalPath | undefined
   controlPlaneMarked: boolean
-  kubeconfig: "Created" | "Exists" | "GetFailed" | "Skipped" | undefined
+  /** reconcileKubeconfig created the `<cluster>-kubeconfig` Secret (row 11). */
+  kubeconfigCreated: boolean
   /** reconcileV1Beta1ControlPlaneInitialized ran (no controlPlaneRef, not yet initialized). */
   initializedFallback: boolean
   deletePath: DeletePath | undefined
@@ -102,7 +103,7 @@ export const newTrace = (exit: Exit): Trace => ({
   infrastructureMarked: false,
   controlPlane: undefined,
   controlPlaneMarked: false,
-  kubeconfig: undefined,
+  kubeconfigCreated: false,
   initializedFallback: false,
   deletePath: undefined,
   ownedChildren: 0,

@@ -65,7 +65,7 @@ export const normalRow = (t: Trace): number => {
   // Stryker disable next-line ConditionalExpression: equivalent, the flag is marked only on the NoRef path (row 5, above) and the Ready path
   if (t.infrastructure === "Ready" && t.infrastructureMarked) return 8
   if (t.controlPlane === "Ready" && t.controlPlaneMarked) return 10
-  if (t.kubeconfig === "Created") return 11
+  if (t.kubeconfigCreated) return 11
   if (t.initializedFallback) return 12
   if (t.infrastructure === "Waiting") return 6
   return 17
