@@ -593,6 +593,72 @@ describe("reconcile", () => {
     expect(own?.message).not.toContain("FromClass")
   })
 
+  it("writes no observedGeneration below 1 and reads no counters it was not given", () => {
+    const r = reconcile(input({ meta: { generation: 0 } }), ClusterControllerDefaults)
+    expect(r.status !== undefined && "observedGeneration" in r.status).toBe(false)
+    // a control-plane object with a desired count but neither available nor unavailable replicas
+    const cp = {
+      apiVersion: "controlplane.cluster.x-k8s.io/v1beta1",
+      metadata: { name: "c1-cp" },
+      spec: { replicas: 3 },
+      status: { replicas: 3, readyReplicas: 2 },
+    }
+    const counted = reconcile(
+      input({ spec: { controlPlaneRef: cpRef }, observed: { controlPlane: { _tag: "Found", object: cp } } }),
+      ClusterControllerDefaults,
+    )
+    expect(counted.status?.controlPlane).toStrictEqual({ desiredReplicas: 3, replicas: 3, readyReplicas: 2 })
+  })
+
+  it("keeps the previous counters of a Cluster without status when its descendants cannot be listed", () => {
+    const action: ClusterAction = {
+      _tag: "SetControlPlaneEndpoint",
+      cluster: { namespace: "default", name: "c1" },
+      endpoint: { host: "10.0.0.1", port: 6443 },
+      from: "infrastructure",
+    }
+    const base = input({
+      observed: { descendants: { _tag: "ListFailed", error: "forbidden" } },
+      trigger: { _tag: "ActionFailed", action, error: "conflict" },
+    })
+    const found = base.observed.cluster
+    if (found._tag !== "Found") throw new Error("a Found Cluster")
+    const { status: _s, ...noStatus } = found.object
+    const r = reconcile(
+      { ...base, observed: { ...base.observed, cluster: { _tag: "Found", object: noStatus } } },
+      ClusterControllerDefaults,
+    )
+    expect(r.status).not.toHaveProperty("controlPlane")
+    expect(r.status).not.toHaveProperty("workers")
+  })
+
+  it("keeps a RemoteConnectionProbe condition's valid reason, and replaces one the CRD would refuse", () => {
+    const kept = (status: "True" | "False", reason: string) =>
+      condition(
+        reconcile(
+          input({
+            status: {
+              conditions: [
+                ...(NOT_PAUSED.conditions ?? []),
+                {
+                  type: "RemoteConnectionProbe",
+                  status,
+                  reason,
+                  message: "m",
+                  lastTransitionTime: "2026-01-01T00:00:00Z",
+                },
+              ],
+            },
+          }),
+          ClusterControllerDefaults,
+        ).status,
+        "RemoteConnectionProbe",
+      )
+    expect(kept("True", "Custom")?.reason).toBe("Custom")
+    expect(kept("True", "not valid!")?.reason).toBe("ProbeSucceeded")
+    expect(kept("False", "not valid!")?.reason).toBe("ProbeFailed")
+  })
+
   it("answers a failed child delete with Deleting=InternalError and the error (Error Handling, row 8)", () => {
     const action: ClusterAction = {
       _tag: "DeleteObject",

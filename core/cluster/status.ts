@@ -137,7 +137,7 @@ export const updateStatus = (s: StatusScope): ClusterStatus => {
   const domains = s.failureDomains ?? old?.failureDomains
   const failureDomains = domains === undefined || domains.length === 0 ? undefined : domains
   const observed = s.succeeded ? generation : old?.observedGeneration
-  const observedGeneration = observed !== undefined && observed >= 1 ? observed : undefined
+  const observedGeneration = (observed ?? 0) >= 1 ? observed : undefined
   const controlPlane = controlPlaneReplicas(s)
   const workers = workerReplicas(s)
   return {
@@ -558,7 +558,9 @@ const deletingCondition = (s: StatusScope): Decided =>
   s.deleting
     ? {
         status: "True",
+        // Stryker disable next-line StringLiteral: every path of reconcileDelete (and a failed delete) sets a reason and a message, so these fallbacks are never read (equivalent)
         reason: s.deletingReason ?? "Deleting",
+        // Stryker disable next-line StringLiteral: as above (equivalent)
         message: s.deletingMessage ?? "Deletion is in progress",
       }
     : { status: "False", reason: "NotDeleting" }
