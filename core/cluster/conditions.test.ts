@@ -114,13 +114,14 @@ describe("condition helpers", () => {
   })
 
   it("aggregate: False wins with the first message when one is False; Unknown for those silent; True when all are", () => {
-    const agg = (os: ReturnType<typeof obj>[]) => aggregate(os, "Ready", "MachineDeployment", reasons, 3)
+    const agg = (os: ReturnType<typeof obj>[]) =>
+      aggregate(os, "Ready", { one: "MachineDeployment", many: "MachineDeployments" }, reasons, 3)
     expect(agg([])).toEqual({ status: "True", reason: "NoMachines" })
     expect(agg([obj("a", "True"), obj("b", "True")])).toEqual({ status: "True", reason: "Ready" })
     expect(agg([obj("a", "True"), obj("b", "False", ""), obj("c", "False", "disk full")])).toEqual({
       status: "False",
       reason: "NotReady",
-      message: "MachineDeployment b, c are not Ready",
+      message: "MachineDeployments b, c are not Ready",
     })
     expect(agg([obj("a", "False", "disk full"), obj("b", "Unknown")])).toEqual({
       status: "False",
@@ -145,7 +146,7 @@ describe("condition helpers", () => {
     expect(agg([obj("a"), obj("b", "Unknown")])).toEqual({
       status: "Unknown",
       reason: "ReadyUnknown",
-      message: "MachineDeployment a, b do not report Ready yet",
+      message: "MachineDeployments a, b do not report Ready yet",
     })
     expect(agg([obj("a")])).toEqual({
       status: "Unknown",

@@ -143,7 +143,8 @@ export const aggregate = (
     readonly status?: { readonly conditions?: ReadonlyArray<Condition> }
   }>,
   type: string,
-  what: string,
+  /** The kind of object named, for one name and for several. */
+  what: { readonly one: string; readonly many: string },
   reasons: AggregateReasons,
   max: number,
 ): Decided => {
@@ -166,7 +167,7 @@ export const aggregate = (
     return {
       status: "False",
       reason: reasons.isFalse,
-      message: `${what} ${listNames(notTrue, max)} ${verb} not ${type}${detail}`,
+      message: `${notTrue.length === 1 ? what.one : what.many} ${listNames(notTrue, max)} ${verb} not ${type}${detail}`,
     }
   }
   if (unknown.length > 0) {
@@ -174,7 +175,7 @@ export const aggregate = (
     return {
       status: "Unknown",
       reason: reasons.isUnknown,
-      message: `${what} ${listNames(unknown, max)} ${verb} not report ${type} yet`,
+      message: `${unknown.length === 1 ? what.one : what.many} ${listNames(unknown, max)} ${verb} not report ${type} yet`,
     }
   }
   return { status: "True", reason: reasons.isTrue }

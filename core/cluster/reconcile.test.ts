@@ -593,6 +593,276 @@ describe("reconcile", () => {
     expect(own?.message).not.toContain("FromClass")
   })
 
+  describe("words each v1beta2 condition as it stands (the spec holds type, status and reason; these hold the text a user reads)", () => {
+    /** type → [status, reason, message] of the conditions named. */
+    const says = (i: ClusterInput, types: ReadonlyArray<string>) => {
+      const r = reconcile(i, ClusterControllerDefaults)
+      return Object.fromEntries(
+        types.map((t) => {
+          const c = condition(r.status, t)
+          return [t, [c?.status, c?.reason, c?.message]]
+        }),
+      )
+    }
+    const machine = (name: string, cp: boolean, conditions: ReadonlyArray<object> = []) => ({
+      metadata: {
+        name,
+        labels: {
+          "cluster.x-k8s.io/cluster-name": "c1",
+          ...(cp ? { "cluster.x-k8s.io/control-plane": "" } : {}),
+        },
+      },
+      status: { conditions },
+    })
+    const md = (name: string) => ({ metadata: { name, labels: { "cluster.x-k8s.io/cluster-name": "c1" } } })
+    const probe = "* RemoteConnectionProbe: Remote connection not established yet"
+
+    it("without refs or Machines", () => {
+      expect(
+        says(input(), [
+          "InfrastructureReady",
+          "ControlPlaneAvailable",
+          "ControlPlaneInitialized",
+          "WorkersAvailable",
+          "Available",
+        ]),
+      ).toEqual({
+        InfrastructureReady: [
+          "True",
+          "Ready",
+          "spec.infrastructureRef is not set: there is no infrastructure to wait for",
+        ],
+        ControlPlaneAvailable: [
+          "False",
+          "DoesNotExist",
+          "spec.controlPlaneRef is not set and no control plane Machine exists",
+        ],
+        ControlPlaneInitialized: [
+          "False",
+          "NotInitialized",
+          "Waiting for the first control plane Machine to have status.nodeRef set",
+        ],
+        WorkersAvailable: ["True", "NoWorkers", ""],
+        Available: [
+          "False",
+          "NotAvailable",
+          `${probe}\n* ControlPlaneAvailable: spec.controlPlaneRef is not set and no control plane Machine exists`,
+        ],
+      })
+    })
+
+    it("providers that have not reported, that report in the v1beta1 form, that are gone", () => {
+      const refs = { infrastructureRef: infraRef, controlPlaneRef: cpRef }
+      const types = ["InfrastructureReady", "ControlPlaneAvailable", "ControlPlaneInitialized", "Available"]
+      const waiting = says(
+        input({
+          spec: refs,
+          observed: {
+            infrastructure: { _tag: "Found", object: { metadata: { name: "c1" } } },
+            controlPlane: { _tag: "Found", object: { metadata: { name: "c1-cp" } } },
+          },
+        }),
+        types,
+      )
+      expect(waiting).toEqual({
+        InfrastructureReady: [
+          "False",
+          "NotReady",
+          "Waiting for DockerCluster c1 to report status.initialization.provisioned",
+        ],
+        ControlPlaneAvailable: [
+          "False",
+          "NotAvailable",
+          "Waiting for KubeadmControlPlane c1-cp to report Available",
+        ],
+        ControlPlaneInitialized: [
+          "False",
+          "NotInitialized",
+          "Waiting for KubeadmControlPlane c1-cp to report status.initialization.controlPlaneInitialized",
+        ],
+        Available: [
+          "False",
+          "NotAvailable",
+          `${probe}\n* InfrastructureReady: Waiting for DockerCluster c1 to report status.initialization.provisioned\n* ControlPlaneAvailable: Waiting for KubeadmControlPlane c1-cp to report Available`,
+        ],
+      })
+      const v1beta1 = says(
+        input({
+          spec: refs,
+          observed: {
+            infrastructure: { _tag: "Found", object: { metadata: { name: "c1" }, status: { ready: true } } },
+            controlPlane: {
+              _tag: "Found",
+              object: { metadata: { name: "c1-cp" }, status: { initialized: true } },
+            },
+          },
+        }),
+        types,
+      )
+      expect(v1beta1).toEqual({
+        InfrastructureReady: ["True", "Ready", "DockerCluster c1 is provisioned"],
+        ControlPlaneAvailable: ["True", "Available", "KubeadmControlPlane c1-cp is initialized"],
+        ControlPlaneInitialized: ["True", "Initialized", ""],
+        Available: ["False", "NotAvailable", probe],
+      })
+      const gone = says(
+        input({
+          spec: refs,
+          status: {
+            ...NOT_PAUSED,
+            initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true },
+          },
+        }),
+        types,
+      )
+      expect(gone.InfrastructureReady).toEqual([
+        "False",
+        "Deleted",
+        "DockerCluster c1 has been deleted after being provisioned; recreate it or delete the Cluster",
+      ])
+      expect(gone.ControlPlaneAvailable).toEqual([
+        "False",
+        "Deleted",
+        "KubeadmControlPlane c1-cp has been deleted after being initialized; recreate it or delete the Cluster",
+      ])
+    })
+
+    it("Machines and MachineDeployments, one and several, named as many as are listed", () => {
+      const types = [
+        "ControlPlaneAvailable",
+        "ControlPlaneMachinesReady",
+        "ControlPlaneMachinesUpToDate",
+        "WorkersAvailable",
+        "WorkerMachinesReady",
+        "WorkerMachinesUpToDate",
+      ]
+      const one = says(
+        input({
+          observed: {
+            descendants: {
+              ...EMPTY,
+              machines: [
+                machine("cp1", true),
+                machine("w1", false),
+                machine("w2", false, [{ type: "Ready", status: "False", reason: "X", message: "boom" }]),
+              ],
+              machineDeployments: [md("md1")],
+            } as Descendants,
+          },
+        }),
+        types,
+      )
+      expect(one).toEqual({
+        ControlPlaneAvailable: ["False", "NotAvailable", "No control plane Machine is Available yet (cp1)"],
+        ControlPlaneMachinesReady: [
+          "Unknown",
+          "ReadyUnknown",
+          "Control plane Machine cp1 does not report Ready yet",
+        ],
+        ControlPlaneMachinesUpToDate: [
+          "Unknown",
+          "UpToDateUnknown",
+          "Control plane Machine cp1 does not report UpToDate yet",
+        ],
+        WorkersAvailable: [
+          "Unknown",
+          "AvailableUnknown",
+          "MachineDeployment or MachinePool md1 does not report Available yet",
+        ],
+        WorkerMachinesReady: ["False", "NotReady", "Worker Machine w2 is not Ready: boom"],
+        WorkerMachinesUpToDate: [
+          "Unknown",
+          "UpToDateUnknown",
+          "Worker Machines w1, w2 do not report UpToDate yet",
+        ],
+      })
+      const several = says(
+        input({
+          observed: {
+            descendants: {
+              ...EMPTY,
+              machines: [machine("cp1", true), machine("cp2", true), machine("w1", false)],
+              machineDeployments: [md("md1"), md("md2")],
+            } as Descendants,
+          },
+        }),
+        types,
+      )
+      expect(several).toEqual({
+        ControlPlaneAvailable: [
+          "False",
+          "NotAvailable",
+          "No control plane Machine is Available yet (cp1, cp2)",
+        ],
+        ControlPlaneMachinesReady: [
+          "Unknown",
+          "ReadyUnknown",
+          "Control plane Machines cp1, cp2 do not report Ready yet",
+        ],
+        ControlPlaneMachinesUpToDate: [
+          "Unknown",
+          "UpToDateUnknown",
+          "Control plane Machines cp1, cp2 do not report UpToDate yet",
+        ],
+        WorkersAvailable: [
+          "Unknown",
+          "AvailableUnknown",
+          "MachineDeployments or MachinePools md1, md2 do not report Available yet",
+        ],
+        WorkerMachinesReady: ["Unknown", "ReadyUnknown", "Worker Machine w1 does not report Ready yet"],
+        WorkerMachinesUpToDate: [
+          "Unknown",
+          "UpToDateUnknown",
+          "Worker Machine w1 does not report UpToDate yet",
+        ],
+      })
+    })
+
+    it("Paused, by spec or by annotation", () => {
+      expect(says(input({ spec: { paused: true } }), ["Paused"])).toEqual({
+        Paused: ["True", "Paused", "spec.paused is true; set it to false to resume"],
+      })
+      expect(
+        says(input({ spec: { paused: false }, meta: { annotations: { "cluster.x-k8s.io/paused": "" } } }), [
+          "Paused",
+        ]),
+      ).toEqual({
+        Paused: ["True", "Paused", "The cluster.x-k8s.io/paused annotation is set; remove it to resume"],
+      })
+    })
+  })
+
+  it("publishes each replica counter a control-plane object reports, alone or with others", () => {
+    const counted = (spec: object | undefined, status: object) =>
+      reconcile(
+        input({
+          spec: { controlPlaneRef: cpRef },
+          observed: {
+            controlPlane: {
+              _tag: "Found",
+              object: { metadata: { name: "c1-cp" }, ...(spec === undefined ? {} : { spec }), status },
+            },
+          },
+        }),
+        ClusterControllerDefaults,
+      ).status?.controlPlane
+    expect(counted({ replicas: 3 }, {})).toStrictEqual({ desiredReplicas: 3 })
+    expect(counted(undefined, { replicas: 2 })).toStrictEqual({ replicas: 2 })
+    expect(counted(undefined, { readyReplicas: 1 })).toStrictEqual({ readyReplicas: 1 })
+    expect(counted(undefined, { availableReplicas: 1 })).toStrictEqual({ availableReplicas: 1 })
+    expect(counted(undefined, { upToDateReplicas: 1 })).toStrictEqual({ upToDateReplicas: 1 })
+    expect(counted(undefined, { updatedReplicas: 2 })).toStrictEqual({ upToDateReplicas: 2 })
+    expect(counted({ replicas: 3 }, { unavailableReplicas: 1 })).toStrictEqual({
+      desiredReplicas: 3,
+      availableReplicas: 2,
+    })
+    expect(counted({ replicas: 3 }, { unavailableReplicas: 5 })).toStrictEqual({
+      desiredReplicas: 3,
+      availableReplicas: 0,
+    })
+    expect(counted(undefined, {})).toBeUndefined()
+  })
+
   it("writes no observedGeneration below 1 and reads no counters it was not given", () => {
     const r = reconcile(input({ meta: { generation: 0 } }), ClusterControllerDefaults)
     expect(r.status !== undefined && "observedGeneration" in r.status).toBe(false)
