@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import type { ClusterAction } from "./actions.ts"
 import { ClusterControllerDefaults, clusterControllerConfig } from "./config.ts"
 import { reconcile } from "./reconcile.ts"
+import { requeue } from "./scope.ts"
 import { transitions } from "./transitions.ts"
 import type { ClusterInput, ClusterSpec, ClusterStatus, Descendants, ObjectMeta } from "./types.ts"
 
@@ -943,6 +944,183 @@ describe("reconcile", () => {
     )
     expect(r.row).toBe("cluster.errors#8")
     expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "ReturnError"])
-    expect(condition(r.status, "Deleting")).toMatchObject({ status: "True", reason: "InternalError" })
+    expect(condition(r.status, "Deleting")).toMatchObject({
+      status: "True",
+      reason: "InternalError",
+      message: "Failed to delete MachineSet ms-1: denied",
+    })
+    expect(last(r.actions)).toEqual({
+      _tag: "ReturnError",
+      error: "failed to delete MachineSet ms-1: denied",
+    })
+    expect(r.actions[0]).toMatchObject({ _tag: "PatchStatus", cluster: { namespace: "default", name: "c1" } })
+  })
+
+  describe("a failed action (Error Handling)", () => {
+    const endpoint = { host: "10.0.0.1", port: 6443 }
+    const other: ClusterAction = {
+      _tag: "SetControlPlaneEndpoint",
+      cluster: { namespace: "default", name: "c1" },
+      endpoint,
+      from: "infrastructure",
+    }
+    const secret: ClusterAction = {
+      _tag: "CreateKubeconfigSecret",
+      cluster: { namespace: "default", name: "c1" },
+      secret: { namespace: "default", name: "c1-kubeconfig" },
+      caSecret: { namespace: "default", name: "c1-ca" },
+      endpoint,
+      type: "cluster.x-k8s.io/secret",
+      key: "value",
+      labels: {},
+      ownerReference: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1" },
+    }
+
+    it("names the action and the error; a Cluster that is gone gets no status", () => {
+      const r = reconcile(
+        input({ trigger: { _tag: "ActionFailed", action: other, error: "conflict" } }),
+        ClusterControllerDefaults,
+      )
+      expect(last(r.actions)).toEqual({
+        _tag: "ReturnError",
+        error: "SetControlPlaneEndpoint failed: conflict",
+      })
+      expect(r.trace.error).toBe(true)
+      const base = input({ trigger: { _tag: "ActionFailed", action: other, error: "conflict" } })
+      const gone = reconcile(
+        { ...base, observed: { ...base.observed, cluster: { _tag: "NotFound" } } },
+        ClusterControllerDefaults,
+      )
+      expect(gone).toMatchObject({
+        actions: [{ _tag: "ReturnError", error: "SetControlPlaneEndpoint failed: conflict" }],
+        status: undefined,
+      })
+    })
+
+    it("a kubeconfig Secret that fails to be created for another reason than a missing CA is an error (row 15, not 18)", () => {
+      const r = transitions["cluster.normal"](
+        input({
+          spec: { controlPlaneEndpoint: endpoint },
+          observed: { kubeconfigSecret: { _tag: "NotFound" } },
+          trigger: { _tag: "ActionFailed", action: secret, error: "forbidden", notFound: false },
+        }),
+      )
+      expect(r.row).toBe("cluster.normal#15")
+      expect(last(r.actions)).toEqual({
+        _tag: "ReturnError",
+        error: "CreateKubeconfigSecret failed: forbidden",
+      })
+      const missingCa = reconcile(
+        input({
+          spec: { controlPlaneEndpoint: endpoint },
+          observed: { kubeconfigSecret: { _tag: "NotFound" } },
+          trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
+        }),
+        ClusterControllerDefaults,
+      )
+      expect(missingCa.trace.error).toBe(false)
+      // the missing CA with a kubeconfig Secret that cannot be read: that error
+      const unreadable = reconcile(
+        input({
+          spec: { controlPlaneEndpoint: endpoint },
+          observed: { kubeconfigSecret: { _tag: "GetFailed", error: "timeout" } },
+          trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
+        }),
+        ClusterControllerDefaults,
+      )
+      expect(last(unreadable.actions)).toEqual({
+        _tag: "ReturnError",
+        error: "failed to get Secret default/c1-kubeconfig: timeout",
+      })
+    })
+
+    it("while deleting, only a failed delete sets Deleting=InternalError", () => {
+      const r = reconcile(
+        input({
+          meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
+          trigger: { _tag: "ActionFailed", action: other, error: "conflict" },
+        }),
+        ClusterControllerDefaults,
+      )
+      expect(condition(r.status, "Deleting")?.reason).not.toBe("InternalError")
+    })
+  })
+
+  it("keeps one Paused condition and gives owned conditions written without a message an empty one", () => {
+    const r = reconcile(
+      input({
+        spec: { paused: true },
+        status: {
+          conditions: [
+            { type: "Paused", status: "False", reason: "NotPaused", message: "" },
+            { type: "Available", status: "False", reason: "NotAvailable" },
+            { type: "Foreign", status: "True", reason: "Mine" },
+          ],
+        },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(r.status?.conditions?.map((c) => [c.type, c.message])).toEqual([
+      ["Paused", "spec.paused is true; set it to false to resume"],
+      ["Available", ""],
+      ["Foreign", undefined],
+    ])
+  })
+
+  it("announces the deletion when the finalizer goes, and joins several errors with '; '", () => {
+    const done = reconcile(
+      input({ meta: { deletionTimestamp: "2026-01-01T00:00:00Z" } }),
+      ClusterControllerDefaults,
+    )
+    expect(
+      done.actions.filter(
+        (a) => a._tag === "RemoveFinalizer" || (a._tag === "Event" && a.reason === "Deleted"),
+      ),
+    ).toEqual([
+      {
+        _tag: "RemoveFinalizer",
+        cluster: { namespace: "default", name: "c1" },
+        finalizer: "cluster.cluster.x-k8s.io",
+      },
+      {
+        _tag: "Event",
+        cluster: { namespace: "default", name: "c1" },
+        type: "Normal",
+        reason: "Deleted",
+        message: "Cluster c1 has been deleted",
+      },
+    ])
+    const failing = reconcile(
+      input({
+        spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef },
+        observed: {
+          infrastructure: { _tag: "GetFailed", error: "a" },
+          controlPlane: { _tag: "GetFailed", error: "b" },
+        },
+      }),
+      ClusterControllerDefaults,
+    )
+    expect(last(failing.actions)).toEqual({
+      _tag: "ReturnError",
+      error: "failed to get DockerCluster c1: a; failed to get KubeadmControlPlane c1-cp: b",
+    })
+  })
+})
+
+describe("requeue", () => {
+  it("keeps the smallest non-zero duration asked for", () => {
+    const scope = { requeueAfter: 0 } as Parameters<typeof requeue>[0]
+    requeue(scope, 0)
+    expect(scope.requeueAfter).toBe(0)
+    requeue(scope, 30_000)
+    expect(scope.requeueAfter).toBe(30_000)
+    requeue(scope, 5_000)
+    expect(scope.requeueAfter).toBe(5_000)
+    requeue(scope, 5_001)
+    requeue(scope, -1)
+    requeue(scope, 0)
+    expect(scope.requeueAfter).toBe(5_000)
+    requeue(scope, 4_999)
+    expect(scope.requeueAfter).toBe(4_999)
   })
 })
