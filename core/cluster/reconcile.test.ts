@@ -819,6 +819,247 @@ describe("reconcile", () => {
       })
     })
 
+    /** type → [status, reason, severity, message] of every v1beta1 condition. */
+    const saysV1 = (i: ClusterInput) =>
+      Object.fromEntries(
+        (reconcile(i, ClusterControllerDefaults).status?.deprecated?.v1beta1?.conditions ?? []).map((c) => [
+          c.type,
+          [c.status, c.reason, c.severity, c.message],
+        ]),
+      )
+    const refs = { infrastructureRef: infraRef, controlPlaneRef: cpRef }
+    const found = (name: string, status?: object) => ({
+      _tag: "Found" as const,
+      object: { metadata: { name }, ...(status === undefined ? {} : { status }) },
+    })
+    const cpInit = [
+      "False",
+      "WaitingForControlPlaneProviderInitialized",
+      "Info",
+      "Waiting for KubeadmControlPlane c1-cp to be initialized",
+    ]
+
+    it("the v1beta1 conditions of providers absent, waiting, unreadable, mirrored and being deleted", () => {
+      expect(saysV1(input())).toEqual({
+        Ready: ["True", "Ready", undefined, undefined],
+        InfrastructureReady: ["True", "NoInfrastructure", undefined, undefined],
+        ControlPlaneInitialized: [
+          "False",
+          "MissingNodeRef",
+          "Info",
+          "Waiting for the first control plane Machine to have its status.nodeRef set",
+        ],
+      })
+      const waitingCp = [
+        "False",
+        "WaitingForControlPlane",
+        "Info",
+        "Waiting for KubeadmControlPlane c1-cp to be ready",
+      ]
+      expect(
+        saysV1(
+          input({ spec: refs, observed: { infrastructure: found("c1"), controlPlane: found("c1-cp") } }),
+        ),
+      ).toEqual({
+        Ready: waitingCp,
+        ControlPlaneReady: waitingCp,
+        InfrastructureReady: [
+          "False",
+          "WaitingForInfrastructure",
+          "Info",
+          "Waiting for DockerCluster c1 to be ready",
+        ],
+        ControlPlaneInitialized: cpInit,
+      })
+      const absentCp = [
+        "False",
+        "WaitingForControlPlane",
+        "Info",
+        "KubeadmControlPlane c1-cp does not exist yet",
+      ]
+      expect(saysV1(input({ spec: refs }))).toEqual({
+        Ready: absentCp,
+        ControlPlaneReady: absentCp,
+        InfrastructureReady: [
+          "False",
+          "WaitingForInfrastructure",
+          "Info",
+          "DockerCluster c1 does not exist yet",
+        ],
+        ControlPlaneInitialized: cpInit,
+      })
+      const unreadableCp = [
+        "Unknown",
+        "InternalError",
+        undefined,
+        "Failed to read KubeadmControlPlane c1-cp: y",
+      ]
+      expect(
+        saysV1(
+          input({
+            spec: refs,
+            observed: {
+              infrastructure: { _tag: "GetFailed", error: "x" },
+              controlPlane: { _tag: "GetFailed", error: "y" },
+            },
+          }),
+        ),
+      ).toEqual({
+        Ready: unreadableCp,
+        ControlPlaneReady: unreadableCp,
+        InfrastructureReady: ["Unknown", "InternalError", undefined, "Failed to read DockerCluster c1: x"],
+        ControlPlaneInitialized: cpInit,
+      })
+      // a provider's Ready mirrored: its reason and severity when the CRD takes them, else ours
+      const mirrored = saysV1(
+        input({
+          spec: refs,
+          observed: {
+            infrastructure: found("c1", {
+              conditions: [
+                {
+                  type: "Ready",
+                  status: "False",
+                  reason: "Booting",
+                  severity: "Warning",
+                  message: "vm booting",
+                },
+              ],
+            }),
+            controlPlane: found("c1-cp", {
+              conditions: [{ type: "Ready", status: "False", reason: "x".repeat(257), severity: "Bogus" }],
+            }),
+          },
+        }),
+      )
+      expect(mirrored.InfrastructureReady).toEqual(["False", "Booting", "Warning", "vm booting"])
+      expect(mirrored.ControlPlaneReady).toEqual(["False", "WaitingForControlPlane", "Info", undefined])
+      const atLimit = saysV1(
+        input({
+          spec: refs,
+          observed: {
+            infrastructure: found("c1", { conditions: [{ type: "Ready", status: "True", reason: "" }] }),
+            controlPlane: found("c1-cp", {
+              conditions: [{ type: "Ready", status: "False", reason: "y".repeat(256), severity: "Error" }],
+            }),
+          },
+        }),
+      )
+      expect(atLimit.InfrastructureReady).toEqual(["True", "Ready", undefined, undefined])
+      expect(atLimit.ControlPlaneReady).toEqual(["False", "y".repeat(256), "Error", undefined])
+      expect(
+        saysV1(
+          input({
+            meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
+            spec: refs,
+            observed: { infrastructure: found("c1") },
+          }),
+        ),
+      ).toEqual({
+        Ready: ["False", "Deleting", "Info", "Cluster is being deleted"],
+        ControlPlaneReady: ["False", "Deleted", "Info", undefined],
+        InfrastructureReady: ["False", "Deleting", "Info", "DockerCluster c1 is being deleted"],
+        ControlPlaneInitialized: cpInit,
+      })
+      const gone = saysV1(
+        input({
+          spec: refs,
+          status: {
+            ...NOT_PAUSED,
+            initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true },
+          },
+        }),
+      )
+      expect(gone.InfrastructureReady).toEqual([
+        "False",
+        "Deleted",
+        "Error",
+        "DockerCluster c1 has been deleted",
+      ])
+    })
+
+    it("Remediating and ScalingUp name their Machines, MachinePools and owned MachineSets", () => {
+      const remediated = (name: string, cp: boolean) => ({
+        ...machine(name, cp, [{ type: "OwnerRemediated", status: "False", reason: "W" }]),
+      })
+      const remediating = (machines: ReadonlyArray<object>) =>
+        says(input({ observed: { descendants: { ...EMPTY, machines } as Descendants } }), ["Remediating"])
+      expect(remediating([remediated("w1", false)])).toEqual({
+        Remediating: ["True", "Remediating", "Machine w1 is being remediated"],
+      })
+      expect(remediating([remediated("cp1", true), remediated("w1", false)])).toEqual({
+        Remediating: ["True", "Remediating", "Machines cp1, w1 are being remediated"],
+      })
+      const owner = {
+        ownerReferences: [{ apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1", uid: "u1" }],
+        labels: { "cluster.x-k8s.io/cluster-name": "c1" },
+      }
+      const scaling = says(
+        input({
+          observed: {
+            descendants: {
+              ...EMPTY,
+              machinePools: [
+                { metadata: { name: "mp1", ...owner } },
+                {
+                  metadata: { name: "mp2", ...owner },
+                  status: {
+                    conditions: [{ type: "ScalingUp", status: "True", reason: "S", message: "1 of 3" }],
+                  },
+                },
+              ],
+              machineSets: [
+                {
+                  metadata: { name: "ms1", ...owner },
+                  status: {
+                    conditions: [
+                      { type: "ScalingUp", status: "True", reason: "S" },
+                      { type: "RollingOut", status: "True", reason: "R" },
+                    ],
+                  },
+                },
+              ],
+            } as Descendants,
+          },
+        }),
+        ["ScalingUp", "RollingOut"],
+      )
+      expect(scaling).toEqual({
+        ScalingUp: ["True", "ScalingUp", "MachinePool mp2, MachineSet ms1 report ScalingUp"],
+        RollingOut: ["False", "NotRollingOut", ""],
+      })
+    })
+
+    it("Available lists each unmet availability gate by its message, reason or status", () => {
+      const available = says(
+        input({
+          spec: {
+            availabilityGates: [
+              { conditionType: "G1" },
+              { conditionType: "G2", polarity: "Negative" },
+              { conditionType: "G3" },
+            ],
+          },
+          status: {
+            conditions: [
+              ...(NOT_PAUSED.conditions ?? []),
+              { type: "G1", status: "False", reason: "R1", message: "m1" },
+              { type: "G2", status: "True", reason: "R2" },
+              { type: "G3", status: "False", reason: "R3" },
+            ],
+          },
+        }),
+        ["Available"],
+      )
+      expect(available).toEqual({
+        Available: [
+          "False",
+          "NotAvailable",
+          `${probe}\n* ControlPlaneAvailable: spec.controlPlaneRef is not set and no control plane Machine exists\n* G1: m1\n* G2: R2\n* G3: R3`,
+        ],
+      })
+    })
+
     it("Paused, by spec or by annotation", () => {
       expect(says(input({ spec: { paused: true } }), ["Paused"])).toEqual({
         Paused: ["True", "Paused", "spec.paused is true; set it to false to resume"],
