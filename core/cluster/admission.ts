@@ -69,7 +69,7 @@ export const defaultCluster = (
     : {
         patch: [
           {
-            op: version === "" && t.version === undefined ? "add" : "replace",
+            op: t.version === undefined ? "add" : "replace",
             path: "/spec/topology/version",
             value: `v${version}`,
           },
@@ -84,18 +84,21 @@ const isIpv4 = (ip: string): boolean =>
 /** Whether a CIDR block parses (IPv4 or IPv6, with a prefix length in range). */
 export const isCidr = (cidr: string): boolean => {
   const slash = cidr.indexOf("/")
+  // Stryker disable next-line ConditionalExpression,UnaryOperator: without a slash the whole text is read as the prefix length, and the address before it is then at most two digits, never an address (equivalent)
   if (slash === -1) return false
   const ip = cidr.slice(0, slash)
   const bits = cidr.slice(slash + 1)
   if (!/^\d{1,3}$/.test(bits)) return false
   const prefix = Number(bits)
   if (isIpv4(ip)) return prefix <= 32
-  if (!ip.includes(":") || !/^[0-9a-fA-F:.]+$/.test(ip) || prefix > 128) return false
+  // anything but hex groups, colons and an IPv4 tail fails the group checks below
+  if (prefix > 128) return false
   const halves = ip.split("::")
   if (halves.length > 2) return false
   const groups = (s: string) => (s === "" ? [] : s.split(":"))
   const all = halves.flatMap(groups)
   // an IPv4 address may end an IPv6 one (`::ffff:10.0.0.1`, as Go's net.ParseCIDR reads it): two groups
+  // Stryker disable next-line StringLiteral: only "::" has no groups, and any text without a dot reads alike (equivalent)
   const last = all[all.length - 1] ?? ""
   const v4Tail = last.includes(".")
   if (v4Tail && (!isIpv4(last) || ip.endsWith(":"))) return false
@@ -130,7 +133,7 @@ export const validateCluster = (
     })
   const spec = c.spec ?? {}
   const was = old?.spec ?? {}
-  if (spec.infrastructureRef === undefined && old !== undefined && was.infrastructureRef !== undefined)
+  if (spec.infrastructureRef === undefined && was.infrastructureRef !== undefined)
     errors.push({ field: "spec.infrastructureRef", type: "Forbidden", detail: "cannot be removed" })
   if (
     spec.controlPlaneRef === undefined &&
@@ -142,7 +145,7 @@ export const validateCluster = (
       type: "Forbidden",
       detail: "one of spec.controlPlaneRef, spec.infrastructureRef or spec.topology must be set",
     })
-  if (spec.controlPlaneRef === undefined && old !== undefined && was.controlPlaneRef !== undefined)
+  if (spec.controlPlaneRef === undefined && was.controlPlaneRef !== undefined)
     errors.push({ field: "spec.controlPlaneRef", type: "Forbidden", detail: "cannot be removed" })
   for (const which of ["pods", "services"] as const) {
     const blocks = spec.clusterNetwork?.[which]?.cidrBlocks ?? []
@@ -170,6 +173,7 @@ export const validateCluster = (
         type: "Required value",
         detail: "classRef.name cannot be empty",
       })
+    // Stryker disable next-line StringLiteral: any text without the semantic-version form fails alike (equivalent)
     else if (!KubeSemver.test(t.version ?? ""))
       errors.push({
         field: "spec.topology.version",
@@ -178,7 +182,7 @@ export const validateCluster = (
         detail: "version must be a valid semantic version",
       })
   }
-  if (old !== undefined && was.topology !== undefined && t === undefined)
+  if (was.topology !== undefined && t === undefined)
     errors.push({
       field: "spec.topology",
       type: "Forbidden",

@@ -45,8 +45,7 @@ const transitionTime = (old: Condition | undefined, status: ConditionStatus, clo
     ? old.lastTransitionTime
     : clock()
 
-const messageOf = (d: Decided): string | undefined =>
-  d.message === undefined || d.message === "" ? undefined : d.message
+const messageOf = (d: Decided): string | undefined => ((d.message ?? "") === "" ? undefined : d.message)
 
 /**
  * The limits of upstream's Cluster CRD (`cluster.x-k8s.io` v1.13): a v1beta2 condition's

@@ -1103,6 +1103,7 @@ describe("reconcile", () => {
       availableReplicas: 0,
     })
     expect(counted(undefined, {})).toBeUndefined()
+    expect(counted(undefined, { unavailableReplicas: 1 })).toBeUndefined()
   })
 
   it("writes no observedGeneration below 1 and reads no counters it was not given", () => {
@@ -1236,6 +1237,17 @@ describe("reconcile", () => {
         actions: [{ _tag: "ReturnError", error: "SetControlPlaneEndpoint failed: conflict" }],
         status: undefined,
       })
+      expect(gone.trace.error).toBe(true)
+      expect(gone.trace.deleting).toBe(false)
+      // a not-found answer counts as a missing CA only for the kubeconfig Secret
+      const other404 = transitions["cluster.normal"](
+        input({ trigger: { _tag: "ActionFailed", action: other, error: "not found", notFound: true } }),
+      )
+      expect(other404.row).toBe("cluster.normal#15")
+      expect(last(other404.actions)).toEqual({
+        _tag: "ReturnError",
+        error: "SetControlPlaneEndpoint failed: not found",
+      })
     })
 
     it("a kubeconfig Secret that fails to be created for another reason than a missing CA is an error (row 15, not 18)", () => {
@@ -1295,6 +1307,7 @@ describe("reconcile", () => {
           conditions: [
             { type: "Paused", status: "False", reason: "NotPaused", message: "" },
             { type: "Available", status: "False", reason: "NotAvailable" },
+            { type: "Deleting", status: "False", reason: "NotDeleting", message: "kept" },
             { type: "Foreign", status: "True", reason: "Mine" },
           ],
         },
@@ -1304,6 +1317,7 @@ describe("reconcile", () => {
     expect(r.status?.conditions?.map((c) => [c.type, c.message])).toEqual([
       ["Paused", "spec.paused is true; set it to false to resume"],
       ["Available", ""],
+      ["Deleting", "kept"],
       ["Foreign", undefined],
     ])
   })
