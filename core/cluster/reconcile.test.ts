@@ -278,6 +278,24 @@ describe("reconcile", () => {
     expect(long).toHaveLength(10_240)
     expect(long?.endsWith("x...")).toBe(true)
     expect(long?.startsWith("Failure detected from referenced resource ")).toBe(true)
+    // a message exactly at the limit is kept whole
+    const prefix =
+      'Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=DockerCluster with name "c1": '
+    const fits = "z".repeat(10_240 - prefix.length)
+    expect(
+      reconcile(
+        input({
+          spec: { infrastructureRef: infraRef },
+          observed: {
+            infrastructure: {
+              _tag: "Found",
+              object: { ...infra, status: { ready: false, failureMessage: fits } },
+            },
+          },
+        }),
+        ClusterControllerDefaults,
+      ).status?.deprecated?.v1beta1?.failureMessage,
+    ).toBe(prefix + fits)
     // empty ones are not copied
     const empty = reconcile(
       input({
@@ -1359,6 +1377,33 @@ describe("reconcile", () => {
       _tag: "ReturnError",
       error: "failed to get DockerCluster c1: a; failed to get KubeadmControlPlane c1-cp: b",
     })
+    const unlisted = reconcile(
+      input({ observed: { descendants: { _tag: "ListFailed", error: "forbidden" } } }),
+      ClusterControllerDefaults,
+    )
+    expect(last(unlisted.actions)).toEqual({
+      _tag: "ReturnError",
+      error: "failed to list descendants of Cluster default/c1: forbidden",
+    })
+    // a referenced object that does not exist yet says which field to correct
+    expect(
+      condition(
+        reconcile(
+          input({ spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef } }),
+          ClusterControllerDefaults,
+        ).status,
+        "InfrastructureReady",
+      )?.message,
+    ).toBe("DockerCluster c1 does not exist yet; create it or correct spec.infrastructureRef")
+    expect(
+      condition(
+        reconcile(
+          input({ spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef } }),
+          ClusterControllerDefaults,
+        ).status,
+        "ControlPlaneAvailable",
+      )?.message,
+    ).toBe("KubeadmControlPlane c1-cp does not exist yet; create it or correct spec.controlPlaneRef")
   })
 })
 

@@ -293,7 +293,9 @@ const decideV1Beta2 = (s: StatusScope): ReadonlyArray<Decided> => {
     machinesCondition(s, "controlPlane", "Ready"),
     machinesCondition(s, "controlPlane", "UpToDate"),
     workersAvailable,
+    // Stryker disable next-line StringLiteral: every `which` but "controlPlane" is the workers' (equivalent)
     machinesCondition(s, "workers", "Ready"),
+    // Stryker disable next-line StringLiteral: as above (equivalent)
     machinesCondition(s, "workers", "UpToDate"),
     remoteConnectionProbe,
     inProgressCondition(s, "RollingOut"),
@@ -464,6 +466,7 @@ const workersAvailableCondition = (s: StatusScope): Decided => {
   if (d === undefined)
     return { status: "Unknown", reason: "InternalError", message: `${FAILED_TO_LIST}: ${s.descendantsError}` }
   const groups =
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: appending no MachinePools gives the same list (a copy saved; equivalent)
     d.machinePools.length === 0 ? d.machineDeployments : [...d.machineDeployments, ...d.machinePools]
   return aggregate(
     groups,
@@ -519,6 +522,7 @@ const inProgressCondition = (s: StatusScope, type: "RollingOut" | "ScalingUp" | 
   const d = s.descendants
   if (d === undefined)
     return { status: "Unknown", reason: "InternalError", message: `${FAILED_TO_LIST}: ${s.descendantsError}` }
+  // Stryker disable next-line ArrayDeclaration: a junk element has no conditions and reports nothing (equivalent)
   const sources: Array<InProgressSource> = []
   if (ref !== undefined && cp._tag === "Found")
     sources.push({ kind: ref.kind, name: ref.name, conditions: cp.object.status?.conditions })
