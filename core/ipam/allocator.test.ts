@@ -4,6 +4,7 @@ import {
   acquireSpecific,
   allocations,
   emptyIpam,
+  IpamBuilder,
   reconfigure,
   release,
   usage,
@@ -93,6 +94,21 @@ describe("reconfigure() and acquireSpecific()", () => {
       { parent: "10.0.0.128/26", allocated: 0n, free: 64n },
     ])
     expect(acquire(moved, "10.0.0.48/28", 30)._tag).toBe("Exhausted")
+  })
+  it("acquireSpecific() and IpamBuilder answer a block already held under the same parent as it is", () => {
+    const a = acquireSpecific(base, "10.0.0.0/24", cidrOf("10.0.0.64/26"))
+    if (a._tag !== "Acquired") throw new Error("expected the block")
+    expect(acquireSpecific(a.state, "10.0.0.0/24", cidrOf("10.0.0.64/26"))).toEqual({
+      _tag: "Acquired",
+      state: a.state,
+      cidr: "10.0.0.64/26",
+    })
+    const b = new IpamBuilder(base)
+    expect(b.acquireSpecific("10.0.0.0/24", cidrOf("10.0.0.64/26"))).toBe("Acquired")
+    expect(b.acquireSpecific("10.0.0.0/24", cidrOf("10.0.0.64/26"))).toBe("Acquired")
+    expect(allocations(b.done())).toEqual(["10.0.0.64/26"])
+    // under another parent it is a conflict
+    expect(acquireSpecific(a.state, undefined, cidrOf("10.0.0.64/26"))._tag).toBe("Conflict")
   })
   it("acquireSpecific() records a block as large as its named parent as parentless", () => {
     const r = acquireSpecific(base, "10.0.0.0/24", cidrOf("10.0.0.0/24"))
