@@ -66,6 +66,14 @@ describe("reconfigure() and acquireSpecific()", () => {
     const moved = withParents(reconfigure(a.state, [cidrOf("10.0.0.0/25")]), [])
     expect(take(moved, "10.0.0.0/25", 26).cidr).toBe("10.0.0.64/26")
   })
+  it("searches a parent's own blocks and the parentless ones that meet it in address order", () => {
+    const old = take(withParents(emptyIpam, [cidrOf("10.0.0.0/25")]), "10.0.0.0/25", 26)
+    let s = reconfigure(old.state, [cidrOf("10.0.0.0/24")]) // 10.0.0.0/26 is parentless now
+    const own = acquireSpecific(s, "10.0.0.0/24", cidrOf("10.0.0.192/26"))
+    if (own._tag !== "Acquired") throw new Error("expected the block")
+    s = own.state
+    expect(take(s, "10.0.0.0/24", 26).cidr).toBe("10.0.0.64/26")
+  })
   it("refuses a block that overlaps one already held", () => {
     const a = take(base, "10.0.0.0/24", 26)
     expect(acquireSpecific(a.state, "10.0.0.0/24", cidrOf("10.0.0.32/27"))._tag).toBe("Conflict")
