@@ -160,6 +160,7 @@ export const validateCluster = (
     })
   }
   const t = spec.topology
+  const version = t?.version ?? ""
   if (t !== undefined) {
     if (!gates.clusterTopology)
       errors.push({
@@ -173,12 +174,11 @@ export const validateCluster = (
         type: "Required value",
         detail: "classRef.name cannot be empty",
       })
-    // Stryker disable next-line StringLiteral: any text without the semantic-version form fails alike (equivalent)
-    else if (!KubeSemver.test(t.version ?? ""))
+    else if (!KubeSemver.test(version))
       errors.push({
         field: "spec.topology.version",
         type: "Invalid value",
-        value: t.version ?? "",
+        value: version,
         detail: "version must be a valid semantic version",
       })
   }

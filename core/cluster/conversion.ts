@@ -225,15 +225,10 @@ interface Stored {
 
 const readStored = (meta: ClusterObject["metadata"]): Stored | undefined => {
   const raw = meta.annotations?.[ConversionDataAnnotation]
-  // Stryker disable next-line ConditionalExpression: JSON.parse(undefined) throws, and the catch answers alike (equivalent)
+  // Stryker disable next-line ConditionalExpression: JSON.parse(undefined) throws, and safe() answers alike (equivalent)
   if (raw === undefined) return undefined
-  try {
-    const v = JSON.parse(raw) as unknown
-    return isObj(v) ? (v as Stored) : undefined
-    // Stryker disable next-line BlockStatement: an empty catch answers undefined as well (equivalent)
-  } catch {
-    return undefined
-  }
+  const v = safe(() => JSON.parse(raw) as unknown)
+  return isObj(v) ? (v as Stored) : undefined
 }
 
 /**
@@ -337,11 +332,13 @@ export const convertCluster = (
   }) as unknown as ClusterObject
 }
 
+/** `f()`, or `undefined` when it throws. */
+// Stryker disable BlockStatement: an empty catch block answers undefined as well (equivalent)
 const safe = <A>(f: () => A): A | undefined => {
   try {
     return f()
-    // Stryker disable next-line BlockStatement: an empty catch answers undefined as well (equivalent)
   } catch {
     return undefined
   }
 }
+// Stryker restore BlockStatement
