@@ -239,25 +239,29 @@ describe("the management cluster's kube-apiserver killed and restarted under the
       ).toEqual(["steady"])
     }
 
-    // The same watches as before the chaos: none duplicated, none missing.
+    // The same watches as before the chaos: none duplicated, none missing. Only the resources the
+    // operator watches are compared: kube-controller-manager's delegated authentication watches
+    // ConfigMaps in kube-system on client-go's reflector backoff (at most 30 s, doubled by its
+    // jitter), so after six restarts one of those can stay away for a minute (a CI run saw it),
+    // and it is not the operator's.
     const counted: Array<Readonly<Record<string, number>>> = []
     await waitFor(
       "the operator's watches back at their count before the chaos",
       async () => {
-        const now = countsOf(await openWatches(mgmt), keys)
+        const now = countsOf(await openWatches(mgmt), operatorWatches)
         counted.push(now)
-        return JSON.stringify(now) === JSON.stringify(countsOf(baseline, keys)) ? true : undefined
+        return JSON.stringify(now) === JSON.stringify(countsOf(baseline, operatorWatches)) ? true : undefined
       },
       {
         timeoutMs: 60_000,
         intervalMs: 1_000,
         context: () =>
-          `expected ${JSON.stringify(countsOf(baseline, keys))}, last ${JSON.stringify(counted.at(-1))}`,
+          `expected ${JSON.stringify(countsOf(baseline, operatorWatches))}, last ${JSON.stringify(counted.at(-1))}`,
       },
     )
     for (let i = 0; i < 3; i++) {
       await sleep(1_000)
-      expect(countsOf(await openWatches(mgmt), keys)).toEqual(countsOf(baseline, keys))
+      expect(countsOf(await openWatches(mgmt), operatorWatches)).toEqual(countsOf(baseline, operatorWatches))
     }
 
     // The same process throughout, still leading, and it ends cleanly.
