@@ -218,6 +218,29 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     expect(v?.rows).toEqual([])
   })
 
+  it("provisioned-and-connected: a Reconciler that waits hours to reconnect once it has disconnected, seen after an outage, a slow period or a rotation ends", () => {
+    // Readiness ends with the incident and starts again when it is over: the deadline starts
+    // anew then (a check that kept the first readiness would never see this core).
+    for (const incident of [
+      { at: 30 * MIN, clusters: [[0, 2]], incident: "apiserver-down", for: 5 * MIN },
+      { at: 30 * MIN, clusters: [[0, 2]], incident: "apiserver-slow", for: 5 * MIN },
+      { at: 30 * MIN, clusters: [[0, 2]], incident: "rotate-credentials", fixAfter: 5 * MIN },
+    ] satisfies ReadonlyArray<Incident>) {
+      let disconnected = false
+      const slow: SimCores["reconciler"] = (input, config) => {
+        const r = reconcilerTransition(input, config)
+        if (r.actions.some((a) => a._tag === "StopCache")) disconnected = true
+        if (!disconnected) return r
+        return requeues(() => 2 * HOUR)(input, config)
+      }
+      const { counts, of } = violations({ reconciler: slow }, [incident])
+      expect(counts["provisioned-and-connected"], incident.incident).toBeGreaterThan(0)
+      expect(of("provisioned-and-connected")[0]?.message, incident.incident).toMatch(
+        /the accessor is not connected$/,
+      )
+    }
+  })
+
   it("no-reconcile-storm: a Cluster controller whose status never settles is stopped at the bound, not looped", () => {
     let n = 0
     const flapping: SimCores["cluster"] = (input, config) => {
