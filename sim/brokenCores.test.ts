@@ -395,6 +395,42 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     )
   })
 
+  it("a Cluster controller that always fails is retried on controller-runtime's backoff (5 ms doubling to 1000 s), not in a storm", () => {
+    const failing: SimCores["cluster"] = (input, config) => ({
+      ...clusterController(input, config),
+      actions: [{ _tag: "ReturnError", error: "boom" }],
+    })
+    const run = (hours: number) =>
+      new Simulation({ config: quiet({ clusters: 1, hours }), cores: { cluster: failing } }).runToEnd()
+    // the first reconcile, 18 retries 5 ms · 2^k apart (k = 0..17, 1310.7 s in all), then one
+    // every 1000 s: 2 more in the first hour, 3 in the second
+    const hour = run(1)
+    expect(hour.measurements.totals.clusterReconciles).toBe(1 + 18 + 2)
+    expect(run(2).measurements.totals.clusterReconciles).toBe(1 + 18 + 2 + 3)
+    expect(hour.violations.counts["no-reconcile-storm"]).toBe(0)
+  })
+
+  it("hands each violation to onViolation as it is found", () => {
+    const seen: Array<string> = []
+    const r = new Simulation({
+      config: quiet(),
+      // a Reconciler that sends no event on connect: one violation per connect
+      cores: {
+        reconciler: (input, config) => {
+          const r = reconcilerTransition(input, config)
+          return { ...r, actions: r.actions.filter((a) => a._tag !== "SendEvent") }
+        },
+      },
+      onViolation: (v) => seen.push(`${v.check} ${v.cluster} ${v.at}`),
+    }).runToEnd()
+    const total = Object.values(r.violations.counts).reduce((a, b) => a + b, 0)
+    expect(total).toBeGreaterThan(0)
+    expect(seen).toHaveLength(total)
+    expect(seen.slice(0, r.violations.examples.length)).toEqual(
+      r.violations.examples.map((v) => `${v.check} ${v.cluster} ${v.at}`),
+    )
+  })
+
   it("every named check has a broken-core test in this file or in simulation.test.ts", () => {
     const here: ReadonlyArray<CheckName> = [
       "probe-interval",
