@@ -60,7 +60,17 @@ const input = (
   now: o.now ?? NOW,
 })
 
+/** One reconcile of the Cluster `input(o)` describes, with the documented defaults. */
+const run = (o?: Parameters<typeof input>[0]) => reconcile(input(o), ClusterControllerDefaults)
 const last = (actions: ReadonlyArray<ClusterAction>) => actions[actions.length - 1]
+/** A Normal Event about the Cluster c1 of the default namespace, as the reconcile records it. */
+const normalEvent = (reason: string, message: string): ClusterAction => ({
+  _tag: "Event",
+  cluster: { namespace: "default", name: "c1" },
+  type: "Normal",
+  reason,
+  message,
+})
 const condition = (s: ClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type)
 
 describe("reconcile", () => {
@@ -120,10 +130,7 @@ describe("reconcile", () => {
   })
 
   it("never adds the finalizer to a Cluster being deleted", () => {
-    const r = reconcile(
-      input({ meta: { finalizers: [], deletionTimestamp: "2026-01-01T00:00:00Z" } }),
-      ClusterControllerDefaults,
-    )
+    const r = run({ meta: { finalizers: [], deletionTimestamp: "2026-01-01T00:00:00Z" } })
     expect(r.actions.some((a) => a._tag === "AddFinalizer")).toBe(false)
     expect(r.status?.phase).toBe("Deleting")
   })
@@ -158,13 +165,10 @@ describe("reconcile", () => {
 
   it("generates the kubeconfig only without a controlPlaneRef (Normal Reconciliation, row 11)", () => {
     const endpoint = { host: "10.0.0.1", port: 6443 }
-    const without = reconcile(
-      input({
-        spec: { controlPlaneEndpoint: endpoint },
-        observed: { kubeconfigSecret: { _tag: "NotFound" } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const without = run({
+      spec: { controlPlaneEndpoint: endpoint },
+      observed: { kubeconfigSecret: { _tag: "NotFound" } },
+    })
     expect(without.actions.find((a) => a._tag === "CreateKubeconfigSecret")).toMatchObject({
       secret: { namespace: "default", name: "c1-kubeconfig" },
       caSecret: { name: "c1-ca" },
@@ -172,23 +176,17 @@ describe("reconcile", () => {
       key: "value",
       endpoint,
     })
-    const withRef = reconcile(
-      input({
-        spec: { controlPlaneEndpoint: endpoint, controlPlaneRef: cpRef },
-        observed: { kubeconfigSecret: { _tag: "NotFound" } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const withRef = run({
+      spec: { controlPlaneEndpoint: endpoint, controlPlaneRef: cpRef },
+      observed: { kubeconfigSecret: { _tag: "NotFound" } },
+    })
     expect(withRef.actions.some((a) => a._tag === "CreateKubeconfigSecret")).toBe(false)
   })
 
   it("keeps RemoteConnectionProbe True for 50 s after the last successful probe", () => {
     const at = (ago: number) =>
       condition(
-        reconcile(
-          input({ observed: { remoteConnection: { lastProbeSuccessTime: NOW - ago } } }),
-          ClusterControllerDefaults,
-        ).status,
+        run({ observed: { remoteConnection: { lastProbeSuccessTime: NOW - ago } } }).status,
         "RemoteConnectionProbe",
       )
     expect(at(50_000)?.status).toBe("True")
@@ -199,22 +197,16 @@ describe("reconcile", () => {
   })
 
   it("keeps a condition's lastTransitionTime while its status does not change", () => {
-    const first = reconcile(input(), ClusterControllerDefaults)
-    const second = reconcile(
-      input({ status: first.status ?? {}, now: NOW + 60_000 }),
-      ClusterControllerDefaults,
-    )
+    const first = run()
+    const second = run({ status: first.status ?? {}, now: NOW + 60_000 })
     expect(condition(second.status, "Deleting")?.lastTransitionTime).toBe("2026-01-01T00:00:00Z")
   })
 
   it("never derives Failed from a leftover failureReason (upstream's setPhase)", () => {
-    const r = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef },
-        status: { ...NOT_PAUSED, deprecated: { v1beta1: { failureReason: "InvalidConfiguration" } } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const r = run({
+      spec: { infrastructureRef: infraRef },
+      status: { ...NOT_PAUSED, deprecated: { v1beta1: { failureReason: "InvalidConfiguration" } } },
+    })
     expect(r.status?.phase).toBe("Provisioning")
     expect(r.status?.deprecated?.v1beta1?.failureReason).toBe("InvalidConfiguration")
   })
@@ -225,16 +217,13 @@ describe("reconcile", () => {
       spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
       status: { initialization: { provisioned: true } },
     }
-    const r = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef },
-        observed: {
-          infrastructure: { _tag: "Found", object: infra },
-          controlPlane: { _tag: "Found", object: { metadata: { name: "c1-cp" } } },
-        },
-      }),
-      ClusterControllerDefaults,
-    )
+    const r = run({
+      spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef },
+      observed: {
+        infrastructure: { _tag: "Found", object: infra },
+        controlPlane: { _tag: "Found", object: { metadata: { name: "c1-cp" } } },
+      },
+    })
     expect(r.status?.phase).toBe("Provisioned")
     expect(r.status?.initialization?.controlPlaneInitialized).toBe(false)
     expect(r.actions.filter((a) => a._tag === "Event").map((a) => a._tag === "Event" && a.reason)).toEqual([
@@ -249,13 +238,10 @@ describe("reconcile", () => {
       metadata: { name: "c1" },
       status: { ready: false, failureReason: "CreateError", failureMessage: "quota exceeded" },
     }
-    const r = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef },
-        observed: { infrastructure: { _tag: "Found", object: infra } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const r = run({
+      spec: { infrastructureRef: infraRef },
+      observed: { infrastructure: { _tag: "Found", object: infra } },
+    })
     expect(r.status?.deprecated?.v1beta1).toMatchObject({
       failureReason: "CreateError",
       failureMessage:
@@ -263,18 +249,15 @@ describe("reconcile", () => {
     })
     expect(r.status?.phase).toBe("Provisioning")
     // upstream's CRD holds a v1beta1 failureMessage to 10240 characters: cut with "..."
-    const long = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef },
-        observed: {
-          infrastructure: {
-            _tag: "Found",
-            object: { ...infra, status: { ready: false, failureMessage: "x".repeat(20_000) } },
-          },
+    const long = run({
+      spec: { infrastructureRef: infraRef },
+      observed: {
+        infrastructure: {
+          _tag: "Found",
+          object: { ...infra, status: { ready: false, failureMessage: "x".repeat(20_000) } },
         },
-      }),
-      ClusterControllerDefaults,
-    ).status?.deprecated?.v1beta1?.failureMessage
+      },
+    }).status?.deprecated?.v1beta1?.failureMessage
     expect(long).toHaveLength(10_240)
     expect(long?.endsWith("x...")).toBe(true)
     expect(long?.startsWith("Failure detected from referenced resource ")).toBe(true)
@@ -283,38 +266,31 @@ describe("reconcile", () => {
       'Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=DockerCluster with name "c1": '
     const fits = "z".repeat(10_240 - prefix.length)
     expect(
-      reconcile(
-        input({
-          spec: { infrastructureRef: infraRef },
-          observed: {
-            infrastructure: {
-              _tag: "Found",
-              object: { ...infra, status: { ready: false, failureMessage: fits } },
-            },
-          },
-        }),
-        ClusterControllerDefaults,
-      ).status?.deprecated?.v1beta1?.failureMessage,
-    ).toBe(prefix + fits)
-    // empty ones are not copied
-    const empty = reconcile(
-      input({
+      run({
         spec: { infrastructureRef: infraRef },
         observed: {
           infrastructure: {
             _tag: "Found",
-            object: { ...infra, status: { ready: false, failureReason: "", failureMessage: "" } },
+            object: { ...infra, status: { ready: false, failureMessage: fits } },
           },
         },
-      }),
-      ClusterControllerDefaults,
-    ).status?.deprecated?.v1beta1
+      }).status?.deprecated?.v1beta1?.failureMessage,
+    ).toBe(prefix + fits)
+    // empty ones are not copied
+    const empty = run({
+      spec: { infrastructureRef: infraRef },
+      observed: {
+        infrastructure: {
+          _tag: "Found",
+          object: { ...infra, status: { ready: false, failureReason: "", failureMessage: "" } },
+        },
+      },
+    }).status?.deprecated?.v1beta1
     expect(empty?.failureReason).toBeUndefined()
     expect(empty?.failureMessage).toBeUndefined()
   })
 
   it("records upstream's events: a flag first set from its provider object, a new phase", () => {
-    const key = { namespace: "default", name: "c1" }
     const events = (r: { actions: ReadonlyArray<ClusterAction> }) =>
       r.actions.filter((a) => a._tag === "Event")
     const infra = {
@@ -322,72 +298,42 @@ describe("reconcile", () => {
       metadata: { name: "c1" },
       status: { initialization: { provisioned: true } },
     }
-    const first = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef },
-        observed: { infrastructure: { _tag: "Found", object: infra } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const first = run({
+      spec: { infrastructureRef: infraRef },
+      observed: { infrastructure: { _tag: "Found", object: infra } },
+    })
     expect(events(first)).toEqual([
-      {
-        _tag: "Event",
-        cluster: key,
-        type: "Normal",
-        reason: "InfrastructureReady",
-        message: "Cluster c1 InfrastructureProvisioned is now True",
-      },
-      {
-        _tag: "Event",
-        cluster: key,
-        type: "Normal",
-        reason: "Provisioning",
-        message: "Cluster c1 is Provisioning",
-      },
+      normalEvent("InfrastructureReady", "Cluster c1 InfrastructureProvisioned is now True"),
+      normalEvent("Provisioning", "Cluster c1 is Provisioning"),
     ])
-    const again = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef },
-        status: first.status ?? {},
-        observed: { infrastructure: { _tag: "Found", object: infra } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const again = run({
+      spec: { infrastructureRef: infraRef },
+      status: first.status ?? {},
+      observed: { infrastructure: { _tag: "Found", object: infra } },
+    })
     expect(events(again)).toEqual([])
     const cp = {
       apiVersion: "controlplane.cluster.x-k8s.io/v1beta2",
       metadata: { name: "c1-cp" },
       status: { initialization: { controlPlaneInitialized: true } },
     }
-    const cpFirst = reconcile(
-      input({
-        spec: { controlPlaneRef: cpRef },
-        status: { ...NOT_PAUSED, phase: "Provisioning" },
-        observed: { controlPlane: { _tag: "Found", object: cp } },
-      }),
-      ClusterControllerDefaults,
-    )
+    const cpFirst = run({
+      spec: { controlPlaneRef: cpRef },
+      status: { ...NOT_PAUSED, phase: "Provisioning" },
+      observed: { controlPlane: { _tag: "Found", object: cp } },
+    })
     expect(events(cpFirst)).toEqual([
-      {
-        _tag: "Event",
-        cluster: key,
-        type: "Normal",
-        reason: "ControlPlaneInitialized",
-        message: "Cluster c1 ControlPlaneInitialized is now True",
-      },
+      normalEvent("ControlPlaneInitialized", "Cluster c1 ControlPlaneInitialized is now True"),
     ])
     // a control plane not yet initialized, or an infrastructure not yet provisioned: no event
-    const waiting = reconcile(
-      input({
-        spec: { controlPlaneRef: cpRef, infrastructureRef: infraRef },
-        status: { ...NOT_PAUSED, phase: "Provisioning" },
-        observed: {
-          controlPlane: { _tag: "Found", object: { ...cp, status: {} } },
-          infrastructure: { _tag: "Found", object: { ...infra, status: {} } },
-        },
-      }),
-      ClusterControllerDefaults,
-    )
+    const waiting = run({
+      spec: { controlPlaneRef: cpRef, infrastructureRef: infraRef },
+      status: { ...NOT_PAUSED, phase: "Provisioning" },
+      observed: {
+        controlPlane: { _tag: "Found", object: { ...cp, status: {} } },
+        infrastructure: { _tag: "Found", object: { ...infra, status: {} } },
+      },
+    })
     expect(events(waiting)).toEqual([])
   })
 
@@ -400,32 +346,29 @@ describe("reconcile", () => {
       },
       ...(o.status === false ? {} : { status: o.node === true ? { nodeRef: { name: `${name}-node` } } : {} }),
     })
-    const run = (machines: ReadonlyArray<object>) =>
+    const withMachines = (machines: ReadonlyArray<object>) =>
       transitions["cluster.normal"](
         input({ observed: { descendants: { ...EMPTY, machines } as Descendants } }),
       )
-    const yes = run([cpMachine("m0", { status: false }), cpMachine("m1", { node: true })])
+    const yes = withMachines([cpMachine("m0", { status: false }), cpMachine("m1", { node: true })])
     expect(yes.status?.initialization?.controlPlaneInitialized).toBe(true)
     for (const none of [
       [cpMachine("m0", { status: false })],
       [cpMachine("m1", { node: true, deleting: true })],
     ])
-      expect(run(none).status?.initialization?.controlPlaneInitialized).not.toBe(true)
+      expect(withMachines(none).status?.initialization?.controlPlaneInitialized).not.toBe(true)
     expect(
-      run([cpMachine("m1", { node: true })]).actions.filter(
+      withMachines([cpMachine("m1", { node: true })]).actions.filter(
         (a) => a._tag === "Event" && a.reason === "ControlPlaneInitialized",
       ),
     ).toEqual([])
   })
 
   it("writes statuses upstream's CRD accepts: v1beta2 messages present, no empty failureDomains, no unknown counters", () => {
-    const r = reconcile(
-      input({
-        spec: { controlPlaneRef: cpRef },
-        status: { ...NOT_PAUSED, failureDomains: [] },
-      }),
-      ClusterControllerDefaults,
-    )
+    const r = run({
+      spec: { controlPlaneRef: cpRef },
+      status: { ...NOT_PAUSED, failureDomains: [] },
+    })
     for (const c of r.status?.conditions ?? []) expect(typeof c.message, c.type).toBe("string")
     for (const c of r.status?.deprecated?.v1beta1?.conditions ?? []) expect(c.message).not.toBe("")
     expect(r.status).not.toHaveProperty("failureDomains")
@@ -443,17 +386,15 @@ describe("reconcile", () => {
     }
     const status = { conditions: [...(NOT_PAUSED.conditions ?? []), rcp] }
     const at = (remoteConnection: ClusterInput["observed"]["remoteConnection"]) =>
-      condition(
-        reconcile(input({ status, observed: { remoteConnection } }), ClusterControllerDefaults).status,
-        "RemoteConnectionProbe",
-      )
+      condition(run({ status, observed: { remoteConnection } }).status, "RemoteConnectionProbe")
     expect(at({})).toMatchObject({ status: "True", lastTransitionTime: rcp.lastTransitionTime })
     expect(at({ consecutiveFailures: 4 })?.status).toBe("True")
     expect(ClusterControllerDefaults.remoteConnectionFailureThreshold).toBe(5)
     expect(at({ consecutiveFailures: 5 })).toMatchObject({ status: "False", reason: "ProbeFailed" })
-    expect(
-      condition(reconcile(input(), ClusterControllerDefaults).status, "RemoteConnectionProbe"),
-    ).toMatchObject({ status: "False", message: "Remote connection not established yet" })
+    expect(condition(run().status, "RemoteConnectionProbe")).toMatchObject({
+      status: "False",
+      message: "Remote connection not established yet",
+    })
   })
 
   it("deletes a topology Cluster whose refs were never generated instead of waiting for them", () => {
@@ -492,22 +433,19 @@ describe("reconcile", () => {
     expect(r.status?.phase).toBe("Provisioned")
     expect(ClusterControllerDefaults.missingCaRequeueAfter).toBe(30_000)
     // with other errors besides, the missing CA is no requeue but those errors, one after another
-    const both = reconcile(
-      input({
-        spec: {
-          controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 },
-          infrastructureRef: infraRef,
-          controlPlaneRef: cpRef,
-        },
-        observed: {
-          kubeconfigSecret: { _tag: "NotFound" },
-          infrastructure: { _tag: "GetFailed", error: "boom-infra" },
-          controlPlane: { _tag: "GetFailed", error: "boom-cp" },
-        },
-        trigger: { _tag: "ActionFailed", action, error: "not found", notFound: true },
-      }),
-      ClusterControllerDefaults,
-    )
+    const both = run({
+      spec: {
+        controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 },
+        infrastructureRef: infraRef,
+        controlPlaneRef: cpRef,
+      },
+      observed: {
+        kubeconfigSecret: { _tag: "NotFound" },
+        infrastructure: { _tag: "GetFailed", error: "boom-infra" },
+        controlPlane: { _tag: "GetFailed", error: "boom-cp" },
+      },
+      trigger: { _tag: "ActionFailed", action, error: "not found", notFound: true },
+    })
     const ending = last(both.actions)
     expect(ending?._tag).toBe("ReturnError")
     const parts = ending?._tag === "ReturnError" ? ending.error.split("; ") : []
@@ -532,16 +470,13 @@ describe("reconcile", () => {
       ).trace.error,
     ).toBe(true)
     const topology = { topology: { classRef: { name: "quick" }, version: "v1.34.0" } }
-    const missing = reconcile(
-      input({ spec: topology, observed: { clusterClass: { _tag: "NotFound" } } }),
-      ClusterControllerDefaults,
-    )
+    const missing = run({ spec: topology, observed: { clusterClass: { _tag: "NotFound" } } })
     expect(missing.actions).toEqual([{ _tag: "ReturnError", error: "ClusterClass quick not found" }])
     expect(missing.trace.error).toBe(true)
-    const failing = reconcile(
-      input({ spec: topology, observed: { clusterClass: { _tag: "GetFailed", error: "forbidden" } } }),
-      ClusterControllerDefaults,
-    )
+    const failing = run({
+      spec: topology,
+      observed: { clusterClass: { _tag: "GetFailed", error: "forbidden" } },
+    })
     expect(failing.actions).toEqual([
       { _tag: "ReturnError", error: "failed to get ClusterClass quick: forbidden" },
     ])
@@ -554,21 +489,15 @@ describe("reconcile", () => {
       endpoint: { host: "10.0.0.1", port: 6443 },
       from: "infrastructure",
     }
-    const r = reconcile(
-      input({ trigger: { _tag: "ActionFailed", action, error: "conflict" } }),
-      ClusterControllerDefaults,
-    )
+    const r = run({ trigger: { _tag: "ActionFailed", action, error: "conflict" } })
     expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "ReturnError"])
-    const again = reconcile(
-      input({
-        trigger: {
-          _tag: "ActionFailed",
-          action: { _tag: "PatchStatus", cluster: action.cluster, status: {} },
-          error: "x",
-        },
-      }),
-      ClusterControllerDefaults,
-    )
+    const again = run({
+      trigger: {
+        _tag: "ActionFailed",
+        action: { _tag: "PatchStatus", cluster: action.cluster, status: {} },
+        error: "x",
+      },
+    })
     expect(again.actions.map((a) => a._tag)).toEqual(["ReturnError"])
   })
 
@@ -579,29 +508,26 @@ describe("reconcile", () => {
     }
     const available = (spec: ClusterSpec) =>
       condition(
-        reconcile(
-          input({
-            spec: {
-              ...spec,
-              topology: { classRef: { name: "cc" } },
-              infrastructureRef: infraRef,
-              controlPlaneRef: cpRef,
-            },
-            observed: { clusterClass: cc },
-            status: {
-              conditions: [
-                ...(NOT_PAUSED.conditions ?? []),
-                ...["FromClass", "Own", "TopologyReconciled"].map((type) => ({
-                  type,
-                  status: "False" as const,
-                  reason: "NotYet",
-                  message: `${type} not yet`,
-                })),
-              ],
-            },
-          }),
-          ClusterControllerDefaults,
-        ).status,
+        run({
+          spec: {
+            ...spec,
+            topology: { classRef: { name: "cc" } },
+            infrastructureRef: infraRef,
+            controlPlaneRef: cpRef,
+          },
+          observed: { clusterClass: cc },
+          status: {
+            conditions: [
+              ...(NOT_PAUSED.conditions ?? []),
+              ...["FromClass", "Own", "TopologyReconciled"].map((type) => ({
+                type,
+                status: "False" as const,
+                reason: "NotYet",
+                message: `${type} not yet`,
+              })),
+            ],
+          },
+        }).status,
         "Available",
       )
     const fromClass = available({})
@@ -1094,18 +1020,15 @@ describe("reconcile", () => {
 
   it("publishes each replica counter a control-plane object reports, alone or with others", () => {
     const counted = (spec: object | undefined, status: object) =>
-      reconcile(
-        input({
-          spec: { controlPlaneRef: cpRef },
-          observed: {
-            controlPlane: {
-              _tag: "Found",
-              object: { metadata: { name: "c1-cp" }, ...(spec === undefined ? {} : { spec }), status },
-            },
+      run({
+        spec: { controlPlaneRef: cpRef },
+        observed: {
+          controlPlane: {
+            _tag: "Found",
+            object: { metadata: { name: "c1-cp" }, ...(spec === undefined ? {} : { spec }), status },
           },
-        }),
-        ClusterControllerDefaults,
-      ).status?.controlPlane
+        },
+      }).status?.controlPlane
     expect(counted({ replicas: 3 }, {})).toStrictEqual({ desiredReplicas: 3 })
     expect(counted(undefined, { replicas: 2 })).toStrictEqual({ replicas: 2 })
     expect(counted(undefined, { readyReplicas: 1 })).toStrictEqual({ readyReplicas: 1 })
@@ -1125,7 +1048,7 @@ describe("reconcile", () => {
   })
 
   it("writes no observedGeneration below 1 and reads no counters it was not given", () => {
-    const r = reconcile(input({ meta: { generation: 0 } }), ClusterControllerDefaults)
+    const r = run({ meta: { generation: 0 } })
     expect(r.status !== undefined && "observedGeneration" in r.status).toBe(false)
     // a control-plane object with a desired count but neither available nor unavailable replicas
     const cp = {
@@ -1134,10 +1057,10 @@ describe("reconcile", () => {
       spec: { replicas: 3 },
       status: { replicas: 3, readyReplicas: 2 },
     }
-    const counted = reconcile(
-      input({ spec: { controlPlaneRef: cpRef }, observed: { controlPlane: { _tag: "Found", object: cp } } }),
-      ClusterControllerDefaults,
-    )
+    const counted = run({
+      spec: { controlPlaneRef: cpRef },
+      observed: { controlPlane: { _tag: "Found", object: cp } },
+    })
     expect(counted.status?.controlPlane).toStrictEqual({ desiredReplicas: 3, replicas: 3, readyReplicas: 2 })
   })
 
@@ -1166,23 +1089,20 @@ describe("reconcile", () => {
   it("keeps a RemoteConnectionProbe condition's valid reason, and replaces one the CRD would refuse", () => {
     const kept = (status: "True" | "False", reason: string) =>
       condition(
-        reconcile(
-          input({
-            status: {
-              conditions: [
-                ...(NOT_PAUSED.conditions ?? []),
-                {
-                  type: "RemoteConnectionProbe",
-                  status,
-                  reason,
-                  message: "m",
-                  lastTransitionTime: "2026-01-01T00:00:00Z",
-                },
-              ],
-            },
-          }),
-          ClusterControllerDefaults,
-        ).status,
+        run({
+          status: {
+            conditions: [
+              ...(NOT_PAUSED.conditions ?? []),
+              {
+                type: "RemoteConnectionProbe",
+                status,
+                reason,
+                message: "m",
+                lastTransitionTime: "2026-01-01T00:00:00Z",
+              },
+            ],
+          },
+        }).status,
         "RemoteConnectionProbe",
       )
     expect(kept("True", "Custom")?.reason).toBe("Custom")
@@ -1237,10 +1157,7 @@ describe("reconcile", () => {
     }
 
     it("names the action and the error; a Cluster that is gone gets no status", () => {
-      const r = reconcile(
-        input({ trigger: { _tag: "ActionFailed", action: other, error: "conflict" } }),
-        ClusterControllerDefaults,
-      )
+      const r = run({ trigger: { _tag: "ActionFailed", action: other, error: "conflict" } })
       expect(last(r.actions)).toEqual({
         _tag: "ReturnError",
         error: "SetControlPlaneEndpoint failed: conflict",
@@ -1281,24 +1198,18 @@ describe("reconcile", () => {
         _tag: "ReturnError",
         error: "CreateKubeconfigSecret failed: forbidden",
       })
-      const missingCa = reconcile(
-        input({
-          spec: { controlPlaneEndpoint: endpoint },
-          observed: { kubeconfigSecret: { _tag: "NotFound" } },
-          trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
-        }),
-        ClusterControllerDefaults,
-      )
+      const missingCa = run({
+        spec: { controlPlaneEndpoint: endpoint },
+        observed: { kubeconfigSecret: { _tag: "NotFound" } },
+        trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
+      })
       expect(missingCa.trace.error).toBe(false)
       // the missing CA with a kubeconfig Secret that cannot be read: that error
-      const unreadable = reconcile(
-        input({
-          spec: { controlPlaneEndpoint: endpoint },
-          observed: { kubeconfigSecret: { _tag: "GetFailed", error: "timeout" } },
-          trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
-        }),
-        ClusterControllerDefaults,
-      )
+      const unreadable = run({
+        spec: { controlPlaneEndpoint: endpoint },
+        observed: { kubeconfigSecret: { _tag: "GetFailed", error: "timeout" } },
+        trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
+      })
       expect(last(unreadable.actions)).toEqual({
         _tag: "ReturnError",
         error: "failed to get Secret default/c1-kubeconfig: timeout",
@@ -1306,32 +1217,26 @@ describe("reconcile", () => {
     })
 
     it("while deleting, only a failed delete sets Deleting=InternalError", () => {
-      const r = reconcile(
-        input({
-          meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
-          trigger: { _tag: "ActionFailed", action: other, error: "conflict" },
-        }),
-        ClusterControllerDefaults,
-      )
+      const r = run({
+        meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
+        trigger: { _tag: "ActionFailed", action: other, error: "conflict" },
+      })
       expect(condition(r.status, "Deleting")?.reason).not.toBe("InternalError")
     })
   })
 
   it("keeps one Paused condition and gives owned conditions written without a message an empty one", () => {
-    const r = reconcile(
-      input({
-        spec: { paused: true },
-        status: {
-          conditions: [
-            { type: "Paused", status: "False", reason: "NotPaused", message: "" },
-            { type: "Available", status: "False", reason: "NotAvailable" },
-            { type: "Deleting", status: "False", reason: "NotDeleting", message: "kept" },
-            { type: "Foreign", status: "True", reason: "Mine" },
-          ],
-        },
-      }),
-      ClusterControllerDefaults,
-    )
+    const r = run({
+      spec: { paused: true },
+      status: {
+        conditions: [
+          { type: "Paused", status: "False", reason: "NotPaused", message: "" },
+          { type: "Available", status: "False", reason: "NotAvailable" },
+          { type: "Deleting", status: "False", reason: "NotDeleting", message: "kept" },
+          { type: "Foreign", status: "True", reason: "Mine" },
+        ],
+      },
+    })
     expect(r.status?.conditions?.map((c) => [c.type, c.message])).toEqual([
       ["Paused", "spec.paused is true; set it to false to resume"],
       ["Available", ""],
@@ -1341,10 +1246,7 @@ describe("reconcile", () => {
   })
 
   it("announces the deletion when the finalizer goes, and joins several errors with '; '", () => {
-    const done = reconcile(
-      input({ meta: { deletionTimestamp: "2026-01-01T00:00:00Z" } }),
-      ClusterControllerDefaults,
-    )
+    const done = run({ meta: { deletionTimestamp: "2026-01-01T00:00:00Z" } })
     expect(
       done.actions.filter(
         (a) => a._tag === "RemoveFinalizer" || (a._tag === "Event" && a.reason === "Deleted"),
@@ -1355,32 +1257,20 @@ describe("reconcile", () => {
         cluster: { namespace: "default", name: "c1" },
         finalizer: "cluster.cluster.x-k8s.io",
       },
-      {
-        _tag: "Event",
-        cluster: { namespace: "default", name: "c1" },
-        type: "Normal",
-        reason: "Deleted",
-        message: "Cluster c1 has been deleted",
-      },
+      normalEvent("Deleted", "Cluster c1 has been deleted"),
     ])
-    const failing = reconcile(
-      input({
-        spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef },
-        observed: {
-          infrastructure: { _tag: "GetFailed", error: "a" },
-          controlPlane: { _tag: "GetFailed", error: "b" },
-        },
-      }),
-      ClusterControllerDefaults,
-    )
+    const failing = run({
+      spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef },
+      observed: {
+        infrastructure: { _tag: "GetFailed", error: "a" },
+        controlPlane: { _tag: "GetFailed", error: "b" },
+      },
+    })
     expect(last(failing.actions)).toEqual({
       _tag: "ReturnError",
       error: "failed to get DockerCluster c1: a; failed to get KubeadmControlPlane c1-cp: b",
     })
-    const unlisted = reconcile(
-      input({ observed: { descendants: { _tag: "ListFailed", error: "forbidden" } } }),
-      ClusterControllerDefaults,
-    )
+    const unlisted = run({ observed: { descendants: { _tag: "ListFailed", error: "forbidden" } } })
     expect(last(unlisted.actions)).toEqual({
       _tag: "ReturnError",
       error: "failed to list descendants of Cluster default/c1: forbidden",
@@ -1388,19 +1278,13 @@ describe("reconcile", () => {
     // a referenced object that does not exist yet says which field to correct
     expect(
       condition(
-        reconcile(
-          input({ spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef } }),
-          ClusterControllerDefaults,
-        ).status,
+        run({ spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef } }).status,
         "InfrastructureReady",
       )?.message,
     ).toBe("DockerCluster c1 does not exist yet; create it or correct spec.infrastructureRef")
     expect(
       condition(
-        reconcile(
-          input({ spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef } }),
-          ClusterControllerDefaults,
-        ).status,
+        run({ spec: { infrastructureRef: infraRef, controlPlaneRef: cpRef } }).status,
         "ControlPlaneAvailable",
       )?.message,
     ).toBe("KubeadmControlPlane c1-cp does not exist yet; create it or correct spec.controlPlaneRef")

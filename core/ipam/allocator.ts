@@ -181,9 +181,14 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
   return { _tag: "Acquired", state: add(state, parent, cidr), cidr: formatCidr(cidr) }
 }
 
-/** The parent's prefix when it holds `c` (strictly larger); a block outside it is recorded parentless. */
-const within = (p: Cidr | undefined, c: Cidr): Cidr | undefined =>
-  p !== undefined && contains(p, c) && p.prefix < c.prefix ? p : undefined
+/**
+ * The parent a block that is already in use is recorded under: `parent` when its prefix holds the
+ * block (strictly larger), else none: a block outside its named parent is recorded parentless.
+ */
+const holder = (parent: string | undefined, prefix: Cidr | undefined, c: Cidr): string | undefined =>
+  parent !== undefined && prefix !== undefined && contains(prefix, c) && prefix.prefix < c.prefix
+    ? parent
+    : undefined
 
 /**
  * Records a block that is already in use (restoring state from the cluster): under `parent`
@@ -197,26 +202,24 @@ export const acquireSpecific = (
   cidr: Cidr,
 ): AcquireSpecificResult => {
   const key = formatCidr(cidr)
-  // Stryker disable next-line ConditionalExpression: no parent names no prefix, and within() of none is none (equivalent)
-  const p = parent === undefined ? undefined : within(prefixOf(state, parent), cidr)
+  // Stryker disable next-line ConditionalExpression: no parent names no prefix, and holder() of none is none (equivalent)
+  const under = holder(parent, parent === undefined ? undefined : prefixOf(state, parent), cidr)
   const existing = state.allocated.get(key)
-  if (existing !== undefined && existing.parent === (p === undefined ? undefined : parent))
-    return { _tag: "Acquired", state, cidr: key }
+  if (existing !== undefined && existing.parent === under) return { _tag: "Acquired", state, cidr: key }
   // Under a parent that holds it: the parent's children, and for a registered parent every
   // parentless block (IpamBuilder checks the same); parentless: every block.
   const siblings =
-    // Stryker disable next-line ConditionalExpression: p is undefined whenever parent is (equivalent)
-    parent === undefined || p === undefined
+    under === undefined
       ? [...state.children.values()].flat()
       : [
           // Stryker disable next-line ArrayDeclaration: a junk element overlaps nothing (equivalent)
-          ...(state.children.get(parent) ?? []),
+          ...(state.children.get(under) ?? []),
           // Stryker disable next-line ArrayDeclaration: as above (equivalent)
-          ...(state.parents.has(parent) ? (state.children.get("") ?? []) : []),
+          ...(state.parents.has(under) ? (state.children.get("") ?? []) : []),
         ]
   const clash = siblings.find((c) => overlaps(c, cidr))
   if (clash !== undefined) return { _tag: "Conflict", cidr: key, with: formatCidr(clash) }
-  return { _tag: "Acquired", state: add(state, p === undefined ? undefined : parent, cidr), cidr: key }
+  return { _tag: "Acquired", state: add(state, under, cidr), cidr: key }
 }
 
 /** Releases an allocation and everything sliced from it. Releasing what is not allocated is a no-op. */
@@ -326,17 +329,17 @@ export class IpamBuilder {
   /** `acquireSpecific`, in place. */
   acquireSpecific(parent: string | undefined, cidr: Cidr): "Acquired" | { readonly conflict: string } {
     const key = formatCidr(cidr)
-    const p =
+    const under = holder(
+      parent,
       // Stryker disable next-line ConditionalExpression: as in acquireSpecific (equivalent)
-      parent === undefined
-        ? undefined
-        : within(this.parents.get(parent) ?? this.allocated.get(parent)?.cidr, cidr)
+      parent === undefined ? undefined : (this.parents.get(parent) ?? this.allocated.get(parent)?.cidr),
+      cidr,
+    )
     const existing = this.allocated.get(key)
-    if (existing !== undefined && existing.parent === (p === undefined ? undefined : parent))
-      return "Acquired"
-    const list = p === undefined ? "" : (parent as string)
+    if (existing !== undefined && existing.parent === under) return "Acquired"
+    const list = under ?? ""
     let clash: Cidr | undefined
-    if (p === undefined) {
+    if (under === undefined) {
       for (const a of this.allocated.values()) if (overlaps(a.cidr, cidr)) clash = a.cidr
     } else {
       // Stryker disable next-line ArrayDeclaration: a junk element overlaps nothing (equivalent)
@@ -349,7 +352,7 @@ export class IpamBuilder {
     const siblings = this.children.get(list) ?? []
     siblings.splice(this.clashIn(siblings, cidr).at, 0, cidr)
     this.children.set(list, siblings)
-    this.allocated.set(key, { cidr, parent: p === undefined ? undefined : parent })
+    this.allocated.set(key, { cidr, parent: under })
     return "Acquired"
   }
 
