@@ -64,7 +64,8 @@ export const normalRow = (t: Trace): number => {
   if (t.infrastructure === "NoRef" && t.infrastructureMarked) return 5
   // Stryker disable next-line ConditionalExpression: equivalent, the flag is marked only on the NoRef path (row 5, above) and the Ready path
   if (t.infrastructure === "Ready" && t.infrastructureMarked) return 8
-  if (t.controlPlane === "Ready" && t.controlPlaneMarked) return 10
+  // the control plane is marked initialized on its Ready path only (the v1beta1 fallback is row 12)
+  if (t.controlPlaneMarked) return 10
   if (t.kubeconfigCreated) return 11
   if (t.initializedFallback) return 12
   if (t.infrastructure === "Waiting") return 6
