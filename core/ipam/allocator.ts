@@ -182,13 +182,12 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
 }
 
 /**
- * The parent a block that is already in use is recorded under: `parent` when its prefix holds the
- * block (strictly larger), else none: a block outside its named parent is recorded parentless.
+ * The parent a block that is already in use is recorded under: `parent` when its prefix (none
+ * without a parent, or for an unknown one) holds the block, strictly larger; else none: a block
+ * outside its named parent is recorded parentless.
  */
 const holder = (parent: string | undefined, prefix: Cidr | undefined, c: Cidr): string | undefined =>
-  parent !== undefined && prefix !== undefined && contains(prefix, c) && prefix.prefix < c.prefix
-    ? parent
-    : undefined
+  prefix !== undefined && contains(prefix, c) && prefix.prefix < c.prefix ? parent : undefined
 
 /**
  * Records a block that is already in use (restoring state from the cluster): under `parent`
