@@ -15,7 +15,7 @@ import { type SimConfigOverrides, simConfig } from "./config.ts"
 import { clusterController, type SimCores } from "./cores.ts"
 import { type CheckName, CheckNames } from "./invariants.ts"
 import type { Incident } from "./scenario.ts"
-import { Simulation } from "./simulation.ts"
+import { CLUSTER_SOURCE, Simulation } from "./simulation.ts"
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -43,6 +43,11 @@ const violations = (
     of: (check: CheckName) => r.violations.examples.filter((v) => v.check === check),
   }
 }
+
+/** Runs a quiet fleet with broken cores; the whole result. */
+const run1 = (cores: Partial<SimCores>, overrides: SimConfigOverrides = {}) => ({
+  result: new Simulation({ config: quiet(overrides), cores }).runToEnd(),
+})
 
 /** Rewrites every requeue the Reconciler asks for (directly or through row 12's phases). */
 const requeues =
@@ -158,6 +163,9 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     }
     const { counts, of } = violations({ reconciler: clinging }, [deleteAt(HOUR, [0, 3])])
     expect(counts["no-accessor-for-deleted-cluster"]).toBeGreaterThan(0)
+    // (a kept accessor ends its reconcile without a requeue, and no probe is missed for it:
+    // the Cluster is gone)
+    expect(counts["probe-interval"]).toBe(0)
     expect(of("no-accessor-for-deleted-cluster")[0]?.message).toMatch(/accessor was kept/)
     // The world's own deadline sees it too, with no rows (no step decided it).
     const late = of("no-accessor-for-deleted-cluster").find((v) =>
@@ -165,6 +173,31 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     )
     expect(late?.message).toMatch(/^the accessor still exists \d+ ms after the Cluster was removed$/)
     expect(late?.rows).toEqual([])
+  })
+
+  it("no-accessor-for-deleted-cluster: a Reconciler that ignores the deletion and keeps a connected accessor is blamed for the accessor only", () => {
+    const blind: SimCores["reconciler"] = (input, config): ReconcilerResult => {
+      const cluster = input.desired.cluster
+      if (cluster._tag === "Found" && cluster.deleting)
+        return reconcilerTransition(
+          { ...input, desired: { ...input.desired, cluster: { ...cluster, deleting: false } } },
+          config,
+        )
+      const r = reconcilerTransition(input, config)
+      if (cluster._tag !== "NotFound" || input.observed.accessor === undefined) return r
+      return { ...r, actions: [], status: { ...r.status, accessor: input.observed.accessor } }
+    }
+    // deletion steps of a second each: the Cluster is gone before failed probes could disconnect
+    const second = { min: 1_000, max: 1_000 }
+    const fast = { workerDelete: second, controlPlaneDelete: second, infrastructureDelete: second }
+    const { counts, of } = violations({ reconciler: blind }, [deleteAt(HOUR, [0, 3])], {
+      providers: { ...fast, stuckFraction: 0 },
+    })
+    expect(of("no-accessor-for-deleted-cluster")[0]?.message).toBe(
+      "the Cluster is gone but its accessor was kept",
+    )
+    // still connected, and no requeue: but a Cluster that is gone is not to be probed
+    expect(counts["probe-interval"]).toBe(0)
   })
 
   it("delete-after-descendants: a Cluster controller that deletes the control plane with the workers", () => {
@@ -189,10 +222,13 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
         add !== undefined && "cluster" in add ? add.cluster : { namespace: "default", name: "x" }
       return { ...step, actions: [...step.actions, { _tag: "RemoveFinalizer", cluster, finalizer }] }
     }
-    const { counts, of } = violations({ cluster: early }, [deleteAt(HOUR, [0, 3])])
+    // every Cluster has a MachineDeployment: all three kinds remain when deletion starts
+    const { counts, of } = violations({ cluster: early }, [deleteAt(HOUR, [0, 3])], {
+      churn: { deletionRate: 0, machineDeployments: { min: 1, max: 1 } },
+    })
     expect(counts["finalizer-last"]).toBeGreaterThan(0)
-    expect(of("finalizer-last")[0]?.message).toMatch(
-      /^finalizer removed while (descendants, )?the control plane, the infrastructure remain$/,
+    expect(of("finalizer-last")[0]?.message).toBe(
+      "finalizer removed while descendants, the control plane, the infrastructure remain",
     )
   })
 
@@ -259,6 +295,34 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     expect(of("no-reconcile-storm")[0]?.rows).toEqual([])
   })
 
+  it("no-reconcile-storm: a storm is reported once per Cluster and instant, however many reconciles the instant brings", () => {
+    let n = 0
+    const flapping: SimCores["cluster"] = (input, config) => {
+      const step = clusterController(input, config)
+      return {
+        ...step,
+        actions: step.actions.map((a) =>
+          a._tag === "PatchStatus" ? { ...a, status: { ...a.status, observedGeneration: ++n } } : a,
+        ),
+      }
+    }
+    // A Reconciler whose every reconcile ends with an event for the Cluster controller: the
+    // ClusterCache reconcile of a status change reconciles the Cluster again, also past the bound.
+    const chatty: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      if (!r.status.done) return r
+      return { ...r, actions: [...r.actions, { _tag: "SendEvent", source: CLUSTER_SOURCE, reasons: [] }] }
+    }
+    const { result } = run1(
+      { cluster: flapping, reconciler: chatty },
+      { clusters: 2, hours: 1, checks: { keepExamples: 10_000 } },
+    )
+    const storms = result.violations.examples.filter((v) => v.check === "no-reconcile-storm")
+    expect(storms.length).toBeGreaterThan(0)
+    expect(result.violations.counts["no-reconcile-storm"]).toBe(storms.length)
+    expect(new Set(storms.map((v) => `${v.cluster}@${v.at}`)).size).toBe(storms.length)
+  })
+
   it("no-reconcile-storm: a Cluster controller that requeues after 0 ms", () => {
     const zero: SimCores["cluster"] = (input, config) => {
       const step = clusterController(input, config)
@@ -276,6 +340,8 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     expect(counts["no-reconcile-storm"]).toBeGreaterThan(0)
     expect(of("no-reconcile-storm")[0]?.message).toMatch(/requeued after 0 ms/)
     expect(of("no-reconcile-storm")[0]?.rows).toContain("clustercache.reconciler#15")
+    // a 0 ms requeue is a storm, not a reconcile that ended without a requeue
+    expect(counts["probe-interval"]).toBe(0)
   })
 
   it("no-reconcile-storm: a Reconciler that never ends its reconcile is stopped at the bound, naming its rows", () => {
@@ -428,6 +494,64 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
     expect(seen).toHaveLength(total)
     expect(seen.slice(0, r.violations.examples.length)).toEqual(
       r.violations.examples.map((v) => `${v.check} ${v.cluster} ${v.at}`),
+    )
+  })
+
+  it("no-reconcile-storm: a ClusterCache reconcile of exactly 32 transitions is within the bound, one of 33 is not", () => {
+    // A Reconciler that never connects: each reconcile continues `length - 1` times, then
+    // requeues after the retry interval.
+    // (A reconcile without I/O runs to its end before the next one starts: one count will do.)
+    const chain = (length: number): SimCores["reconciler"] => {
+      let transitions = 0
+      return (input, config) => {
+        const r = reconcilerTransition(input, config)
+        if (++transitions < length)
+          return {
+            row: r.row,
+            actions: [{ _tag: "Continue", trigger: { _tag: "Reconcile" } }],
+            status: { accessor: input.observed.accessor, done: false },
+          }
+        transitions = 0
+        return {
+          row: r.row,
+          actions: [{ _tag: "Requeue", after: config.connectionCreationRetryInterval }],
+          status: { accessor: input.observed.accessor, done: true },
+        }
+      }
+    }
+    const at = (length: number) => violations({ reconciler: chain(length) }, [], { clusters: 2, hours: 1 })
+    expect(at(32).counts["no-reconcile-storm"]).toBe(0)
+    expect(at(33).counts["no-reconcile-storm"]).toBeGreaterThan(0)
+    expect(at(33).of("no-reconcile-storm")[0]?.rows.length).toBe(32)
+  })
+
+  it("connect-disconnect-events: a Reconciler that sends a disconnect event while it stays connected", () => {
+    const liar: SimCores["reconciler"] = (input, config) => {
+      const r = reconcilerTransition(input, config)
+      const source = input.desired.sources[0]?.name
+      if (r.row !== "clustercache.reconciler#15" || source === undefined) return r
+      return { ...r, actions: [{ _tag: "SendEvent", source, reasons: ["disconnect"] }, ...r.actions] }
+    }
+    const { counts, of } = violations({ reconciler: liar })
+    expect(counts["connect-disconnect-events"]).toBeGreaterThan(0)
+    expect(of("connect-disconnect-events")[0]?.message).toBe(
+      "0 connect and 1 disconnect events for 0 connect and 0 disconnect",
+    )
+  })
+
+  it("connect-disconnect-events: a disconnect after a successful probe is not a health-check disconnect, and its event is one too many", () => {
+    // The Reconciler takes every successful probe for a failure past a threshold of 1.
+    const gloomy: SimCores["reconciler"] = (input, config) =>
+      input.trigger._tag === "ProbeFinished" && input.trigger.outcome === "success"
+        ? reconcilerTransition(
+            { ...input, trigger: { _tag: "ProbeFinished", outcome: "failure" } },
+            { ...config, healthProbe: { ...config.healthProbe, failureThreshold: 1 } },
+          )
+        : reconcilerTransition(input, config)
+    const { counts, of } = violations({ reconciler: gloomy })
+    expect(counts["connect-disconnect-events"]).toBeGreaterThan(0)
+    expect(of("connect-disconnect-events")[0]?.message).toBe(
+      "0 connect and 1 disconnect events for 0 connect and 0 disconnect",
     )
   })
 
