@@ -171,6 +171,44 @@ describe("no-accessor-for-deleted-cluster: the deadline is the removed Cluster's
     expect(result.measurements.totals.clustersDeleted).toBeGreaterThan(20)
     expect(total).toBe(0)
   })
+
+  it("an older Cluster's deadline does not blame a newer one whose accessor is still being removed", () => {
+    // Clusters deleted every 15 s or so and re-created a second later, behind API servers whose
+    // probes and connects take 3-5 s all the time: a Cluster often goes while a probe or connect
+    // is in flight, and its accessor stays until that returns, when an older Cluster's deadline
+    // may pass
+    const second = { min: S, max: S }
+    const slow: Incident = { at: 0, clusters: undefined, incident: "apiserver-slow", for: 2 * 60 * MIN }
+    const { total, result } = run(
+      fixed(2 * S, {
+        clusters: 24,
+        providers: {
+          infrastructureProvision: second,
+          controlPlaneInitialize: second,
+          workerDelete: second,
+          controlPlaneDelete: second,
+          infrastructureDelete: second,
+          stuckFraction: 0,
+        },
+        apiServer: {
+          slowLatency: { min: 4 * S, max: 4.9 * S },
+          connectDuration: { min: 3 * S, max: 4.9 * S },
+        },
+        churn: {
+          creationWindow: 1,
+          deletionRate: 240,
+          recreateAfter: second,
+          machineDeployments: { min: 1, max: 1 },
+          machinesPerSet: { min: 1, max: 1 },
+        },
+        scenario: [slow],
+      }),
+    )
+    // (about 4,600 deletions; a check that took any removed Cluster's deadline for the current
+    // one's blames a handful of them)
+    expect(result.measurements.totals.clustersDeleted).toBeGreaterThan(4_000)
+    expect(total).toBe(0)
+  })
 })
 
 describe("retry-interval at time 0", () => {
