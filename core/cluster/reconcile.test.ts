@@ -1004,6 +1004,144 @@ describe("reconcile", () => {
       })
     })
 
+    describe("Available of a Cluster whose four summarized conditions are all True", () => {
+      const owner = [{ apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1", uid: "u1" }]
+      const endpoint = { host: "10.0.0.1", port: 6443 }
+      /** Provisioned, initialized, available, no workers, probed a second ago. */
+      const healthy = (
+        o: { spec?: ClusterSpec; conditions?: ReadonlyArray<object>; cp?: ReadonlyArray<object> } = {},
+      ) =>
+        input({
+          spec: {
+            infrastructureRef: infraRef,
+            controlPlaneRef: cpRef,
+            controlPlaneEndpoint: endpoint,
+            ...o.spec,
+          },
+          status: {
+            conditions: [...(NOT_PAUSED.conditions ?? []), ...(o.conditions ?? [])],
+          } as ClusterStatus,
+          observed: {
+            infrastructure: {
+              _tag: "Found",
+              object: {
+                apiVersion: "infrastructure.cluster.x-k8s.io/v1beta2",
+                kind: "DockerCluster",
+                metadata: { name: "c1", namespace: "default", ownerReferences: owner },
+                spec: { controlPlaneEndpoint: endpoint },
+                status: { initialization: { provisioned: true } },
+              },
+            },
+            controlPlane: {
+              _tag: "Found",
+              object: {
+                apiVersion: "controlplane.cluster.x-k8s.io/v1beta2",
+                kind: "KubeadmControlPlane",
+                metadata: { name: "c1-cp", namespace: "default", ownerReferences: owner },
+                status: {
+                  initialization: { controlPlaneInitialized: true },
+                  conditions: o.cp ?? [{ type: "Available", status: "True", reason: "Available" }],
+                },
+              },
+            },
+            remoteConnection: { lastProbeSuccessTime: NOW - 1_000 },
+          } as Partial<ClusterInput["observed"]>,
+        })
+      const available = (i: ClusterInput) => says(i, ["Available"]).Available
+
+      it("is True with no gates", () => {
+        expect(available(healthy())).toEqual(["True", "Available", ""])
+      })
+
+      it("is Unknown, naming each gate not reported yet (upstream's summary: Condition <type> not yet reported) or reported Unknown by its message, reason or status", () => {
+        const gates = {
+          availabilityGates: [
+            { conditionType: "G1" },
+            { conditionType: "G2" },
+            { conditionType: "G3" },
+            { conditionType: "G4" },
+          ],
+        }
+        expect(
+          available(
+            healthy({
+              spec: gates,
+              conditions: [
+                { type: "G2", status: "Unknown", reason: "R2", message: "m2" },
+                { type: "G3", status: "Unknown", reason: "R3" },
+                { type: "G4", status: "True", reason: "R4" },
+              ],
+            }),
+          ),
+        ).toEqual(["Unknown", "AvailableUnknown", "* G1: Condition G1 not yet reported\n* G2: m2\n* G3: R3"])
+      })
+
+      it("is Unknown when a summarized condition is Unknown", () => {
+        const cp = [
+          { type: "Available", status: "Unknown", reason: "Probing", message: "etcd not probed yet" },
+        ]
+        expect(available(healthy({ cp }))).toEqual([
+          "Unknown",
+          "AvailableUnknown",
+          "* ControlPlaneAvailable: etcd not probed yet",
+        ])
+      })
+
+      it("is False, with the issues only, when there are issues and unknowns both", () => {
+        const spec = {
+          availabilityGates: [
+            { conditionType: "G1" },
+            { conditionType: "G2", polarity: "Negative" as const },
+          ],
+        }
+        expect(
+          available(
+            healthy({
+              spec,
+              conditions: [{ type: "G2", status: "True", reason: "Broken", message: "disk full" }],
+            }),
+          ),
+        ).toEqual(["False", "NotAvailable", "* G2: disk full"])
+      })
+
+      it("takes a negative-polarity gate reported False as met", () => {
+        const spec = { availabilityGates: [{ conditionType: "G2", polarity: "Negative" as const }] }
+        expect(
+          available(healthy({ spec, conditions: [{ type: "G2", status: "False", reason: "Fine" }] })),
+        ).toEqual(["True", "Available", ""])
+      })
+
+      it("of a topology Cluster: the ClusterClass's gates when the Cluster has none, with TopologyReconciled, once", () => {
+        const withClass = (classGates: ReadonlyArray<object>, spec: ClusterSpec = {}) =>
+          reconcile(
+            {
+              ...healthy({ spec: { topology: { classRef: { name: "cc" } }, ...spec } }),
+              observed: {
+                ...healthy().observed,
+                clusterClass: {
+                  _tag: "Found",
+                  object: { metadata: { name: "cc" }, spec: { availabilityGates: classGates } },
+                },
+                featureGates: { runtimeSDK: false, clusterTopology: true, machinePool: true },
+              } as ClusterInput["observed"],
+            },
+            ClusterControllerDefaults,
+          )
+        const message = (r: ReturnType<typeof reconcile>) => condition(r.status, "Available")?.message
+        expect(message(withClass([{ conditionType: "FromClass" }]))).toBe(
+          "* FromClass: Condition FromClass not yet reported\n* TopologyReconciled: Condition TopologyReconciled not yet reported",
+        )
+        expect(
+          message(withClass([{ conditionType: "TopologyReconciled" }, { conditionType: "FromClass" }])),
+        ).toBe(
+          "* TopologyReconciled: Condition TopologyReconciled not yet reported\n* FromClass: Condition FromClass not yet reported",
+        )
+        expect(message(withClass([{ conditionType: "FromClass" }], { availabilityGates: [] }))).toBe(
+          "* TopologyReconciled: Condition TopologyReconciled not yet reported",
+        )
+      })
+    })
+
     it("Paused, by spec or by annotation", () => {
       expect(says(input({ spec: { paused: true } }), ["Paused"])).toEqual({
         Paused: ["True", "Paused", "spec.paused is true; set it to false to resume"],

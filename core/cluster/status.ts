@@ -581,8 +581,9 @@ const availableCondition = (s: StatusScope, parts: ReadonlyArray<readonly [strin
     const c = findCondition(s.cluster.status?.conditions, gate.conditionType)
     const negative = gate.polarity === "Negative"
     if (c === undefined || c.status === "Unknown") {
+      // A gate never reported counts as Unknown, worded as upstream's condition summary words it.
       unknown.push(
-        `* ${gate.conditionType}: ${c === undefined ? "Condition not yet reported" : (c.message ?? c.reason ?? "Unknown")}`,
+        `* ${gate.conditionType}: ${c === undefined ? `Condition ${gate.conditionType} not yet reported` : (c.message ?? c.reason ?? "Unknown")}`,
       )
     } else if ((c.status === "True") === negative) {
       issues.push(`* ${gate.conditionType}: ${c.message ?? c.reason ?? c.status}`)
