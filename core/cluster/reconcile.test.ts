@@ -1111,6 +1111,38 @@ describe("reconcile", () => {
         ).toEqual(["True", "Available", ""])
       })
 
+      it("is False with the workers' message alone when the workers are the only issue; MachineDeployments are named by kind in the in-progress conditions; a MachineSet without status reports nothing", () => {
+        const md = {
+          metadata: { name: "md1", namespace: "default", labels: { "cluster.x-k8s.io/cluster-name": "c1" } },
+          status: {
+            conditions: [
+              { type: "Available", status: "False", reason: "NotAvailable", message: "0 of 2 replicas" },
+              { type: "RollingOut", status: "True", reason: "RollingOut" },
+            ],
+          },
+        }
+        const ms = { metadata: { name: "ms1", namespace: "default", ownerReferences: owner } }
+        const i = healthy()
+        const r = says(
+          {
+            ...i,
+            observed: {
+              ...i.observed,
+              descendants: { ...EMPTY, machineDeployments: [md], machineSets: [ms] } as Descendants,
+            },
+          },
+          ["WorkersAvailable", "Available", "RollingOut", "ScalingDown"],
+        )
+        expect(r.WorkersAvailable?.[0]).toBe("False")
+        expect(r.Available).toEqual([
+          "False",
+          "NotAvailable",
+          `* WorkersAvailable: ${r.WorkersAvailable?.[2]}`,
+        ])
+        expect(r.RollingOut).toEqual(["True", "RollingOut", "MachineDeployment md1 reports RollingOut"])
+        expect(r.ScalingDown).toEqual(["False", "NotScalingDown", ""])
+      })
+
       it("of a topology Cluster: the ClusterClass's gates when the Cluster has none, with TopologyReconciled, once", () => {
         const withClass = (classGates: ReadonlyArray<object>, spec: ClusterSpec = {}) =>
           reconcile(
