@@ -28,6 +28,11 @@ export interface ClusterControllerConfig {
   /** How many object names a condition message lists before "and N more". Default 3. */
   readonly maxNamesInMessage: number
   /**
+   * How many names of each kind `Deleting=WaitingForWorkersDeletion`'s message lists before
+   * "... (N more)". Default 5 (upstream's `StringListToString`).
+   */
+  readonly maxNamesInDeletingMessage: number
+  /**
    * While the ClusterCache has had no successful probe and fewer failed ones than this,
    * `RemoteConnectionProbe` keeps its value (a manager that just started must not flip it).
    * Default 5 (upstream: the ClusterCache's health probe failure threshold).
@@ -46,6 +51,7 @@ export const ClusterControllerDefaults: ClusterControllerConfig = {
   deleteRequeueAfter: 5_000,
   remoteConnectionGracePeriod: 50_000,
   maxNamesInMessage: 3,
+  maxNamesInDeletingMessage: 5,
   remoteConnectionFailureThreshold: 5,
   missingCaRequeueAfter: 30_000,
 }

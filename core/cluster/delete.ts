@@ -73,7 +73,7 @@ export const reconcileDelete = (s: Scope): void => {
     reason(
       s,
       DeletingReason.WaitingForWorkersDeletion,
-      pendingDeleteMessage(d, hasControlPlaneRef, s.config.maxNamesInMessage),
+      pendingDeleteMessage(d, hasControlPlaneRef, s.config.maxNamesInDeletingMessage),
     )
     return
   }

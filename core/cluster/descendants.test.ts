@@ -1,8 +1,10 @@
 // The Deleting=WaitingForWorkersDeletion message and count (Cluster Deletion Flow): one line per
-// kind still pending, in the order the controller deletes them, names sorted, at most
-// `maxNamesInMessage` of them and "and N more"; control-plane Machines only when no control-plane
-// object manages them.
+// kind still pending, in upstream's order (control-plane Machines, MachineDeployments,
+// MachineSets, MachinePools, worker Machines), names sorted, at most `max` of them and
+// "... (N more)" as upstream's list helper writes it; control-plane Machines only when no
+// control-plane object manages them.
 import { describe, expect, it } from "vitest"
+import { ClusterControllerDefaults } from "./config.ts"
 import { type Classified, filterOwned, pendingDeleteCount, pendingDeleteMessage } from "./descendants.ts"
 
 const objs = (...names: Array<string>) => names.map((name) => ({ metadata: { name } }))
@@ -25,14 +27,14 @@ describe("pendingDeleteMessage", () => {
     controlPlaneMachines: objs("cp-1"),
   })
 
-  it("lists each kind in deletion order with sorted names, at most max and the rest counted", () => {
+  it("lists each kind in upstream's order with sorted names, at most max and the rest counted", () => {
     expect(pendingDeleteMessage(all, false, 3)).toBe(
       [
-        "* MachinePools: mp-a, mp-b",
+        "* Control plane Machines: cp-1",
         "* MachineDeployments: md-a",
         "* MachineSets: ms-a, ms-b, ms-c",
-        "* Worker Machines: w-1, w-2, w-3 and 1 more",
-        "* Control plane Machines: cp-1",
+        "* MachinePools: mp-a, mp-b",
+        "* Worker Machines: w-1, w-2, w-3, ... (1 more)",
       ].join("\n"),
     )
     expect(pendingDeleteCount(all, false)).toBe(11)
@@ -41,10 +43,10 @@ describe("pendingDeleteMessage", () => {
   it("leaves control-plane Machines to a control-plane object when there is one", () => {
     expect(pendingDeleteMessage(all, true, 2)).toBe(
       [
-        "* MachinePools: mp-a, mp-b",
         "* MachineDeployments: md-a",
-        "* MachineSets: ms-a, ms-b and 1 more",
-        "* Worker Machines: w-1, w-2 and 2 more",
+        "* MachineSets: ms-a, ms-b, ... (1 more)",
+        "* MachinePools: mp-a, mp-b",
+        "* Worker Machines: w-1, w-2, ... (2 more)",
       ].join("\n"),
     )
     expect(pendingDeleteCount(all, true)).toBe(10)
@@ -52,10 +54,28 @@ describe("pendingDeleteMessage", () => {
 
   it("skips kinds with nothing pending; nothing pending is the empty message", () => {
     expect(pendingDeleteMessage(classified({ machineSets: objs("b", "a") }), false, 1)).toBe(
-      "* MachineSets: a and 1 more",
+      "* MachineSets: a, ... (1 more)",
     )
     expect(pendingDeleteMessage(classified({}), false, 3)).toBe("")
     expect(pendingDeleteCount(classified({}), false)).toBe(0)
+  })
+
+  it("writes upstream's example: five names by default, then how many more", () => {
+    const many = classified({
+      controlPlaneMachines: objs("cp3", "cp1", "cp2"),
+      machineDeployments: objs("md2", "md1"),
+      machineSets: objs("ms1", "ms2"),
+      workerMachines: objs("w8", "w7", "w6", "w5", "w4", "w3", "w2", "w1"),
+    })
+    expect(pendingDeleteMessage(many, false, ClusterControllerDefaults.maxNamesInDeletingMessage)).toBe(
+      [
+        "* Control plane Machines: cp1, cp2, cp3",
+        "* MachineDeployments: md1, md2",
+        "* MachineSets: ms1, ms2",
+        "* Worker Machines: w1, w2, w3, w4, w5, ... (3 more)",
+      ].join("\n"),
+    )
+    expect(ClusterControllerDefaults.maxNamesInDeletingMessage).toBe(5)
   })
 })
 

@@ -44,21 +44,20 @@ interface Group {
 }
 
 /**
- * The descendants whose deletion reconcileDelete waits for: MachinePools, MachineDeployments,
- * MachineSets, worker Machines, and control-plane Machines only when no control-plane object
- * manages them (a control-plane object deletes its own Machines).
+ * The descendants whose deletion reconcileDelete waits for, in the order upstream's
+ * `objectsPendingDeleteNames` lists them: control-plane Machines (only when no control-plane
+ * object manages them: a control-plane object deletes its own Machines), MachineDeployments,
+ * MachineSets, MachinePools, worker Machines.
  */
-const pendingGroups = (c: Classified, hasControlPlaneRef: boolean): ReadonlyArray<Group> => {
-  const groups: Array<Group> = [
-    { kind: "MachinePool", label: "MachinePools", objects: c.machinePools },
-    { kind: "MachineDeployment", label: "MachineDeployments", objects: c.machineDeployments },
-    { kind: "MachineSet", label: "MachineSets", objects: c.machineSets },
-    { kind: "Machine", label: "Worker Machines", objects: c.workerMachines },
-  ]
-  if (!hasControlPlaneRef)
-    groups.push({ kind: "Machine", label: "Control plane Machines", objects: c.controlPlaneMachines })
-  return groups
-}
+const pendingGroups = (c: Classified, hasControlPlaneRef: boolean): ReadonlyArray<Group> => [
+  ...(hasControlPlaneRef
+    ? []
+    : [{ kind: "Machine" as const, label: "Control plane Machines", objects: c.controlPlaneMachines }]),
+  { kind: "MachineDeployment", label: "MachineDeployments", objects: c.machineDeployments },
+  { kind: "MachineSet", label: "MachineSets", objects: c.machineSets },
+  { kind: "MachinePool", label: "MachinePools", objects: c.machinePools },
+  { kind: "Machine", label: "Worker Machines", objects: c.workerMachines },
+]
 
 /** `objectsPendingDeleteCount`. */
 export const pendingDeleteCount = (c: Classified, hasControlPlaneRef: boolean): number => {
@@ -67,16 +66,18 @@ export const pendingDeleteCount = (c: Classified, hasControlPlaneRef: boolean): 
   return n
 }
 
-/** One line per kind still pending, e.g. `* MachineDeployments: md-a, md-b`. */
+/**
+ * One line per kind still pending, e.g. `* MachineDeployments: md-a, md-b`: names sorted, at most
+ * `max` of them, then `... (N more)`, as upstream's `StringListToString` writes a list (five names).
+ */
 export const pendingDeleteMessage = (c: Classified, hasControlPlaneRef: boolean, max: number): string => {
   const lines: Array<string> = []
   for (const g of pendingGroups(c, hasControlPlaneRef)) {
     if (g.objects.length === 0) continue
     const names = g.objects.map((o) => o.metadata.name).sort()
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: slicing a list no longer than max gives the same names (equivalent)
-    const shown = names.length <= max ? names : names.slice(0, max)
-    const more = names.length > shown.length ? ` and ${names.length - shown.length} more` : ""
-    lines.push(`* ${g.label}: ${shown.join(", ")}${more}`)
+    const shown = names.slice(0, max)
+    if (names.length > max) shown.push(`... (${names.length - max} more)`)
+    lines.push(`* ${g.label}: ${shown.join(", ")}`)
   }
   return lines.join("\n")
 }

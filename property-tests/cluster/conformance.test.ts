@@ -27,6 +27,7 @@ const configs = fc
       deleteRequeueAfter: deleting,
       remoteConnectionGracePeriod: grace,
       maxNamesInMessage: names,
+      maxNamesInDeletingMessage: names,
     }),
   )
 
