@@ -16,6 +16,7 @@ import { clusterController, type SimCores } from "./cores.ts"
 import { type CheckName, CheckNames } from "./invariants.ts"
 import type { Incident } from "./scenario.ts"
 import { CLUSTER_SOURCE, Simulation } from "./simulation.ts"
+import { flapping, neverProvisioned } from "./testCores.ts"
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -233,17 +234,7 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
   })
 
   it("provisioned-and-connected: a Cluster controller that never reports Provisioned", () => {
-    const stuck: SimCores["cluster"] = (input, config) => {
-      const step = clusterController(input, config)
-      const hold = <S extends { readonly phase?: unknown }>(s: S): S =>
-        s.phase === "Provisioned" ? { ...s, phase: "Provisioning" } : s
-      return {
-        ...step,
-        status: step.status === undefined ? undefined : hold(step.status),
-        actions: step.actions.map((a) => (a._tag === "PatchStatus" ? { ...a, status: hold(a.status) } : a)),
-      }
-    }
-    const { counts, of } = violations({ cluster: stuck })
+    const { counts, of } = violations({ cluster: neverProvisioned })
     expect(counts["provisioned-and-connected"]).toBeGreaterThan(0)
     const v = of("provisioned-and-connected")[0]
     expect(v?.message).toMatch(
@@ -278,34 +269,14 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
   })
 
   it("no-reconcile-storm: a Cluster controller whose status never settles is stopped at the bound, not looped", () => {
-    let n = 0
-    const flapping: SimCores["cluster"] = (input, config) => {
-      const step = clusterController(input, config)
-      return {
-        ...step,
-        actions: step.actions.map((a) =>
-          a._tag === "PatchStatus" ? { ...a, status: { ...a.status, observedGeneration: ++n } } : a,
-        ),
-      }
-    }
     // A short run: every instant of a flapping Cluster costs the bound's 20 reconciles.
-    const { counts, of } = violations({ cluster: flapping }, [], { clusters: 2, hours: 1 })
+    const { counts, of } = violations({ cluster: flapping() }, [], { clusters: 2, hours: 1 })
     expect(counts["no-reconcile-storm"]).toBeGreaterThan(0)
     expect(of("no-reconcile-storm")[0]?.message).toMatch(/reconciled more than 20 times at one instant/)
     expect(of("no-reconcile-storm")[0]?.rows).toEqual([])
   })
 
   it("no-reconcile-storm: a storm is reported once per Cluster and instant, however many reconciles the instant brings", () => {
-    let n = 0
-    const flapping: SimCores["cluster"] = (input, config) => {
-      const step = clusterController(input, config)
-      return {
-        ...step,
-        actions: step.actions.map((a) =>
-          a._tag === "PatchStatus" ? { ...a, status: { ...a.status, observedGeneration: ++n } } : a,
-        ),
-      }
-    }
     // A Reconciler whose every reconcile ends with an event for the Cluster controller: the
     // ClusterCache reconcile of a status change reconciles the Cluster again, also past the bound.
     const chatty: SimCores["reconciler"] = (input, config) => {
@@ -314,7 +285,7 @@ describe("The invariants catch a broken core (the other eight checks)", () => {
       return { ...r, actions: [...r.actions, { _tag: "SendEvent", source: CLUSTER_SOURCE, reasons: [] }] }
     }
     const { result } = run1(
-      { cluster: flapping, reconciler: chatty },
+      { cluster: flapping(), reconciler: chatty },
       { clusters: 2, hours: 1, checks: { keepExamples: 10_000 } },
     )
     const storms = result.violations.examples.filter((v) => v.check === "no-reconcile-storm")

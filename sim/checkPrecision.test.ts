@@ -14,38 +14,48 @@ import { clusterController, type SimCores } from "./cores.ts"
 import { type CheckName, CheckNames } from "./invariants.ts"
 import type { Incident } from "./scenario.ts"
 import { Simulation } from "./simulation.ts"
+import { neverProvisioned } from "./testCores.ts"
 import { textSink } from "./trace.ts"
 
 const S = 1_000
 const MIN = 60 * S
 
+const every = (ms: number) => ({ min: ms, max: ms })
+
 /**
  * A fleet whose Clusters are all created at t = 0 (a creation window of 1 ms) and become ready
  * (infrastructure provisioned, control plane initialized, kubeconfig written) at `readyAt`, each
- * with one MachineDeployment of one Machine; every deletion step takes a minute.
+ * with one MachineDeployment of one Machine; every deletion step takes `step` (a minute), and a
+ * deleted Cluster is re-created `step` later when `deletionRate` deletes it.
  */
-const fixed = (readyAt: number, o: SimConfigOverrides = {}) =>
-  simConfig({
+const fixed = (
+  readyAt: number,
+  o: SimConfigOverrides & { readonly step?: number; readonly deletionRate?: number } = {},
+) => {
+  const { step = MIN, deletionRate = 0, ...rest } = o
+  return simConfig({
     clusters: 4,
     hours: 1,
     seed: 3,
     faults: { outage: 0, slow: 0, rotation: 0 },
     providers: {
-      infrastructureProvision: { min: readyAt / 2, max: readyAt / 2 },
-      controlPlaneInitialize: { min: readyAt / 2, max: readyAt / 2 },
-      workerDelete: { min: MIN, max: MIN },
-      controlPlaneDelete: { min: MIN, max: MIN },
-      infrastructureDelete: { min: MIN, max: MIN },
+      infrastructureProvision: every(readyAt / 2),
+      controlPlaneInitialize: every(readyAt / 2),
+      workerDelete: every(step),
+      controlPlaneDelete: every(step),
+      infrastructureDelete: every(step),
       stuckFraction: 0,
     },
     churn: {
       creationWindow: 1,
-      deletionRate: 0,
-      machineDeployments: { min: 1, max: 1 },
-      machinesPerSet: { min: 1, max: 1 },
+      deletionRate,
+      recreateAfter: every(step),
+      machineDeployments: every(1),
+      machinesPerSet: every(1),
     },
-    ...o,
+    ...rest,
   })
+}
 
 const run = (config: ReturnType<typeof simConfig>, cores: Partial<SimCores> = {}) => {
   const r = new Simulation({ config, cores }).runToEnd()
@@ -54,18 +64,6 @@ const run = (config: ReturnType<typeof simConfig>, cores: Partial<SimCores> = {}
     total: Object.values(r.violations.counts).reduce((a, b) => a + b, 0),
     counts: r.violations.counts,
     of: (check: CheckName) => r.violations.examples.filter((v) => v.check === check),
-  }
-}
-
-/** A Cluster controller that never reports the Provisioned phase. */
-const neverProvisioned: SimCores["cluster"] = (input, config) => {
-  const step = clusterController(input, config)
-  const hold = <T extends { readonly phase?: unknown }>(s: T): T =>
-    s.phase === "Provisioned" ? { ...s, phase: "Provisioning" } : s
-  return {
-    ...step,
-    status: step.status === undefined ? undefined : hold(step.status),
-    actions: step.actions.map((a) => (a._tag === "PatchStatus" ? { ...a, status: hold(a.status) } : a)),
   }
 }
 
@@ -149,25 +147,7 @@ describe("no-accessor-for-deleted-cluster: the deadline is the removed Cluster's
   it("a Cluster re-created under the same name and connected within the deadline is not blamed", () => {
     // deletions every few minutes, each Cluster re-created 1 s after its removal and ready 2 s
     // later: the new Cluster's accessor exists when the old one's deadline (30 s) passes
-    const { total, result } = run(
-      fixed(2 * S, {
-        providers: {
-          infrastructureProvision: { min: S, max: S },
-          controlPlaneInitialize: { min: S, max: S },
-          workerDelete: { min: S, max: S },
-          controlPlaneDelete: { min: S, max: S },
-          infrastructureDelete: { min: S, max: S },
-          stuckFraction: 0,
-        },
-        churn: {
-          creationWindow: 1,
-          deletionRate: 20,
-          recreateAfter: { min: S, max: S },
-          machineDeployments: { min: 1, max: 1 },
-          machinesPerSet: { min: 1, max: 1 },
-        },
-      }),
-    )
+    const { total, result } = run(fixed(2 * S, { step: S, deletionRate: 20 }))
     expect(result.measurements.totals.clustersDeleted).toBeGreaterThan(20)
     expect(total).toBe(0)
   })
@@ -177,29 +157,15 @@ describe("no-accessor-for-deleted-cluster: the deadline is the removed Cluster's
     // probes and connects take 3-5 s all the time: a Cluster often goes while a probe or connect
     // is in flight, and its accessor stays until that returns, when an older Cluster's deadline
     // may pass
-    const second = { min: S, max: S }
     const slow: Incident = { at: 0, clusters: undefined, incident: "apiserver-slow", for: 2 * 60 * MIN }
     const { total, result } = run(
       fixed(2 * S, {
         clusters: 24,
-        providers: {
-          infrastructureProvision: second,
-          controlPlaneInitialize: second,
-          workerDelete: second,
-          controlPlaneDelete: second,
-          infrastructureDelete: second,
-          stuckFraction: 0,
-        },
+        step: S,
+        deletionRate: 240,
         apiServer: {
           slowLatency: { min: 4 * S, max: 4.9 * S },
           connectDuration: { min: 3 * S, max: 4.9 * S },
-        },
-        churn: {
-          creationWindow: 1,
-          deletionRate: 240,
-          recreateAfter: second,
-          machineDeployments: { min: 1, max: 1 },
-          machinesPerSet: { min: 1, max: 1 },
         },
         scenario: [slow],
       }),
