@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
+import { goDuration, type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
 import type { ErrorAction } from "./actions.ts"
 import { type ClusterCacheConfig, ClusterCacheDefaults } from "./config.ts"
 
@@ -102,7 +102,8 @@ export const errorsTransition = (
       return after(config.defaultRequeueAfter, false, ROW.getFailed, [
         {
           _tag: "Log",
-          message: `Requeuing after ${config.defaultRequeueAfter}ms (error getting Cluster object)`,
+          // upstream's wording, with its Go duration
+          message: `Requeuing after ${goDuration(config.defaultRequeueAfter)} (error getting Cluster object)`,
         },
       ])
   }

@@ -4,5 +4,6 @@
  *
  * @module
  */
+export * from "./duration.ts"
 export * from "./table.ts"
 export * from "./types.ts"
