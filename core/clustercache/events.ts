@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
+import { goDuration, type RowId, rowId, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
 import type { SendEventAction } from "./actions.ts"
 import { NEVER } from "./state.ts"
 
@@ -45,9 +45,9 @@ const r = (n: number): RowId => rowId(EVENTS, n)
 const ROW = { connect: r(1), disconnect: r(2), probeFailure: r(3), none: r(4) }
 const NONE: ReadonlyArray<SendEventAction> = []
 
-/** The probe-failure reason text for a duration. */
+/** The probe-failure reason text for a duration, in upstream's words (a Go duration: `5m0s`). */
 export const probeFailureReason = (ms: number): string =>
-  `health probe didn't succeed since more than ${ms}ms`
+  `health probe didn't succeed since more than ${goDuration(ms)}`
 
 /**
  * The reasons of the event one source gets, or `undefined` when it gets none (row 4): what

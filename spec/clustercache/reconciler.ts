@@ -329,6 +329,9 @@ export const reconciler: TableSpec<I, R, C> = {
           })
           return (
             sourcesOk &&
+            // nothing but the events and the one requeue
+            r.actions.every((x) => x._tag === "SendEvent" || x._tag === "Requeue") &&
+            count(r.actions, "Requeue") === 1 &&
             r.status.done &&
             r.status.requeueAfter === expected &&
             has(r.actions, "Requeue", (x) => x._tag === "Requeue" && x.after === expected) &&
