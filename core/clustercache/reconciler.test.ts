@@ -1,0 +1,38 @@
+// The ClusterCache Reconciler's stale results (row 16, ours: upstream runs Connect and the probe
+// inside one reconcile, so no result can outlive its accessor there), whole results.
+import { describe, expect, it } from "vitest"
+import { ClusterCacheDefaults } from "./config.ts"
+import { type ReconcilerInput, reconcilerTransition } from "./reconciler.ts"
+import { newAccessor } from "./state.ts"
+
+const input = (o: Partial<ReconcilerInput>): ReconcilerInput => ({
+  observed: {},
+  desired: { cluster: { _tag: "Found", infrastructureProvisioned: true, deleting: false }, sources: [] },
+  trigger: { _tag: "Reconcile" },
+  now: 1_000,
+  ...o,
+})
+
+describe("ClusterCache Reconciler, stale results (row 16)", () => {
+  it("drops a result for an accessor that is gone, and ends the reconcile", () => {
+    expect(reconcilerTransition(input({ trigger: { _tag: "ProbeFinished", outcome: "success" } }))).toEqual({
+      actions: [{ _tag: "Log", message: "Dropping a result for a removed accessor" }],
+      status: { accessor: undefined, done: true },
+      row: "clustercache.reconciler#16",
+    })
+  })
+
+  it("drops a successful connect for an accessor no longer connecting, and requeues after the default", () => {
+    const r = reconcilerTransition(
+      input({ observed: { accessor: newAccessor }, trigger: { _tag: "ConnectFinished", ok: true } }),
+    )
+    expect(r).toEqual({
+      actions: [
+        { _tag: "Log", message: "Dropping a stale result" },
+        { _tag: "Requeue", after: ClusterCacheDefaults.defaultRequeueAfter },
+      ],
+      status: { accessor: newAccessor, done: true, requeueAfter: 10_000 },
+      row: "clustercache.reconciler#16",
+    })
+  })
+})
