@@ -145,4 +145,47 @@ describe("restoreIpam", () => {
     expect(r.conflicts).toEqual([{ cidr: "10.0.1.0/24", with: "10.0.1.0/26", cluster: "ns/a", rule: "" }])
     expect(allocations(r.ipam)).toEqual(["10.0.1.0/26"])
   })
+
+  it("skips what does not parse as a CIDR, from an annotation or a ClusterConfig, without a conflict", () => {
+    const r = restoreIpam({
+      config,
+      clusters: [cluster("a", '{"r1":{"/x":"10.0.1.1/24","/y":"10.0.2.0/24"}}'), cluster("b")],
+      clusterConfigs: [clusterConfig("b-cc", ["not-a-cidr", "10.0.3.0/24"], { cluster: "b", rule: "r1" })],
+      identity,
+    })
+    expect(allocations(r.ipam)).toEqual(["10.0.2.0/24", "10.0.3.0/24"])
+    expect(r.conflicts).toEqual([])
+  })
+
+  it("lists one group's conflicts in address order when their prefixes are equal", () => {
+    const r = restoreIpam({
+      config,
+      clusters: [
+        cluster("a", '{"r1":{"/x":"10.0.1.0/24"}}'),
+        // the higher address first on purpose
+        cluster("b", '{"r1":{"/hi":"10.0.1.128/25","/lo":"10.0.1.0/25"}}'),
+      ],
+      clusterConfigs: [],
+      identity,
+    })
+    expect(r.conflicts.map((c) => c.cidr)).toEqual(["10.0.1.0/25", "10.0.1.128/25"])
+  })
+
+  it("nests a CIDR under the parent that contains it, whichever parent comes first; one equal to a parent is held parentless", () => {
+    const two = {
+      parentCIDRs: { p: ["10.0.0.0/16"], q: ["172.16.0.0/12"] },
+      injectionRules: [],
+      internalStateRefreshCycleDuration: 0,
+    } as never
+    const r = restoreIpam({
+      config: two,
+      clusters: [cluster("a", '{"r1":{"/x":"172.16.4.0/24"}}'), cluster("b", '{"r1":{"/y":"10.0.0.0/16"}}')],
+      clusterConfigs: [],
+      identity,
+    })
+    expect(r.conflicts).toEqual([])
+    expect(r.ipam.allocated.get("172.16.4.0/24")?.parent).toBe("172.16.0.0/12")
+    expect(r.ipam.allocated.has("10.0.0.0/16")).toBe(true)
+    expect(r.ipam.allocated.get("10.0.0.0/16")?.parent).toBeUndefined()
+  })
 })
