@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { byName } from "../krtt/index.ts"
 import type {
   APIEndpoint,
   ContractReference,
@@ -99,10 +100,6 @@ export const failureDomainsOf = (infra: InfrastructureCluster): ReadonlyArray<Fa
       return { name, ...d }
     })
 }
-
-const byName = (a: { readonly name: string }, b: { readonly name: string }): number =>
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: failure domain names are distinct (equivalent)
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
 
 export const isDeleting = (meta: ObjectMeta): boolean =>
   meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== ""

@@ -8,7 +8,13 @@ import { cidrOf } from "./cidr.ts"
 import type { IpamConfigSpec } from "./config.ts"
 import { APPLIED_RULES_ANNOTATION } from "./constants.ts"
 import type { ClusterConfigView, ClusterView } from "./objects.ts"
-import { ipamFromEntries, type ReconcileAction, type ReconcileResult, reconcileCluster } from "./reconcile.ts"
+import {
+  ensureParents,
+  ipamFromEntries,
+  type ReconcileAction,
+  type ReconcileResult,
+  reconcileCluster,
+} from "./reconcile.ts"
 
 const identity = { managedBy: "ipam", environment: "dev" }
 const selectAll = { matchIdentities: undefined, matchPurposes: [], matchLabels: {}, matchExpressions: [] }
@@ -321,6 +327,92 @@ describe("reconcileCluster, more word for word", () => {
           "unable to generate a /30 CIDR for injection 0 (/spec/networking/pods) of rule 'r2': parents a are exhausted",
       },
     ])
+  })
+})
+
+describe("reconcileCluster, orders and shapes", () => {
+  const [ccA, ccB] = created(first)
+  if (ccA === undefined || ccB === undefined) throw new Error("two ClusterConfigs expected")
+
+  it("ensureParents registers a parent the state lacks even when the others are there", () => {
+    const more: IpamConfigSpec = { ...config, parentCIDRs: { ...config.parentCIDRs, c: ["10.2.0.0/24"] } }
+    const s = ensureParents(start, more)
+    expect([...s.parents.keys()].sort()).toEqual(["10.0.0.0/30", "10.1.0.0/24", "10.2.0.0/24"])
+    expect(ensureParents(s, more)).toBe(s)
+  })
+
+  it("an injection without parents takes the config's parents in the order of their ids", () => {
+    const ordered: IpamConfigSpec = {
+      parentCIDRs: { z: ["10.2.0.0/24"], a: ["10.3.0.0/24"] },
+      injectionRules: [
+        {
+          id: "r",
+          selector: selectAll,
+          injections: [
+            { id: undefined, paths: [NODES], parents: [], subnetSize: 26 },
+            { id: undefined, paths: [PODS], parents: [], subnetSize: 26 },
+          ],
+        },
+      ],
+      internalStateRefreshCycleDuration: 0,
+    }
+    const r = reconcile(
+      cluster("c"),
+      [],
+      reconfigure(emptyIpam, ["10.2.0.0/24", "10.3.0.0/24"].map(cidrOf)),
+      ordered,
+    )
+    expect(r.status.rules).toEqual([
+      { id: "r", outcome: "Applied", message: "rule 'r' injected 10.3.0.0/26, 10.3.0.64/26" },
+    ])
+  })
+
+  it("of two ClusterConfigs of one rule, the first by name is the one read", () => {
+    const second: ClusterConfigView = {
+      ...ccA,
+      name: "c--ipam--r1-second",
+      patches: [{ op: "add", path: "/spec/elsewhere", value: "10.0.0.2/31" }],
+    }
+    const r = reconcile(cluster("c"), [second, ccA, ccB], first.ipam)
+    expect(r.status.applied).toEqual(applied)
+  })
+
+  it("a ClusterConfig without patches records its rule in the annotation (ipam.reconcile#4)", () => {
+    const empty: ClusterConfigView = { ...ccA, patches: [] }
+    const onlyR2 = cluster("c", { [APPLIED_RULES_ANNOTATION]: JSON.stringify({ r2: applied.r2 }) })
+    const r = reconcile(onlyR2, [empty, ccB], first.ipam)
+    expect(r.row).toBe("ipam.reconcile#4")
+    expect(r.actions[0]).toEqual({
+      _tag: "SetAppliedRules",
+      cluster: { namespace: "ns", name: "c" },
+      value: expect.stringContaining('"r1":{}'),
+    })
+  })
+
+  it("recreates the annotated rules' ClusterConfigs in rule order, none for a rule without injections; adds missing patches in path order", () => {
+    const unordered = cluster("c", {
+      [APPLIED_RULES_ANNOTATION]: JSON.stringify({ r2: applied.r2, r0: {}, r1: applied.r1 }),
+    })
+    expect(created(reconcile(unordered, [], first.ipam)).map((cc) => cc.name)).toEqual([
+      "c--ipam--r1",
+      "c--ipam--r2",
+    ])
+    const two = cluster("c", {
+      [APPLIED_RULES_ANNOTATION]: JSON.stringify({
+        r1: { "/spec/z": "10.0.0.0/31", "/spec/a": "10.0.0.2/31" },
+        r2: applied.r2,
+      }),
+    })
+    const bare: ClusterConfigView = { ...ccA, patches: [] }
+    const r = reconcile(two, [bare, ccB], first.ipam)
+    expect(r.actions.find((a) => a._tag === "AddPatches")).toEqual({
+      _tag: "AddPatches",
+      clusterConfig: { namespace: "ns", name: "c--ipam--r1" },
+      patches: [
+        { op: "add", path: "/spec/a", value: "10.0.0.2/31" },
+        { op: "add", path: "/spec/z", value: "10.0.0.0/31" },
+      ],
+    })
   })
 })
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+export * from "./compare.ts"
 export * from "./duration.ts"
 export * from "./table.ts"
 export * from "./types.ts"
