@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { allocations, emptyIpam, reconfigure } from "./allocator.ts"
 import { cidrOf } from "./cidr.ts"
 import type { IpamConfigSpec } from "./config.ts"
-import { APPLIED_RULES_ANNOTATION } from "./constants.ts"
+import { APPLIED_RULES_ANNOTATION, INJECTION_RULE_LABEL } from "./constants.ts"
 import type { ClusterConfigView, ClusterView } from "./objects.ts"
 import {
   ensureParents,
@@ -375,6 +375,32 @@ describe("reconcileCluster, orders and shapes", () => {
     }
     const r = reconcile(cluster("c"), [second, ccA, ccB], first.ipam)
     expect(r.status.applied).toEqual(applied)
+  })
+
+  it("names every parent of an exhausted injection; a ClusterConfig without a rule label is recorded under the empty rule", () => {
+    const both: IpamConfigSpec = {
+      parentCIDRs: { a: ["10.0.0.0/31"], b: ["10.0.1.0/31"] },
+      injectionRules: [
+        {
+          id: "r",
+          selector: selectAll,
+          injections: [{ id: undefined, paths: [NODES], parents: ["a", "b"], subnetSize: 30 }],
+        },
+      ],
+      internalStateRefreshCycleDuration: 0,
+    }
+    const r = reconcile(
+      cluster("c"),
+      [],
+      reconfigure(emptyIpam, ["10.0.0.0/31", "10.0.1.0/31"].map(cidrOf)),
+      both,
+    )
+    expect(r.status.rules[0]?.message).toBe(
+      "unable to generate a /30 CIDR for injection 0 (/spec/networking/nodes) of rule 'r': parents a, b are exhausted",
+    )
+    const { [INJECTION_RULE_LABEL]: _, ...unlabelled } = ccA.labels
+    const r2 = reconcile(cluster("c"), [{ ...ccA, labels: unlabelled }, ccB], first.ipam)
+    expect(r2.status.applied[""]).toEqual(applied.r1)
   })
 
   it("a ClusterConfig without patches records its rule in the annotation (ipam.reconcile#4)", () => {
