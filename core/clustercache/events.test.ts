@@ -54,4 +54,19 @@ describe("Event Trigger Conditions, whole results", () => {
       row: "clustercache.events#1",
     })
   })
+
+  it("no event due: nothing sent, no reasons, the last event time kept (row 4)", () => {
+    expect(
+      eventsTransition({
+        observed: { lastProbeSuccessTime: 0, lastEventSentTime: 5 },
+        desired: { source: "machine", probeFailureDurations: [MIN] },
+        trigger: { didConnect: false, didDisconnect: false },
+        now: 1_000,
+      }),
+    ).toEqual({
+      actions: [],
+      status: { send: false, reasons: [], lastEventSentTime: 5 },
+      row: "clustercache.events#4",
+    })
+  })
 })

@@ -36,3 +36,27 @@ describe("ClusterCache Reconciler, stale results (row 16)", () => {
     })
   })
 })
+
+describe("ClusterCache Reconciler, events at the end of a reconcile (row 12)", () => {
+  it("records the new event's time for its source and keeps the other sources' times", () => {
+    const accessor = { ...newAccessor, connected: true, lastProbeSuccessTime: 0, lastEventSent: { a: 500 } }
+    const r = reconcilerTransition(
+      input({
+        observed: { accessor },
+        desired: {
+          cluster: { _tag: "Found", infrastructureProvisioned: true, deleting: false },
+          sources: [
+            { name: "a", probeFailureDurations: [] },
+            { name: "b", probeFailureDurations: [100] },
+          ],
+        },
+        trigger: { _tag: "PhasesComplete", didConnect: false, didDisconnect: false, requeueAfter: [10_000] },
+      }),
+    )
+    expect(r.actions).toEqual([
+      { _tag: "SendEvent", source: "b", reasons: ["health probe didn't succeed since more than 100ms"] },
+      { _tag: "Requeue", after: 10_000 },
+    ])
+    expect(r.status.accessor?.lastEventSent).toEqual({ a: 500, b: 1_000 })
+  })
+})
