@@ -58,5 +58,7 @@ describe("ClusterCache Reconciler, events at the end of a reconcile (row 12)", (
       { _tag: "Requeue", after: 10_000 },
     ])
     expect(r.status.accessor?.lastEventSent).toEqual({ a: 500, b: 1_000 })
+    // a pure function: the accessor it was given is as it was
+    expect(accessor.lastEventSent).toEqual({ a: 500 })
   })
 })

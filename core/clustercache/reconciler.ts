@@ -215,7 +215,6 @@ const requeueFor = (
     { observed: { consecutiveFailures }, desired: NO_DESIRED, trigger: kind, now },
     config,
   ).status
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: the Error Handling rows asked here (connection creation failed, a failed probe) all requeue After; the fallback is for the type only (equivalent)
   return requeue._tag === "After" ? requeue.after : config.defaultRequeueAfter
 }
 
@@ -276,7 +275,7 @@ const reconcile = (
         },
         config,
       )
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: Error Handling row 7 always requeues After; the fallback is for the type only (equivalent)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: Error Handling row 7 requeues After defaultRequeueAfter, the fallback's value too (equivalent)
       const after = status.requeue._tag === "After" ? status.requeue.after : config.defaultRequeueAfter
       return {
         actions: actions as ReadonlyArray<ReconcilerAction>,
@@ -402,7 +401,6 @@ const phasesComplete = (
     if (reasons !== undefined) {
       events ??= []
       events.push(sendEvent(source.name, reasons))
-      // Stryker disable next-line ConditionalExpression: copy on first write; copying on every write gives equal maps (equivalent)
       if (lastEventSent === accessor.lastEventSent) lastEventSent = { ...lastEventSent }
       ;(lastEventSent as Record<string, number>)[source.name] = now
     }
@@ -420,7 +418,6 @@ const phasesComplete = (
     actions = events
   }
   const next =
-    // Stryker disable next-line ConditionalExpression: a new state with the same values when no event was sent is equal (only an allocation saved; equivalent)
     lastEventSent === accessor.lastEventSent
       ? accessor
       : accessorState(
