@@ -371,7 +371,6 @@ export abstract class ClusterCacheSimulation extends Engine {
     if (
       connected &&
       run.requeueAfter < 0 &&
-      // Stryker disable next-line ConditionalExpression: narrows the type only; another view has no infrastructureProvisioned, which reads as false (equivalent)
       desired.cluster._tag === "Found" &&
       desired.cluster.infrastructureProvisioned
     )

@@ -69,7 +69,6 @@ export const eventReasons = (
     reasons ??= []
     reasons.push("disconnect")
   }
-  // Stryker disable next-line EqualityOperator: one step past the end reads undefined, lastSuccess + undefined is NaN and no event is due (equivalent)
   for (let k = 0; k < probeFailureDurations.length; k++) {
     const d = probeFailureDurations[k] as number
     const shouldSendEventTime = lastSuccess + d

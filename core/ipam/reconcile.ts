@@ -247,7 +247,6 @@ export const allocateRule = (
       }
     }
     acquired.push(got)
-    // Stryker disable next-line ConditionalExpression: an entry under undefined is never looked up (parent ids are strings; equivalent)
     if (inj.id !== undefined) local.set(inj.id, got)
     for (const p of inj.paths) injections[p] = got
   }
@@ -337,7 +336,6 @@ export const reconcileCluster = (
   const byRule = new Map<string, ClusterConfigView>()
   for (const cc of ccs) {
     const rule = cc.labels[INJECTION_RULE_LABEL] ?? ""
-    // Stryker disable next-line ConditionalExpression: parseCidr refuses a value that is not a string all the same (equivalent)
     const bad = cc.patches.find((p) => typeof p.value !== "string" || isCidrError(parseCidr(p.value)))
     if (bad !== undefined) {
       actions.push(

@@ -82,7 +82,6 @@ export const restoreIpam = (input: RestoreInput): RestoreResult => {
     const held = cc.finalizers.includes(CIDR_FINALIZER) || exists.has(`${cc.namespace}/${cluster}`)
     if (!held) continue
     const g = group(cc.namespace, cluster, cc.labels[INJECTION_RULE_LABEL] ?? "")
-    // Stryker disable next-line ConditionalExpression: parseCidr refuses a value that is not a string, so adding it changes nothing (equivalent)
     for (const p of cc.patches) if (typeof p.value === "string") g.cidrs.add(p.value)
   }
 
@@ -99,18 +98,8 @@ export const restoreIpam = (input: RestoreInput): RestoreResult => {
     // Stryker disable next-line ArrayDeclaration: a junk element contains no CIDR (equivalent)
     const local: Array<Cidr> = []
     for (const c of cidrs) {
-      const inLocal = [...local].reverse().find(
-        (l) =>
-          contains(l, c) &&
-          // Stryker disable next-line ConditionalExpression,EqualityOperator: CIDRs are canonical (host bits refused) and deduplicated, so no earlier one equals c (equivalent)
-          l.prefix < c.prefix,
-      )
-      const inParent = parents.find(
-        (p) =>
-          contains(p, c) &&
-          // Stryker disable next-line ConditionalExpression,EqualityOperator: a CIDR equal to a parent is held parentless by the allocator whether or not the parent is named (equivalent)
-          p.prefix < c.prefix,
-      )
+      const inLocal = [...local].reverse().find((l) => contains(l, c) && l.prefix < c.prefix)
+      const inParent = parents.find((p) => contains(p, c) && p.prefix < c.prefix)
       const parent = inLocal !== undefined ? inLocal : inParent
       const res = ipam.acquireSpecific(parent === undefined ? undefined : formatCidr(parent), c)
       if (res !== "Acquired") {
