@@ -1060,6 +1060,7 @@ describe("reconcile", () => {
             { conditionType: "G2" },
             { conditionType: "G3" },
             { conditionType: "G4" },
+            { conditionType: "G5" },
           ],
         }
         expect(
@@ -1070,10 +1071,16 @@ describe("reconcile", () => {
                 { type: "G2", status: "Unknown", reason: "R2", message: "m2" },
                 { type: "G3", status: "Unknown", reason: "R3" },
                 { type: "G4", status: "True", reason: "R4" },
+                // neither reason nor message: its status stands in
+                { type: "G5", status: "Unknown" },
               ],
             }),
           ),
-        ).toEqual(["Unknown", "AvailableUnknown", "* G1: Condition G1 not yet reported\n* G2: m2\n* G3: R3"])
+        ).toEqual([
+          "Unknown",
+          "AvailableUnknown",
+          "* G1: Condition G1 not yet reported\n* G2: m2\n* G3: R3\n* G5: Unknown",
+        ])
       })
 
       it("is Unknown when a summarized condition is Unknown", () => {
@@ -1144,7 +1151,7 @@ describe("reconcile", () => {
       })
 
       it("of a topology Cluster: the ClusterClass's gates when the Cluster has none, with TopologyReconciled, once", () => {
-        const withClass = (classGates: ReadonlyArray<object>, spec: ClusterSpec = {}) =>
+        const withClass = (classGates: ReadonlyArray<object> | undefined, spec: ClusterSpec = {}) =>
           reconcile(
             {
               ...healthy({ spec: { topology: { classRef: { name: "cc" } }, ...spec } }),
@@ -1152,7 +1159,10 @@ describe("reconcile", () => {
                 ...healthy().observed,
                 clusterClass: {
                   _tag: "Found",
-                  object: { metadata: { name: "cc" }, spec: { availabilityGates: classGates } },
+                  object: {
+                    metadata: { name: "cc" },
+                    ...(classGates === undefined ? {} : { spec: { availabilityGates: classGates } }),
+                  },
                 },
                 featureGates: { runtimeSDK: false, clusterTopology: true, machinePool: true },
               } as ClusterInput["observed"],
@@ -1171,6 +1181,11 @@ describe("reconcile", () => {
         expect(message(withClass([{ conditionType: "FromClass" }], { availabilityGates: [] }))).toBe(
           "* TopologyReconciled: Condition TopologyReconciled not yet reported",
         )
+        // a ClusterClass without a spec or without gates gates nothing but TopologyReconciled
+        for (const none of [undefined, []])
+          expect(message(withClass(none))).toBe(
+            "* TopologyReconciled: Condition TopologyReconciled not yet reported",
+          )
       })
     })
 
