@@ -77,20 +77,20 @@ describe("Error Handling, whole results", () => {
       unauthorizedRequeueAfter: 7,
       healthProbe: { ...ClusterCacheDefaults.healthProbe, interval: 15_000, failureThreshold: 2 },
     })
-    const after = (trigger: ClusterCacheErrorKind, failures = 1) => run(trigger, failures, config).actions
-    expect(after({ _tag: "ConnectionCreationFailed" })).toEqual([{ _tag: "Requeue", after: 45_000 }])
-    expect(after({ _tag: "HealthProbeFailed", unauthorized: false })).toEqual([
+    const actionsOf = (trigger: ClusterCacheErrorKind, failures = 1) => run(trigger, failures, config).actions
+    expect(actionsOf({ _tag: "ConnectionCreationFailed" })).toEqual([{ _tag: "Requeue", after: 45_000 }])
+    expect(actionsOf({ _tag: "HealthProbeFailed", unauthorized: false })).toEqual([
       { _tag: "Requeue", after: 15_000 },
     ])
-    expect(after({ _tag: "HealthProbeFailed", unauthorized: false }, 2)).toEqual([
+    expect(actionsOf({ _tag: "HealthProbeFailed", unauthorized: false }, 2)).toEqual([
       { _tag: "Disconnect" },
       { _tag: "Requeue", after: 45_000 },
     ])
-    expect(after({ _tag: "HealthProbeFailed", unauthorized: true })).toEqual([
+    expect(actionsOf({ _tag: "HealthProbeFailed", unauthorized: true })).toEqual([
       { _tag: "Disconnect" },
       { _tag: "Requeue", after: 7 },
     ])
-    expect(after({ _tag: "ClusterGetFailed" })).toEqual([
+    expect(actionsOf({ _tag: "ClusterGetFailed" })).toEqual([
       { _tag: "Log", message: "Requeuing after 1m30s (error getting Cluster object)" },
       { _tag: "Requeue", after: 90_000 },
     ])
