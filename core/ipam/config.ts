@@ -11,9 +11,11 @@
  *
  * @module
  */
+
+import { parseGoDuration } from "../krtt/duration.ts"
 import { editDistance } from "../krtt/suggest.ts"
 import { bitsOf, type Cidr, contains, formatCidr, isCidrError, overlaps, parseCidr } from "./cidr.ts"
-import { normalizePath, parseGoDuration } from "./paths.ts"
+import { normalizePath } from "./paths.ts"
 
 /** `{name, namespace}` of a Cluster, for `matchIdentities`. */
 export interface ObjectReference {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { normalizePath, parseGoDuration } from "./paths.ts"
+import { normalizePath } from "./paths.ts"
 
 const path = (text: string) => {
   const r = normalizePath(text)
@@ -47,29 +47,5 @@ describe("normalizePath()", () => {
       'error: "spec.x" is neither a JSONPatch path (/a/b) nor a JSONPath-like one (.a.b)',
     )
     expect(path("")).toMatch(/is neither a JSONPatch path/)
-  })
-})
-
-describe("parseGoDuration()", () => {
-  it("reads every unit of Go's time.ParseDuration, in milliseconds", () => {
-    expect(parseGoDuration("24h")).toBe(86_400_000)
-    expect(parseGoDuration("1h30m")).toBe(5_400_000)
-    expect(parseGoDuration("90s")).toBe(90_000)
-    expect(parseGoDuration("100ms")).toBe(100)
-    expect(parseGoDuration("1500us")).toBeCloseTo(1.5)
-    expect(parseGoDuration("1000µs")).toBeCloseTo(1)
-    expect(parseGoDuration("1000μs")).toBeCloseTo(1)
-    expect(parseGoDuration("2000000ns")).toBeCloseTo(2)
-  })
-  it("reads fractions and the bare 0", () => {
-    expect(parseGoDuration("0")).toBe(0)
-    expect(parseGoDuration("1.5s")).toBe(1_500)
-    expect(parseGoDuration(".5s")).toBe(500)
-    expect(parseGoDuration(".25s")).toBe(250)
-    expect(parseGoDuration("2.m")).toBe(120_000)
-  })
-  it("refuses texts that are not durations: no unit, unknown unit, spaces, signs, empty", () => {
-    for (const bad of ["", "1", "1x", "1h 30m", "1h30", "-1h", "+1h", "h", "1d", " 1h"])
-      expect(parseGoDuration(bad), bad).toBeUndefined()
   })
 })

@@ -2,7 +2,7 @@
  * Injection paths and durations as upstream writes them: a JSONPatch path (`/spec/network/cidr`)
  * or a JSONPath-like one (`.spec.network.cidr`, `.spec.list[0]`, `.metadata.labels["a/b"]`),
  * both normalized to the JSONPatch form that ClusterConfig patches and the applied-rules
- * annotation carry; and Go durations (`24h`, `1h30m`) for `internalStateRefreshCycleDuration`.
+ * annotation carry. (Go durations, for `internalStateRefreshCycleDuration`, are `core/krtt`'s.)
  *
  * @module
  */
@@ -55,31 +55,4 @@ export const normalizePath = (text: string): PathResult => {
   }
   // the text starts with '.', so the first step above either returns an error or adds a segment
   return { ok: true, path: `/${segments.map(escapeSegment).join("/")}` }
-}
-
-const UNITS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-}
-
-/** Parses a Go duration (`metav1.Duration`: `24h`, `1h30m`, `90s`, `0`) to milliseconds. */
-export const parseGoDuration = (text: string): number | undefined => {
-  if (text === "0") return 0
-  const re = /([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)/y
-  let total = 0
-  let at = 0
-  while (at < text.length) {
-    re.lastIndex = at
-    const m = re.exec(text)
-    if (m === null) return undefined
-    total += Number(m[1]) * (UNITS[m[2] as string] as number)
-    at = re.lastIndex
-  }
-  return at === 0 ? undefined : total
 }

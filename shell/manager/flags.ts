@@ -15,6 +15,8 @@
  * @module
  */
 
+import { parseGoDuration } from "../../core/krtt/duration.ts"
+
 /** The kinds of value a flag takes. */
 export type FlagType = "bool" | "int" | "float" | "string" | "duration" | "stringSlice" | "mapBool"
 
@@ -334,20 +336,10 @@ export const readFloat = (flag: string, v: string): number => {
 
 /** Go's time.ParseDuration: `300ms`, `1.5h`, `2h45m`, `10m0s`, `0`. Milliseconds. */
 export const readDuration = (flag: string, v: string): number => {
-  if (v === "0") return 0
-  const unit: Record<string, number> = {
-    ns: 1e-6,
-    us: 1e-3,
-    µs: 1e-3,
-    ms: 1,
-    s: 1_000,
-    m: 60_000,
-    h: 3_600_000,
-  }
-  const parts = [...v.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)]
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== v)
+  const ms = parseGoDuration(v)
+  if (ms === undefined)
     throw new FlagError(`invalid argument "${v}" for --${flag}: not a duration (e.g. 500ms, 10s, 5m, 1h30m)`)
-  return parts.reduce((ms, [, n, u]) => ms + Number(n) * (unit[u as string] as number), 0)
+  return ms
 }
 
 export const readList = (v: string): ReadonlyArray<string> =>

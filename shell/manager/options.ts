@@ -6,6 +6,7 @@
  * @module
  */
 import type { FeatureGates } from "../../core/cluster/types.ts"
+import { parseGoDuration } from "../../core/krtt/duration.ts"
 import { LeaderElectionDefaults } from "./leaderelection.ts"
 
 export interface ManagerOptions {
@@ -139,15 +140,10 @@ export const parseFeatureGates = (value: string, defaults: FeatureGates): Featur
   return gates
 }
 
-/** Parses a duration flag: `500ms`, `10s`, `5m`, `1h` (or a combination such as `1m30s`). */
+/** Parses a duration flag as Go's time.ParseDuration does: `500ms`, `10s`, `5m`, `1h30m`, `0`. */
 export const parseDuration = (flag: string, value: string): number => {
-  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)]
-  const total = parts.reduce(
-    (ms, [, n, unit]) => ms + Number(n) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as "ms"],
-    0,
-  )
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== value) {
+  const ms = parseGoDuration(value)
+  if (ms === undefined)
     throw new Error(`--${flag}: "${value}" is not a duration (e.g. 500ms, 10s, 5m, 1h30m)`)
-  }
-  return total
+  return ms
 }
