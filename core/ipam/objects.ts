@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto"
+import { compareText } from "../krtt/compare.ts"
 import {
   CIDR_FINALIZER,
   CLUSTER_CONFIG_KIND,
@@ -188,8 +189,7 @@ export const sortPatches = (patches: ReadonlyArray<JsonPatch>): ReadonlyArray<Js
     const x = prefixLength(a.value)
     const y = prefixLength(b.value)
     if (x < 0 || y < 0) return 0
-    // Stryker disable next-line EqualityOperator,ConditionalExpression: the paths of one ClusterConfig are distinct, so < and <= (> and >=) order them alike, and V8's sort asks only whether the comparator is negative (equivalent)
-    return x - y || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+    return x - y || compareText(a.path, b.path)
   })
 
 /** A ClusterConfig this controller creates, as the object to send to the API server. */

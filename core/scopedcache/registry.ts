@@ -13,6 +13,7 @@
  * @module
  */
 import { HashMap, HashSet, Option } from "effect"
+import { compareText } from "../krtt/compare.ts"
 import type { RowId } from "../krtt/index.ts"
 import type { ScopedCacheAction } from "./actions.ts"
 import {
@@ -107,8 +108,7 @@ const peersOf = (registry: Registry, ref: InformerRef): ReadonlyArray<Peer> => {
     // Stryker disable next-line ConditionalExpression: the peer index holds only namespaces with an informer of that GVK and key, so the entry is there (checked in property-tests/scopedcache/sequences.test.ts)
     if (entry !== undefined) peers.push({ namespace, state: entry.state })
   }
-  // Stryker disable next-line EqualityOperator,ConditionalExpression: the namespaces are distinct, so < and <= (> and >=) order them alike; and V8's sort asks only whether the comparator is negative, so the second test's answer is never read (equivalent)
-  return peers.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0))
+  return peers.sort((a, b) => compareText(a.namespace, b.namespace))
 }
 
 /** The slice of the registry that `scopedcache.informers` decides on, and the entry it read. */

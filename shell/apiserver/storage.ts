@@ -6,6 +6,7 @@
  * @module
  */
 import { Cause, Queue } from "effect"
+import { compareText } from "../../core/krtt/compare.ts"
 import type { KubeError } from "../kube/errors.ts"
 import {
   apiVersionOf,
@@ -53,17 +54,13 @@ export const objectKey = (o: KubeObject): string =>
   keyOf({ namespace: o.metadata.namespace, name: o.metadata.name ?? "" })
 
 /** Orders objects by `namespace/name`, as lists are. */
-export const byKey = (a: KubeObject, b: KubeObject): number => {
-  const ka = objectKey(a)
-  const kb = objectKey(b)
-  return ka < kb ? -1 : ka > kb ? 1 : 0
-}
+export const byKey = (a: KubeObject, b: KubeObject): number => compareText(objectKey(a), objectKey(b))
 
 /** JSON with object keys sorted: equal for equal values whatever the key order. */
 export const canonicalJson = (u: unknown): string =>
   JSON.stringify(u, (_key, value: unknown) =>
     typeof value === "object" && value !== null && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => compareText(a, b)))
       : value,
   )
 

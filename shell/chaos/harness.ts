@@ -27,6 +27,7 @@
 import { Effect, Exit, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { ClusterControllerDefaults } from "../../core/cluster/index.ts"
+import { compareText } from "../../core/krtt/compare.ts"
 import { errorOfTag, Faults } from "../apiserver/faults.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
@@ -393,7 +394,7 @@ export const mask = (u: unknown, key = ""): unknown => {
             Object.keys(v).every((x) => x.startsWith(THIRD_PARTY_PREFIX))
           ),
       )
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => compareText(a, b))
       .map(([k, v]) => [k, mask(v, k)])
     return Object.fromEntries(entries)
   }

@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import { compareText } from "../../core/krtt/compare.ts"
 import type { KubeObject } from "../kube/resource.ts"
 import { matchesFieldSelector, matchesLabelSelector } from "../kube/selector.ts"
 import { type ReadonlyStore, storeKey } from "../reflector/store.ts"
@@ -47,5 +49,5 @@ export const mergeStores = <T extends KubeObject>(
       out.set(key, object)
     }
   }
-  return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o)
+  return [...out.entries()].sort(([a], [b]) => compareText(a, b)).map(([, o]) => o)
 }

@@ -26,6 +26,7 @@
  * @module
  */
 import { Data, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { byName } from "../../../core/krtt/compare.ts"
 import type { Cache, CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { KubeObject, ResourceRef } from "../../kube/resource.ts"
@@ -386,9 +387,7 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
   return {
     get,
     indexField,
-    clusters: Effect.sync(() =>
-      [...states.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    ),
+    clusters: Effect.sync(() => [...states.values()].sort(byName)),
     bind,
   }
 }
