@@ -23,7 +23,8 @@
  */
 import { performance } from "node:perf_hooks"
 import { parseArgs } from "node:util"
-import { Effect, References } from "effect"
+import * as Effect from "effect/Effect"
+import * as References from "effect/References"
 import { entryKey, INVENTORY_CONFIGMAP } from "../core/inventory/index.ts"
 import { makeMemoryClient } from "../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../shell/apiserver/server.ts"

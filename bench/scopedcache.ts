@@ -17,7 +17,7 @@
  */
 import { availableParallelism, cpus } from "node:os"
 import { parseArgs } from "node:util"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { makeMemoryClient } from "../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../shell/apiserver/server.ts"
 import type { ResourceRef } from "../shell/kube/resource.ts"

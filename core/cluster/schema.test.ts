@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { ClusterInputSchema, inputSchemas } from "./schema.ts"
 import { transitions } from "./transitions.ts"

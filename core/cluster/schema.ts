@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { ClusterInput } from "./types.ts"
 
 const opt = Schema.optionalKey

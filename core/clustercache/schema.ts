@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { TransitionInput } from "../krtt/index.ts"
 import type { AccessorInput } from "./accessor.ts"
 import type { ErrorsInput } from "./errors.ts"

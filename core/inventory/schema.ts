@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { strictStruct } from "../ipam/schema.ts"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))

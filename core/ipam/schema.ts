@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { closest } from "./config.ts"
 
 const Str = Schema.String

@@ -1,4 +1,6 @@
-import { Result, Schema, SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { engagementInput } from "../../property-tests/multicluster/arbitraries.ts"

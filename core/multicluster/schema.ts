@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { Schema, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { closestKey, editDistance } from "../krtt/suggest.ts"
 import type { EngagementInput } from "./types.ts"
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const StringMap = Schema.Record(Schema.String, Schema.String)
 

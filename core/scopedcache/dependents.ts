@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { Dependent } from "./types.ts"
 
 /** Dependents by UID; immutable. */

@@ -12,7 +12,9 @@
  *
  * @module
  */
-import { HashMap, HashSet, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
 import { compareText } from "../krtt/compare.ts"
 import type { RowId } from "../krtt/index.ts"
 import type { ScopedCacheAction } from "./actions.ts"

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { Schema, SchemaGetter } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import { DependentSet } from "./dependents.ts"
 import type { InformersInput } from "./informers.ts"
 import type { LifecycleInput } from "./lifecycle.ts"

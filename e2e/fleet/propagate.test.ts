@@ -5,7 +5,7 @@
 // is reached as a user whose only permission is deploy/propagate/workload-role.yaml's Role in
 // the propagated namespace.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll } from "vitest"
 import {
   PropagatedFromLabel,

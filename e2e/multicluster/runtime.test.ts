@@ -4,7 +4,10 @@
 // when it returns while reconciles on the other clusters go on; two sharded replicas split six
 // clusters and take over each other's (issue 12, items 2, 4 and 6; seed 003, Proposal).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { Unreachable } from "../../shell/kube/errors.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"

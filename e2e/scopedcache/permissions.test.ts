@@ -4,7 +4,8 @@
 // goes (a 403 on list, or the access recheck, since the API server does not re-authorize an open
 // watch), reads then get the typed Forbidden, and everything resumes once access is granted again.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../../shell/kube/resource.ts"

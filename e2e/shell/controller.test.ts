@@ -3,7 +3,9 @@
 // ConfigMap (`<name>-mirror`, owned by its source) for every ConfigMap labelled
 // `e2e.krtt.dev/mirror=source`.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { make as makeController } from "../../shell/controller/controller.ts"
 import { done } from "../../shell/controller/result.ts"
 import { forObjects, forOwner } from "../../shell/controller/source.ts"

@@ -3,7 +3,7 @@
 // bench/compare.ts found a third of the operator's CPU in TLS before this.
 import dc from "node:diagnostics_channel"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
 import { clientOf } from "./support.ts"
 

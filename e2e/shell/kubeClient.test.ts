@@ -3,7 +3,10 @@
 // finalizers, server-side apply, discovery and watches.
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import { tokenKubeConfig } from "../../shell/apiserver/http.ts"
 import { crdHasStatus, crdResource, getCrd } from "../../shell/kube/discovery.ts"
 import type { KubeError } from "../../shell/kube/errors.ts"

@@ -3,7 +3,7 @@
 // when its resourceVersion was compacted meanwhile (on a control plane of its own, watch cache
 // off, so that the watch reaches etcd).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { mergePatch } from "../../shell/kube/patch.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"

@@ -8,7 +8,8 @@
 
 import { randomBytes } from "node:crypto"
 import { KubeConfig } from "@kubernetes/client-node"
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { resolveKind } from "../../shell/kube/discovery.ts"
 import type { KubeError } from "../../shell/kube/errors.ts"

@@ -20,7 +20,9 @@
  * @module
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Duration, Effect, type Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../shell/apiserver/server.ts"
 import { type ReconcileResult, requeueAfter } from "../../shell/controller/result.ts"

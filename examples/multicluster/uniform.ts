@@ -15,7 +15,8 @@
  * @module
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../shell/apiserver/server.ts"
 import { done, type ReconcileResult } from "../../shell/controller/result.ts"

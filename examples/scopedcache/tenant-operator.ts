@@ -15,7 +15,10 @@
  */
 import { parseArgs } from "node:util"
 import { KubeConfig } from "@kubernetes/client-node"
-import { type Duration, Effect, Ref, Stream } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../shell/apiserver/server.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"

@@ -9,7 +9,7 @@
  *   and not removed, and an informer leaves with dependents only by telling exactly them;
  * - permission loss stops exactly the affected informer and notifies exactly its dependents.
  */
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 import {
   AlreadyExists,
   ApiError,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { KubeError } from "../kube/errors.ts"
 import type { ResourceRef } from "../kube/resource.ts"
 

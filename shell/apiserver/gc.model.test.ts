@@ -8,7 +8,7 @@
  * references all of which are dead", and survivors lose their references to the dead.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { mergePatch } from "../kube/patch.ts"
 import { controllerReference, type KubeObject } from "../kube/resource.ts"

@@ -4,7 +4,7 @@
  * list's `resourceVersion`/`resourceVersionMatch`, with their errors as Status codes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { controllerReference, type KubeObject, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { failure, widgets } from "./fixtures.ts"

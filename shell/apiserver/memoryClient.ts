@@ -8,7 +8,9 @@
  *
  * @module
  */
-import { Effect, Layer, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
 import { Timeout } from "../kube/errors.ts"
 import { type ClientOptions, clientOptions, timeoutMillis } from "../kube/options.ts"

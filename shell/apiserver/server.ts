@@ -43,7 +43,11 @@
  *
  * @module
  */
-import { Clock, Duration, Effect, Queue, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
 import type {
   DeleteOptions,
   KubeClientShape,

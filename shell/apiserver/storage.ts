@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Cause, Queue } from "effect"
+import * as Cause from "effect/Cause"
+import * as Queue from "effect/Queue"
 import { compareText } from "../../core/krtt/compare.ts"
 import type { KubeError } from "../kube/errors.ts"
 import {

@@ -31,7 +31,12 @@
  *
  * @module
  */
-import { Deferred, Duration, Effect, Exit, Scope, Semaphore } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import type { KubeClientShape } from "../kube/client.ts"
 import { makeKindResolver } from "../kube/discovery.ts"
 import { NotFound, Timeout } from "../kube/errors.ts"

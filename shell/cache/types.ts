@@ -20,7 +20,9 @@
  *
  * @module
  */
-import { Data, type Effect, type Scope } from "effect"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ObjectKey, ResourceRef } from "../kube/resource.ts"

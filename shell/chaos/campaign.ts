@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import {
   ChaosDefaults,
   type ControllerName,

@@ -1,7 +1,8 @@
 // The chaos campaign (issue 16): the fixed fast campaign over the real ClusterCache and Cluster
 // controllers, and the deliberately broken operators it must catch, each with a clear failure.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, References } from "effect"
+import * as Effect from "effect/Effect"
+import * as References from "effect/References"
 import {
   type CampaignOptions,
   type Failure,

@@ -24,7 +24,10 @@
  *
  * @module
  */
-import { Effect, Exit, Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { ClusterControllerDefaults } from "../../core/cluster/index.ts"
 import { compareText } from "../../core/krtt/compare.ts"

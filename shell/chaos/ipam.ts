@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { CIDR_FINALIZER, cidrOf, overlaps } from "../../core/ipam/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { makeIpamController } from "../ipam/controller.ts"

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { Effect, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 import type { CacheFactory } from "../cache/types.ts"
 import { done } from "../controller/result.ts"
 import { mergePatch } from "../kube/patch.ts"

@@ -6,7 +6,10 @@
  *
  * @module
  */
-import { Effect, Schedule, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { ClusterResource } from "../clustercache/service.ts"
 import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"

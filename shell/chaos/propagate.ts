@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { PropagatedFromLabel, PropagateFinalizer, PropagateLabel } from "../../core/propagate/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propagate.ts"

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { Effect, Scope } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape, ListAllOptions } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"

@@ -9,8 +9,11 @@
  *
  * @module
  */
-import { Effect, Layer, References } from "effect"
+
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
 import { TestClock } from "effect/testing"
 import { closestKey } from "../../core/krtt/suggest.ts"
 import { type CampaignOptions, renderReport, reportJson, runCampaign } from "../chaos/campaign.ts"

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Fiber } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"

@@ -16,8 +16,14 @@
  *
  * @module
  */
-import { Clock, Data, Duration, Effect, Logger, References, type Scope } from "effect"
+import * as Clock from "effect/Clock"
 import { Command, Flag } from "effect/cli"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"

@@ -3,7 +3,10 @@
  *
  * @module
  */
-import { Result, Schema, SchemaAST, SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { ClusterCacheDefaults, ReconcileRunInputSchema, runReconcile } from "../../core/clustercache/index.ts"
 import { explain, findRow, idOf, type RowId } from "../../core/krtt/index.ts"
 import { closestKey } from "../../core/krtt/suggest.ts"

@@ -7,8 +7,12 @@
  *
  * @module
  */
-import { Effect, Logger, References, type Scope } from "effect"
+
 import { Argument, Command } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import type * as Scope from "effect/Scope"
 import { managerOptionsFromArgs } from "../manager/args.ts"
 import { forceExitAfter, logLevelOf } from "../manager/command.ts"
 import { closestFlag, FlagError, parseFlags, UpstreamFlags } from "../manager/flags.ts"

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import { InventoryDefaults } from "../../core/inventory/index.ts"
 import { runInventory } from "../fleet/inventoryRun.ts"
 import { FlagError, readDuration } from "../manager/flags.ts"

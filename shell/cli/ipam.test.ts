@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import { describe, expect, it } from "vitest"
 import { IpamDefaults } from "../ipam/run.ts"
 import { toIpamOptions } from "./ipam.ts"

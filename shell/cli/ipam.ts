@@ -4,8 +4,10 @@
  *
  * @module
  */
-import { Effect, Logger } from "effect"
+
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { IpamDefaults, type IpamOptions, runIpam } from "../ipam/run.ts"
 import { managerNamespace } from "../manager/args.ts"
 import { forceExitAfter } from "../manager/command.ts"

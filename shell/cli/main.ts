@@ -6,8 +6,12 @@
 
 import { readFile } from "node:fs/promises"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Runtime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
 import { passRunArgsThrough, runCommand } from "../manager/command.ts"

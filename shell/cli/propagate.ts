@@ -18,7 +18,7 @@
  * @module
  */
 import { existsSync, readFileSync } from "node:fs"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import { PropagateDefaults } from "../../core/propagate/index.ts"
 import { type PropagateRunOptions, runPropagate } from "../fleet/propagateRun.ts"
 import { FlagError, readDuration } from "../manager/flags.ts"

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { closestKey, decodeInput, explainReconcile, knownKeysAt, UsageError } from "./explain.ts"
 

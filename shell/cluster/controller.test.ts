@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { TestClock } from "effect/testing"
 import { tokenKubeConfig } from "../apiserver/http.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"

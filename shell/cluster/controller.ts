@@ -11,7 +11,12 @@
  *
  * @module
  */
-import { Clock, Data, Effect, Ref, Scope, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import {
   type ClusterControllerConfig,
   ClusterControllerDefaults,

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ClusterAction } from "../../core/cluster/actions.ts"
 import type { ClusterStatus } from "../../core/cluster/types.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"

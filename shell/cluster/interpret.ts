@@ -12,7 +12,8 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { ClusterAction, ObjectRef } from "../../core/cluster/actions.ts"
 import { V1Beta1ConditionTypes, V1Beta2ConditionTypes } from "../../core/cluster/contract.ts"
 import type { ClusterStatus, Condition, OwnerReference as Owner } from "../../core/cluster/types.ts"

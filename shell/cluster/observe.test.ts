@@ -2,7 +2,7 @@
 // deletion go on (seed 001, Deletion Reconciliation rows 6 to 8). Found by the chaos e2e: after an
 // API server restart, reflectors of different kinds come back at different times.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Fetched } from "../../core/cluster/types.ts"
 import type { KubeObject } from "../kube/resource.ts"
 import { Store } from "../reflector/store.ts"

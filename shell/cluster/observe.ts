@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type {
   ClusterClass,
   ClusterObserved,

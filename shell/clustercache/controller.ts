@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { make as makeController } from "../controller/controller.ts"
 import { done, requeueAfter } from "../controller/result.ts"
 import { forMap, forObjects } from "../controller/source.ts"

@@ -8,7 +8,8 @@
  * @module
  */
 import { KubeConfig } from "@kubernetes/client-node"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 /** The kubeconfig Secret is missing, malformed or asks for something the cache does not allow. */
 export class InvalidKubeconfig extends Data.TaggedError("InvalidKubeconfig")<{ readonly message: string }> {}

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { Effect, Metric } from "effect"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import type { MetricAction } from "../../core/clustercache/index.ts"
 
 export const connectionUp = Metric.gauge("capi_cluster_cache_connection_up", {

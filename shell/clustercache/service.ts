@@ -19,7 +19,16 @@
  */
 import { createHash } from "node:crypto"
 import type { KubeConfig } from "@kubernetes/client-node"
-import { Clock, Context, Data, Effect, Exit, Layer, Queue, Ref, Scope, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import {
   type AccessorState,
   accessorTransition,

@@ -21,7 +21,14 @@
  *
  * @module
  */
-import { Cause, Clock, Duration, Effect, Exit, Fiber, Metric, type Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
+import type * as Scope from "effect/Scope"
 import type { BackoffOptions } from "../workqueue/backoff.ts"
 import { formatRequest, type Request } from "../workqueue/request.ts"
 import { runWorkers } from "../workqueue/workers.ts"

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Metric } from "effect"
+import * as Metric from "effect/Metric"
 import type { ResultLabel } from "./result.ts"
 
 /** Reconciles by controller and result (`success`, `error`, `requeue`, `requeue_after`). */

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { Data, Duration } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 
 /** The result of one reconcile. */
 export interface ReconcileResult {

@@ -8,7 +8,9 @@
  *
  * @module
  */
-import { Effect, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { type KubeObject, parseApiVersion } from "../kube/resource.ts"
 import type { Reflector, ReflectorEvent } from "../reflector/reflector.ts"
 import { type ClusterName, HubCluster, makeRequest, type Request, requestKey } from "../workqueue/request.ts"

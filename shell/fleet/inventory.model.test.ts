@@ -7,7 +7,7 @@
  * the cluster's Node and Ready Node counts while it is engaged; its last counts, marked
  * unreachable, while it is disengaged by health; no key once it has left.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, it } from "vitest"
 import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"

@@ -1,4 +1,5 @@
-import { Effect, Metric } from "effect"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import { describe, expect, it } from "vitest"
 import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"

@@ -21,7 +21,12 @@
  *
  * @module
  */
-import { Clock, Duration, Effect, Metric, Ref, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import {
   type ClusterView,
   type EntryAction,

@@ -12,7 +12,9 @@
  *
  * @module
  */
-import { Effect, Ref, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import type { InventoryConfig } from "../../core/inventory/index.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { parseBindAddress } from "../manager/http.ts"

@@ -28,7 +28,13 @@
  *
  * @module
  */
-import { Clock, Duration, Effect, Option, Ref, Scope, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import {
   ClusterNameLabel,
   type ClusterOutcome,

@@ -12,7 +12,10 @@
  *
  * @module
  */
-import { Duration, Effect, Ref, type Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import { type PropagateConfig, propagateConfig } from "../../core/propagate/index.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { parseBindAddress } from "../manager/http.ts"

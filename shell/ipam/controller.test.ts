@@ -1,7 +1,9 @@
 // The IPAM controller's shell on the in-memory API server (virtual time): what it writes for the
 // decisions of core/ipam, the concurrency guarantee, the config's refusal, the release order.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Metric, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import type * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
 import {
   APPLIED_RULES_ANNOTATION,

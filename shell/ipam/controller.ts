@@ -27,7 +27,13 @@
  *
  * @module
  */
-import { Clock, Effect, Metric, Queue, Ref, Schedule, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import {
   CIDRS_ALLOCATED_CONDITION,
   CLUSTER_TARGET_LABEL,

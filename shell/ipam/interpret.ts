@@ -15,7 +15,9 @@
  *
  * @module
  */
-import { Clock, Effect, Result } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import {
   APPLIED_RULES_ANNOTATION,
   OPERATION_ANNOTATION,

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Effect, Metric } from "effect"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import type { ParentUsage } from "../../core/ipam/index.ts"
 
 export const allocatedAddresses = Metric.gauge("krtt_ipam_allocated_addresses", {

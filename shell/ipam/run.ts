@@ -10,7 +10,9 @@
  *
  * @module
  */
-import { Effect, Ref, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import { KubeClient } from "../kube/client.ts"
 import { Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"

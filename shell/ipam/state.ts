@@ -25,7 +25,8 @@
  *
  * @module
  */
-import { Effect, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import {
   acquireSpecific,
   type Cidr,

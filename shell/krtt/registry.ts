@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import * as cluster from "../../core/cluster/index.ts"
 import { inputSchemas as clusterSchemas } from "../../core/cluster/schema.ts"
 import * as clustercache from "../../core/clustercache/index.ts"

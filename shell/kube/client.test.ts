@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { serveHttp } from "../apiserver/http.ts"
 import { memoryClientLayer } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"

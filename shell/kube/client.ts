@@ -13,7 +13,10 @@
  *
  * @module
  */
-import { Context, type Duration, type Effect, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { KubeError } from "./errors.ts"
 import type { Patch } from "./patch.ts"
 import type { KubeObject, ObjectKey, ObjectList, ResourceRef } from "./resource.ts"

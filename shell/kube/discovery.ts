@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Effect, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import type { KubeClientShape } from "./client.ts"
 import { type KubeError, NotFound } from "./errors.ts"
 import { groupVersionPath, type KubeObject, type ResourceRef, Resources } from "./resource.ts"

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** What every API error says about the failed request. */
 export interface RequestFailure {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /** How a client talks to one API server. */
 export interface ClientOptions {

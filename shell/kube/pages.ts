@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ListAllOptions, ListOptions } from "./client.ts"
 import type { KubeError } from "./errors.ts"
 import type { KubeObject, ObjectList, ResourceRef } from "./resource.ts"

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { JsonPatch, type Schema } from "effect"
+import * as JsonPatch from "effect/JsonPatch"
+import type * as Schema from "effect/Schema"
 
 /** A patch document and how the server should read it. */
 export type Patch =

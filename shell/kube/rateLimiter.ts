@@ -7,7 +7,9 @@
  *
  * @module
  */
-import { Clock, Effect, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 
 /** Paces requests. */
 export interface RateLimiter {

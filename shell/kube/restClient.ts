@@ -6,7 +6,10 @@
  * @module
  */
 import type { KubeConfig } from "@kubernetes/client-node"
-import { Effect, Layer, Result, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import {
   type DeleteOptions,
   KubeClient,

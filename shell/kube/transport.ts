@@ -12,7 +12,8 @@
 import * as http from "node:http"
 import * as https from "node:https"
 import type { KubeConfig } from "@kubernetes/client-node"
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { ApiError, type KubeError, Timeout, Unreachable } from "./errors.ts"
 
 /**

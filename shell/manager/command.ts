@@ -8,8 +8,11 @@
  *
  * @module
  */
-import { Effect, Logger, References } from "effect"
+
 import { Argument, Command } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import { managerOptionsFromArgs } from "./args.ts"
 import { usage } from "./flags.ts"
 import { resolveKubeconfig } from "./kubeconfig.ts"

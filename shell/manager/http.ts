@@ -9,8 +9,9 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import * as Layer from "effect/Layer"
 import { PrometheusMetrics } from "effect/observability"
 
 /** Parses `host:port`, `:port` or `"0"` (off). */

@@ -14,7 +14,10 @@
  *
  * @module
  */
-import { Clock, Effect, Metric, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Ref from "effect/Ref"
 import type { KubeClientShape } from "../kube/client.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 

@@ -12,7 +12,10 @@
  * @module
  */
 import { existsSync } from "node:fs"
-import { Effect, Layer, Ref, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import { clusterControllerConfig } from "../../core/cluster/config.ts"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
 import { resolveContract } from "../cluster/contract.ts"

@@ -7,7 +7,11 @@
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Clock, Effect, Fiber, Layer, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import {
   makeAuthorizer,

@@ -17,8 +17,11 @@
  *
  * @module
  */
-import type { Effect, Scope } from "effect"
-import { Data, Effect as E } from "effect"
+
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
+import * as E from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { Predicate } from "../controller/predicate.ts"
 import type { ReconcileResult } from "../controller/result.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"

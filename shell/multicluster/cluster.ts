@@ -5,8 +5,9 @@
  *
  * @module
  */
-import type { Effect, Scope } from "effect"
-import { Effect as E } from "effect"
+import type * as Effect from "effect/Effect"
+import * as E from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { informerCacheFactory } from "../cache/informerCache.ts"
 import type { CacheFactory } from "../cache/types.ts"
 import type { KubeClientShape } from "../kube/client.ts"

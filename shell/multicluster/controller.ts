@@ -24,7 +24,11 @@
  *
  * @module
  */
-import { Clock, Duration, Effect, Exit, Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import {
   absent,
   type Engagement,

@@ -5,7 +5,8 @@
 // present healthy cluster is engaged with exactly one live watch, and nothing watches a cluster
 // that left or an old generation (multicluster.engagement rows 10-12, 16, 22, 23).
 
-import { Effect, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { describe, it } from "vitest"

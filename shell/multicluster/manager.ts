@@ -22,7 +22,9 @@
  *
  * @module
  */
-import { Effect, Exit, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { IndexFunc } from "../reflector/store.ts"
 import type { MultiClusterController } from "./controller.ts"

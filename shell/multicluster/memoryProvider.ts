@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { Effect, Exit, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import type { CacheFactory } from "../cache/types.ts"

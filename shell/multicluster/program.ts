@@ -21,7 +21,11 @@
  * @module
  */
 import { parseArgs } from "node:util"
-import { Data, Effect, Layer, Logger, type Scope } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"

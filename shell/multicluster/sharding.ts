@@ -24,7 +24,10 @@
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Clock, Effect, Exit, Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { acquirable, liveMembers, type Observations, observe, type PeerLease, plan } from "./rendezvous.ts"

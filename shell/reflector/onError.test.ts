@@ -1,7 +1,8 @@
 // The reflector's `onError` hook: "retry" keeps the default backoff, "stop" ends the loop at the
 // first failure without a log line of its own (the scoped cache's 403 stop, seed 002).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { TestClock } from "effect/testing"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"

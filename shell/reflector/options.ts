@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /** Reconnect backoff: `initial × factor^n`, capped at `max`, times a random factor in `[1 − jitter, 1]`. */
 export interface ReconnectBackoff {

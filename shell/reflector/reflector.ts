@@ -24,7 +24,15 @@
  *
  * @module
  */
-import { Data, Deferred, Duration, Effect, Random, Result, type Scope, Semaphore, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { type KubeObject, type ResourceRef, resourcePath } from "../kube/resource.ts"

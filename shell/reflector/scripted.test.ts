@@ -4,7 +4,11 @@
 // log line, status field and handler call is observed. These are the cases the mutation run left
 // alive (docs/mutation/shell-sim-clustercache.md, shell/reflector).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, References, Result, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"

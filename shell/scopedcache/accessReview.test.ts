@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import { Resources } from "../kube/resource.ts"

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"

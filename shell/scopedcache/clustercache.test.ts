@@ -3,7 +3,7 @@
 // its store, and a namespace the workload identity may not read fails that watch (Watch
 // Management row 5) instead of retrying a 403 forever.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource, type ConnectionFactory, make } from "../clustercache/service.ts"

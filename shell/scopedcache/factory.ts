@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { CacheFactory } from "../cache/types.ts"
 import { InvalidScopedCacheOptions, type ScopedCacheOptions, scopedCacheConfig } from "./options.ts"
 import { makeScopedCache, type ScopedCache } from "./scopedCache.ts"

@@ -18,7 +18,10 @@
  *
  * @module
  */
-import { Clock, Effect, Result, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import type { Informer } from "../cache/types.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { Forbidden } from "../kube/errors.ts"

@@ -4,7 +4,8 @@
 // invariants of core/scopedcache, checked here on the shell's running informers and the fake
 // API server's open watches (fixed fast-check seed, property-tests/setup.ts).
 import { describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { gvkString, refString } from "../../core/scopedcache/types.ts"

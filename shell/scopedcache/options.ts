@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { Data, Duration } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import {
   informerKey,
   ScopedCacheDefaults as RegistryDefaults,

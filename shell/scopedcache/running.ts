@@ -10,7 +10,8 @@
  *
  * @module
  */
-import type { Deferred, Scope } from "effect"
+import type * as Deferred from "effect/Deferred"
+import type * as Scope from "effect/Scope"
 import { gvkString, type InformerRef, isClusterLevel } from "../../core/scopedcache/types.ts"
 import type { KubeObject, ObjectKey } from "../kube/resource.ts"
 import type { PermissionLoss, ScopeInformer } from "./informer.ts"

@@ -2,7 +2,12 @@
 // their dependents (scopedcache.informers rows), reads served only by existing informers
 // (scopedcache.reads rows), Start (scopedcache.lifecycle rows), and the stop on 403.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Logger, Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
 import type { Dependent } from "../../core/scopedcache/types.ts"

@@ -33,18 +33,16 @@
  *
  * @module
  */
-import {
-  Clock,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  FiberSet,
-  PubSub,
-  Scope,
-  Stream,
-  SynchronizedRef,
-} from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as PubSub from "effect/PubSub"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import type { RowId } from "../../core/krtt/index.ts"
 import type { ScopedCacheAction } from "../../core/scopedcache/actions.ts"
 import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"

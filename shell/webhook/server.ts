@@ -22,8 +22,9 @@ import type { Server } from "node:http"
 import { createServer } from "node:https"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Layer from "effect/Layer"
 import {
   type AdmittedCluster,
   defaultCluster,

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 /** Backoff bounds. */
 export interface BackoffOptions {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Metric } from "effect"
+import * as Metric from "effect/Metric"
 
 const durationBuckets = Metric.exponentialBoundaries({ start: 1e-8, factor: 10, count: 12 })
 

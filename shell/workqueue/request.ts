@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Brand } from "effect"
-import { Brand as B } from "effect"
+import type * as Brand from "effect/Brand"
+import * as B from "effect/Brand"
 
 /** The name of a cluster as its provider knows it; `""` is the management (hub) cluster. */
 export type ClusterName = string & Brand.Brand<"ClusterName">

@@ -22,7 +22,14 @@
  *
  * @module
  */
-import { Clock, Data, Duration, Effect, FiberMap, Metric, Queue, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Metric from "effect/Metric"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import { type BackoffOptions, type BucketOptions, ItemBackoff, TokenBucket } from "./backoff.ts"
 import { FairQueue } from "./fairQueue.ts"
 import { forQueue, forQueueCluster } from "./metrics.ts"

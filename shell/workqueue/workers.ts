@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Request } from "./request.ts"
 import type { WorkQueue } from "./workQueue.ts"
 

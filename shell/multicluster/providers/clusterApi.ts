@@ -24,7 +24,10 @@
  *
  * @module
  */
-import { type Duration, Effect, Schedule, Stream } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { type ClusterCacheConfig, clusterCacheConfig } from "../../../core/clustercache/index.ts"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
 import type { CacheFactory } from "../../cache/types.ts"

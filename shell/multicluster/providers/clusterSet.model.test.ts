@@ -5,7 +5,11 @@
 
 import { describe, it } from "@effect/vitest"
 import { KubeConfig } from "@kubernetes/client-node"
-import { Clock, Effect, Exit, Logger, Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { informerCacheFactory } from "../../cache/informerCache.ts"

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { KubeConfig } from "@kubernetes/client-node"
-import { Effect, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
 import type { CacheFactory } from "../../cache/types.ts"

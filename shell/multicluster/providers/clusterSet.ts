@@ -25,7 +25,12 @@
  *
  * @module
  */
-import { Data, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
 import { byName } from "../../../core/krtt/compare.ts"
 import type { Cache, CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"

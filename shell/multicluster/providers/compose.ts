@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { ClusterName } from "../../workqueue/request.ts"
 import { type Aware, type Cluster, ClusterNotFound, type Provider } from "../types.ts"
 import { closest, ProviderUsageError } from "./errors.ts"

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { editDistance } from "../../../core/krtt/suggest.ts"
 
 /**

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 import type { KubeError } from "../../kube/errors.ts"
 
 /** How clusters are probed. Every field is documented with its default (seed 000). */

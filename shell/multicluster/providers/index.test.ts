@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../apiserver/server.ts"
 import { makeProvider, providerNames } from "./index.ts"

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto"
 import { KubeConfig } from "@kubernetes/client-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { ClientOptions } from "../../kube/options.ts"
 import { makeRestClient } from "../../kube/restClient.ts"

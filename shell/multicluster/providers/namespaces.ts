@@ -20,7 +20,9 @@
  *
  * @module
  */
-import { Duration, Effect, Stream } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
 import {
   type Cache,

@@ -6,7 +6,8 @@
  * @module
  */
 import type { KubeConfig } from "@kubernetes/client-node"
-import { Effect, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
 import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../apiserver/server.ts"

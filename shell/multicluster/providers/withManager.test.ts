@@ -3,7 +3,7 @@
 // (not Removed), reconciles on the other clusters go on, and the cluster reconciles again once it
 // is healthy; a rotation reconciles with the new generation.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { TestClock } from "effect/testing"
 import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../apiserver/server.ts"
