@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { extname } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import type { SimConfig } from "./config.ts"
 import type { SimCores } from "./cores.ts"
@@ -187,7 +189,9 @@ const runInWorkers = (
         progressEvery: every,
         inFlight: options.inFlight ?? MAX_IN_FLIGHT,
       }
-      const worker = new Worker(new URL("./worker.ts", import.meta.url), { workerData: data })
+      // The worker is a sibling module: worker.ts in the sources, worker.js in the build.
+      const workerUrl = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
+      const worker = new Worker(workerUrl, { workerData: data })
       threads.push(worker)
       worker.on("error", fail)
       worker.on("exit", (code) => {

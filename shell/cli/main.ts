@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { liveCommand, simulate } from "../../sim/cli.ts"
 import { live } from "../../sim/live.ts"
+import { version } from "../krtt/version.ts"
 import { passRunArgsThrough, runCommand } from "../manager/command.ts"
 import { chaosCommand } from "./chaos.ts"
 import { clustersCommand } from "./clusters.ts"
@@ -133,11 +134,7 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 export const main = (): void => {
   // These commands take upstream's manager flags verbatim (`-v=2` is a log level, not --version).
   passRunArgsThrough(process.argv, ["run", "inventory", "propagate"])
-  krtt.pipe(
-    Command.run({ version: "0.1.0" }),
-    Effect.provide(NodeServices.layer),
-    NodeRuntime.runMain({ teardown }),
-  )
+  krtt.pipe(Command.run({ version }), Effect.provide(NodeServices.layer), NodeRuntime.runMain({ teardown }))
 }
 
 if (import.meta.main) main()
