@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config"
+import { sourceAliases } from "./vitest.aliases.ts"
 
 export default defineConfig({
+  resolve: { alias: sourceAliases() },
   test: {
     include: ["{core,shell,spec,property-tests,sim,testenv,e2e,docs,examples}/**/*.test.ts"],
     testTimeout: 60_000,

@@ -3,8 +3,10 @@
 // per-test coverage missed tests of the long simulations, so mutants that three broken-core tests
 // kill were reported as surviving.
 import { defineConfig } from "vitest/config"
+import { sourceAliases } from "./vitest.aliases.ts"
 
 export default defineConfig({
+  resolve: { alias: sourceAliases() },
   test: {
     include: ["sim/**/*.test.ts"],
     exclude: ["**/node_modules/**"],

@@ -6,7 +6,7 @@
  *
  * Run it: `node examples/broken-core.ts`
  */
-import { clustercache, formatViolation, type SimCores, Simulation, simConfig } from "../sim/index.ts"
+import { clustercache, formatViolation, type SimCores, Simulation, simConfig } from "krtt/sim"
 
 /** The Reconciler with row 5 ("not connected, recent error: wait") replaced by an immediate connect. */
 export const impatientReconciler: SimCores["reconciler"] = (input, config) => {

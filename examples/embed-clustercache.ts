@@ -6,7 +6,7 @@
  *
  * Run it: `node examples/embed-clustercache.ts`
  */
-import { clustercache, EventQueue } from "../sim/index.ts"
+import { clustercache, EventQueue } from "krtt/sim"
 
 interface Cluster {
   readonly name: string

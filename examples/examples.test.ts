@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs"
+import { parseScenario } from "krtt/sim"
 import { describe, expect, it } from "vitest"
-import { parseScenario } from "../sim/index.ts"
-import { compare } from "./broken-core.ts"
-import { simulate } from "./embed-clustercache.ts"
+import { compare } from "./broken-core.js"
+import { simulate } from "./embed-clustercache.js"
 
 describe("examples", () => {
   it("embed-clustercache: beta disconnects at the fifth failure and reconnects after its outage", () => {

@@ -19,14 +19,11 @@
  *
  * @module
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
-import { FakeApiServer } from "../../shell/apiserver/server.ts"
-import { type ReconcileResult, requeueAfter } from "../../shell/controller/result.ts"
-import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
+import { type KubeObject, Resources } from "krtt/kube"
 import {
   controllerManagedBy,
   enqueueRequestsFromMapFunc,
@@ -36,10 +33,13 @@ import {
   makeCluster,
   makeManager,
   makeMemoryProvider,
-} from "../../shell/multicluster/index.ts"
-import { programMain } from "../../shell/multicluster/program.ts"
-import { makeRequest } from "../../shell/workqueue/request.ts"
-import { waitFor } from "./uniform.ts"
+  makeRequest,
+  programMain,
+  type ReconcileResult,
+  requeueAfter,
+} from "krtt/multicluster"
+import { FakeApiServer, makeMemoryClient } from "krtt/testing"
+import { waitFor } from "./uniform.js"
 
 export const SUMMARY = { namespace: "fleet", name: "web-summary" } as const
 export const WEB_SELECTOR = "app=web"

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { parseProgramFlags, runProgram } from "../../shell/multicluster/program.ts"
-import { demo as aggregating } from "./aggregating.ts"
-import { demo as uniform } from "./uniform.ts"
+import { parseProgramFlags, runProgram } from "krtt/multicluster"
+import { demo as aggregating } from "./aggregating.js"
+import { demo as uniform } from "./uniform.js"
 
 describe("examples/multicluster", () => {
   it.live("uniform: each cluster's ConfigMaps are stamped by that cluster; a removed cluster's are not", () =>

@@ -14,26 +14,25 @@
  *
  * @module
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
-import { FakeApiServer } from "../../shell/apiserver/server.ts"
-import { done, type ReconcileResult } from "../../shell/controller/result.ts"
-import { mergePatch } from "../../shell/kube/patch.ts"
-import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
+import { type KubeObject, mergePatch, Resources } from "krtt/kube"
 import {
   type ClusterNotFound,
   controllerManagedBy,
+  done,
   enqueueRequestForObject,
   type MultiClusterController,
   type MultiClusterManager,
   makeCluster,
   makeManager,
   makeMemoryProvider,
-} from "../../shell/multicluster/index.ts"
-import { programMain } from "../../shell/multicluster/program.ts"
-import type { Request } from "../../shell/workqueue/request.ts"
+  programMain,
+  type ReconcileResult,
+  type Request,
+} from "krtt/multicluster"
+import { FakeApiServer, makeMemoryClient } from "krtt/testing"
 
 export const STAMP_LABEL = "krtt.dev/stamp"
 export const STAMPED_BY = "krtt.dev/stamped-by"

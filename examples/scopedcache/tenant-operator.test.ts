@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
-import { story } from "./tenant-operator.ts"
+import { scopedcache } from "krtt/core"
+import { story } from "./tenant-operator.js"
 
 describe("examples/scopedcache/tenant-operator", () => {
   it.live("keeps working while access to tenants is granted, revoked and granted again", () =>
@@ -19,8 +19,14 @@ describe("examples/scopedcache/tenant-operator", () => {
       assert.strictEqual(line("back"), "back: a: settings; b: flags; c: limits")
       assert.isAtLeast(Object.keys(reports).length, 4)
       const revokedAt = log.indexOf("-- access to b is revoked while its informer watches")
-      assert.include(log.slice(revokedAt), `tenant b: PermissionLost (${INFORMERS_ROW.permissionLost})`)
-      assert.notInclude(log.slice(0, revokedAt), `tenant b: PermissionLost (${INFORMERS_ROW.permissionLost})`)
+      assert.include(
+        log.slice(revokedAt),
+        `tenant b: PermissionLost (${scopedcache.INFORMERS_ROW.permissionLost})`,
+      )
+      assert.notInclude(
+        log.slice(0, revokedAt),
+        `tenant b: PermissionLost (${scopedcache.INFORMERS_ROW.permissionLost})`,
+      )
     }),
   )
 })

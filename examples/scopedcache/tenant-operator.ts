@@ -19,12 +19,9 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import { makeMemoryClient } from "../../shell/apiserver/memoryClient.ts"
-import { FakeApiServer } from "../../shell/apiserver/server.ts"
-import type { KubeClientShape } from "../../shell/kube/client.ts"
-import { Resources } from "../../shell/kube/resource.ts"
-import { makeRestClient } from "../../shell/kube/restClient.ts"
-import { makeScopedCache, type ScopedCacheOptions } from "../../shell/scopedcache/index.ts"
+import { type KubeClientShape, makeRestClient, Resources } from "krtt/kube"
+import { makeScopedCache, type ScopedCacheOptions } from "krtt/scopedcache"
+import { FakeApiServer, makeMemoryClient } from "krtt/testing"
 
 const configMaps = Resources.configMaps
 

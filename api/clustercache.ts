@@ -1,0 +1,35 @@
+/**
+ * `krtt/clustercache`: Cluster API's ClusterCache (seed 000) as a library. One connection per
+ * workload Cluster, made from its `<cluster>-kubeconfig` Secret, probed on the documented
+ * interval and dropped at the failure threshold or on a 401; clients, cached readers and watches
+ * for any workload cluster. `makeClusterCacheController` runs its reconciler on the Clusters
+ * of a management cluster; the decisions are the pure tables of `krtt/core`'s `clustercache`.
+ *
+ * @module
+ */
+export {
+  type ClusterCacheConfig,
+  ClusterCacheDefaults,
+  clusterCacheConfig,
+} from "../core/clustercache/config.ts"
+export {
+  type ClusterCacheControllerOptions,
+  clusterOfKubeconfigSecret,
+  makeClusterCacheController,
+} from "../shell/clustercache/controller.ts"
+export {
+  type CachedReader,
+  ClusterCache,
+  type ClusterCacheOptions,
+  type ClusterCacheShape,
+  type ClusterKey,
+  ClusterResource,
+  type ConnectionFactory,
+  ErrClusterNotConnected,
+  layer,
+  make as makeClusterCache,
+  type ReconcileOutcome,
+  restConnectionFactory,
+  WatchError,
+  type Watcher,
+} from "../shell/clustercache/service.ts"

@@ -1,0 +1,95 @@
+/**
+ * `krtt/multicluster`: the multi-cluster runtime (seed 003). A manager that cluster providers
+ * engage clusters with; controllers built with `controllerManagedBy` whose requests carry the
+ * cluster they are for, with one cluster-fair work queue each; event handlers; sharding of
+ * clusters across replicas; the providers (`cluster-api`, `kubeconfig-secrets`,
+ * `kubeconfig-file`, `namespaces`, their composition, and an in-memory one for tests); and
+ * `programMain`, which runs a program with the command line and signals of an operator.
+ *
+ * @module
+ */
+export {
+  done,
+  type ReconcileResult,
+  requeue,
+  requeueAfter,
+  TerminalError,
+} from "../shell/controller/result.ts"
+export {
+  type Builder,
+  BuilderError,
+  type BuilderOptions,
+  controllerManagedBy,
+  type WatchOptions,
+} from "../shell/multicluster/builder.ts"
+export { type ClusterOptions, makeCluster } from "../shell/multicluster/cluster.ts"
+export {
+  type EngageOptions,
+  type MultiClusterController,
+  type MultiClusterControllerOptions,
+  make as makeController,
+} from "../shell/multicluster/controller.ts"
+export {
+  type ClusterEventHandler,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  type OwnerHandlerOptions,
+} from "../shell/multicluster/handler.ts"
+export {
+  type ManagerOptions,
+  type MultiClusterManager,
+  make as makeManager,
+} from "../shell/multicluster/manager.ts"
+export { type MemoryProvider, makeMemoryProvider } from "../shell/multicluster/memoryProvider.ts"
+export {
+  type ProgramContext,
+  type ProgramFlags,
+  ProgramUsageError,
+  parseProgramFlags,
+  programMain,
+  runProgram,
+} from "../shell/multicluster/program.ts"
+export {
+  ClusterApiDefaults,
+  type ClusterApiOptions,
+  composeProviders,
+  HealthDefaults,
+  type HealthOptions,
+  KubeconfigFileDefaults,
+  type KubeconfigFileOptions,
+  KubeconfigSecretsDefaults,
+  type KubeconfigSecretsOptions,
+  makeClusterApiProvider,
+  makeKubeconfigFileProvider,
+  makeKubeconfigSecretsProvider,
+  makeNamespacesProvider,
+  makeProvider,
+  NamespacesDefaults,
+  type NamespacesOptions,
+  type ProviderFlags,
+  ProviderUsageError,
+  providerNames,
+} from "../shell/multicluster/providers/index.ts"
+export {
+  makeShardGate,
+  ShardDefaults,
+  type ShardGate,
+  type ShardOptions,
+  type ShardStatus,
+} from "../shell/multicluster/sharding.ts"
+export {
+  type Aware,
+  type Cluster,
+  ClusterNotFound,
+  type ClusterState,
+  EngageFailed,
+  type Provider,
+} from "../shell/multicluster/types.ts"
+export {
+  ClusterName,
+  formatRequest,
+  HubCluster,
+  makeRequest,
+  type Request,
+} from "../shell/workqueue/request.ts"
