@@ -11,22 +11,14 @@
 import { parseArgs } from "node:util"
 import { type SimConfig, simConfig } from "./config.ts"
 import { formatViolation, type Violation } from "./invariants.ts"
+import { LiveDefaults, type LiveOptions } from "./liveOptions.ts"
 import type { Incident } from "./scenario.ts"
 import { Simulation } from "./simulation.ts"
 import { decisions } from "./stats.ts"
 import type { WorldEvent } from "./trace.ts"
 import type { Slot } from "./world.ts"
 
-export interface LiveOptions {
-  readonly clusters: number
-  /** Virtual minutes to run. */
-  readonly minutes: number
-  /** Virtual seconds per real second. */
-  readonly speed: number
-  readonly seed: number
-}
-
-export const LiveDefaults: LiveOptions = { clusters: 36, minutes: 45, speed: 60, seed: 2025 }
+export { checkLiveOptions, LiveDefaults, type LiveOptions } from "./liveOptions.ts"
 
 const MIN = 60_000
 const FRAME_MS = 250
@@ -138,17 +130,6 @@ const WORLD_TEXT: Partial<Record<WorldEvent, (s: Slot) => string>> = {
   "kubeconfig-fixed": (s) => `${s.name} kubeconfig Secret fixed`,
   "cluster-removed": (s) => `${s.name} removed after deleting descendants, control plane, infrastructure`,
   "provider-stuck": (s) => yellow(`${s.name} infrastructure provider stuck`),
-}
-
-/** What is wrong with the options, naming the flag; `undefined` when they can run. */
-export const checkLiveOptions = (o: LiveOptions): string | undefined => {
-  if (!Number.isInteger(o.clusters) || o.clusters < 1 || o.clusters > 1_000)
-    return `--clusters must be an integer from 1 to 1000, got ${o.clusters}`
-  if (!Number.isFinite(o.minutes) || o.minutes <= 0 || o.minutes > 10_000)
-    return `--minutes must be more than 0 and at most 10000, got ${o.minutes}`
-  if (!Number.isFinite(o.speed) || o.speed <= 0) return `--speed must be more than 0, got ${o.speed}`
-  if (!Number.isInteger(o.seed)) return `--seed must be an integer, got ${o.seed}`
-  return undefined
 }
 
 /** Runs the live view; returns the exit code (1 if an invariant was violated). */

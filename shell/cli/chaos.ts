@@ -5,12 +5,12 @@
  * `cluster` (the operator), `ipam`, `multicluster`, `propagate`; the default runs all. Without `--budget` it runs the fixed fast campaign (the one `npm test` runs); with it,
  * every point of every perturbation until the budget is spent. `--scenario`, `--perturbation`,
  * `--at` (and `--mutant`, for the deliberately broken operators) replay one run, as printed after
- * each failure. Exit code 0 when no oracle failed, 1 when one did, 2 on a bad flag value.
+ * each failure. Exit code 0 when no oracle failed, 1 when one did, 2 on a bad flag value. The
+ * command line is read in `chaosCommand.ts`, which loads this module when the command runs.
  *
  * @module
  */
 
-import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
@@ -27,40 +27,6 @@ import { isKnown, KnownBugs, sameRun } from "../chaos/known.ts"
 import { Mutants, mutantNamed } from "../chaos/mutants.ts"
 import { Scenarios, Suites } from "../chaos/suites.ts"
 
-const flags = {
-  controllers: Flag.String("controllers").pipe(
-    Flag.withDefault(ControllerNames.join(",")),
-    Flag.withDescription(`Controllers to run, comma-separated (default ${ControllerNames.join(",")})`),
-  ),
-  seed: Flag.Int("seed").pipe(
-    Flag.withDefault(1),
-    Flag.withDescription("Seed of the sampled points (default 1)"),
-  ),
-  budget: Flag.Int("budget").pipe(
-    Flag.optional,
-    Flag.withDescription(
-      "Wall seconds for a full campaign (every point); without it, the fixed fast campaign",
-    ),
-  ),
-  json: Flag.Boolean("json").pipe(
-    Flag.withDefault(false),
-    Flag.withDescription("Print JSON instead of text"),
-  ),
-  scenario: Flag.String("scenario").pipe(
-    Flag.optional,
-    Flag.withDescription(`Only this scenario (${Scenarios.map((s) => s.name).join(", ")})`),
-  ),
-  perturbation: Flag.String("perturbation").pipe(
-    Flag.optional,
-    Flag.withDescription(`Only this perturbation (${PerturbationKinds.join(", ")})`),
-  ),
-  at: Flag.Int("at").pipe(Flag.optional, Flag.withDescription("Only this point (a replay)")),
-  mutant: Flag.String("mutant").pipe(
-    Flag.optional,
-    Flag.withDescription(`A deliberately broken operator (${Mutants.map((m) => m.name).join(", ")})`),
-  ),
-}
-
 /** A flag value the command refuses, with the flag's name. */
 export class ChaosUsageError extends Error {}
 
@@ -75,16 +41,20 @@ const oneOf = <T extends string>(flag: string, value: string, known: ReadonlyArr
 type Opt<A> = { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }
 const some = <A>(o: Opt<A>): A | undefined => (o._tag === "Some" ? o.value : undefined)
 
-/** The campaign options of the command's flags; a bad value throws a ChaosUsageError naming the flag. */
-export const chaosOptions = (f: {
+/** The command's flags, as the command line gives them. */
+export interface ChaosFlags {
   readonly controllers: string
   readonly seed: number
   readonly budget: Opt<number>
+  readonly json: boolean
   readonly scenario: Opt<string>
   readonly perturbation: Opt<string>
   readonly at: Opt<number>
   readonly mutant: Opt<string>
-}): CampaignOptions => {
+}
+
+/** The campaign options of the command's flags; a bad value throws a ChaosUsageError naming the flag. */
+export const chaosOptions = (f: Omit<ChaosFlags, "json">): CampaignOptions => {
   const controllers = f.controllers
     .split(",")
     .map((c) => c.trim())
@@ -139,7 +109,8 @@ export const chaosOptions = (f: {
   }
 }
 
-export const chaosCommand = Command.make("chaos", flags, (f) =>
+/** Runs the campaign the flags ask for and prints its report (see the module doc for exit codes). */
+export const chaosMain = (f: ChaosFlags): Effect.Effect<void> =>
   Effect.gen(function* () {
     let options: CampaignOptions
     try {
@@ -166,9 +137,4 @@ export const chaosCommand = Command.make("chaos", flags, (f) =>
         )
     }
     if (report.failures.length > 0) process.exitCode = 1
-  }),
-).pipe(
-  Command.withDescription(
-    "Perturbation campaign over the real controllers (ClusterCache, Cluster, IPAM, multi-cluster engagement, propagate) on the in-memory API server and virtual time: crashes after each write, dropped and stale watches, transient errors, third-party writers",
-  ),
-)
+  })

@@ -12,12 +12,12 @@
  * after `--timeout` (clusters still undecided are printed with the reason). `--json` prints one
  * document `{"clusters":[{"name","engaged","healthy","reason"}]}` at the end instead. `--watch`
  * prints the table (or one JSON document per line) on every change until interrupted.
- * Bad flags exit 2 with a message naming the flag.
+ * Bad flags exit 2 with a message naming the flag. The command line is read in
+ * `clustersCommand.ts`, which loads this module when the command runs.
  *
  * @module
  */
 import * as Clock from "effect/Clock"
-import { Command, Flag } from "effect/cli"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -200,55 +200,12 @@ export const runClusters = (
     yield* report(provider, { json: flags.json, watch: flags.watch, timeout: checked.timeout }, write)
   })
 
-const flags = {
-  kubeconfig: Flag.String("kubeconfig").pipe(
-    Flag.optional,
-    Flag.withDescription(
-      "The hub's kubeconfig; else $KUBECONFIG, the in-cluster service account, ~/.kube/config",
-    ),
-  ),
-  provider: Flag.String("provider").pipe(
-    Flag.optional,
-    Flag.withDescription(
-      "The cluster provider: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api (a comma-separated list composes them)",
-    ),
-  ),
-  providerNamespace: Flag.String("provider-namespace").pipe(
-    Flag.optional,
-    Flag.withDescription(
-      "kubeconfig-secrets: the namespace of the Secrets; cluster-api: only Clusters of this namespace",
-    ),
-  ),
-  providerKubeconfig: Flag.String("provider-kubeconfig").pipe(
-    Flag.optional,
-    Flag.withDescription("kubeconfig-file: the file whose contexts are the clusters"),
-  ),
-  json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON")),
-  watch: Flag.Boolean("watch").pipe(
-    Flag.withDefault(false),
-    Flag.withDescription("Print on every change until interrupted"),
-  ),
-  timeout: Flag.String("timeout").pipe(
-    Flag.withDefault("2m"),
-    Flag.withDescription("Once mode: stop waiting for verdicts after this (default 2m)"),
-  ),
-}
-
-const opt = (o: { readonly _tag: "Some"; readonly value: string } | { readonly _tag: "None" }) =>
-  o._tag === "Some" ? o.value : undefined
-
-/** The `clusters` subcommand. */
-export const clustersCommand = Command.make("clusters", flags, (f) =>
+/**
+ * Runs `krtt clusters` with its parsed flags: a bad flag or a missing hub exits 2 with one line
+ * naming it; logs go to stderr, the report to stdout.
+ */
+export const clustersMain = (parsed: ClustersFlags): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const parsed: ClustersFlags = {
-      kubeconfig: opt(f.kubeconfig),
-      provider: opt(f.provider),
-      providerNamespace: opt(f.providerNamespace),
-      providerKubeconfig: opt(f.providerKubeconfig),
-      json: f.json,
-      watch: f.watch,
-      timeout: f.timeout,
-    }
     const usage = (message: string) =>
       Effect.sync(() => {
         process.stderr.write(`krtt clusters: ${message}\n`)
@@ -277,5 +234,4 @@ export const clustersCommand = Command.make("clusters", flags, (f) =>
       Effect.provide(Logger.layer([Logger.withConsoleError(Logger.formatJson)])),
       Effect.provideService(References.MinimumLogLevel, "Warn"),
     )
-  }),
-).pipe(Command.withDescription("Run a cluster provider and print its clusters: engaged, healthy, and why"))
+  })

@@ -14,11 +14,9 @@ import { closestKey } from "../../core/krtt/suggest.ts"
 export { closestKey }
 
 import { bindingOf, bindings } from "../krtt/registry.ts"
+import { UsageError } from "./usageError.ts"
 
-/** A mistake of the user's: the message says what to fix; no stack trace is shown. */
-export class UsageError extends Error {
-  override readonly name = "UsageError"
-}
+export { UsageError }
 
 /** `krtt tables`: every table, every row, with its documented text. */
 export const renderTables = (): string => {

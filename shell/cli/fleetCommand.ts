@@ -3,12 +3,12 @@
  * manager flags they take, the provider flags of `krtt clusters`, their own flags split off
  * before the manager's parser sees the rest, the usage text, and running: the hub kubeconfig
  * resolved, logs as `--logging-format` asks, a stop bounded by `--graceful-shutdown-timeout`,
- * exit code 2 for a bad command line and 1 for a failure.
+ * exit code 2 for a bad command line and 1 for a failure. The subcommands themselves, as the
+ * command line knows them, are in `fleetSubcommands.ts`.
  *
  * @module
  */
 
-import { Argument, Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
@@ -195,23 +195,3 @@ export const runFleetCommand = <A extends { readonly manager: ManagerOptions }>(
       Effect.provide(Logger.layer([logger])),
     )
   })
-
-/**
- * The subcommand: its words are handed to `run` untouched (main() routes them past effect/cli,
- * which would take `-v=2` for `--version`).
- */
-export const fleetCommand = (
-  command: string,
-  description: string,
-  run: (argv: ReadonlyArray<string>) => Effect.Effect<void>,
-) =>
-  Command.make(
-    command,
-    {
-      flags: Argument.String("flags").pipe(
-        Argument.withDescription(`krtt ${command} --help lists the flags`),
-        Argument.variadic(),
-      ),
-    },
-    ({ flags }) => run(flags),
-  ).pipe(Command.withDescription(description))

@@ -27,7 +27,6 @@ import type { ProviderFlags } from "../multicluster/providers/index.ts"
 import {
   type FleetCommandSpec,
   FleetManagerFlags,
-  fleetCommand,
   fleetUsage,
   ProviderFlagUsage,
   parseFleetArgs,
@@ -110,12 +109,4 @@ export const inventoryArgs = (argv: ReadonlyArray<string>): Effect.Effect<void> 
       },
       resolved,
     ),
-  )
-
-/** The `inventory` subcommand (its words are parsed by {@link parseInventoryArgs}). */
-export const inventoryCommand = () =>
-  fleetCommand(
-    "inventory",
-    "Keep the hub ConfigMap krtt-inventory: per engaged cluster its Kubernetes version, Nodes, Ready Nodes, engaged since, last change (issue 14)",
-    inventoryArgs,
   )

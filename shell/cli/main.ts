@@ -1,93 +1,29 @@
 /**
  * The `krtt` command line.
  *
+ * Every subcommand is defined in a light module (its flags, arguments and descriptions, which
+ * `--help` and parsing need) and loads what runs it when it runs, so that a command loads only
+ * its own code: `--help` and a refused command line load none of it.
+ *
  * @module
  */
 
-import { readFile } from "node:fs/promises"
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
-import * as Console from "effect/Console"
-import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
-import { liveCommand, simulate } from "../../sim/cli.ts"
-import { live } from "../../sim/live.ts"
+import { liveCommand, simulate } from "../../sim/commands.ts"
 import { version } from "../krtt/version.ts"
 import { passRunArgsThrough, runCommand } from "../manager/command.ts"
-import { chaosCommand } from "./chaos.ts"
-import { clustersCommand } from "./clusters.ts"
-import {
-  explainInput,
-  explainReconcile,
-  renderExplanation,
-  renderReconcile,
-  renderTables,
-  tablesJson,
-  UsageError,
-} from "./explain.ts"
-import { inventoryCommand } from "./inventory.ts"
-import { ipamCommand } from "./ipam.ts"
-import { propagateCommand } from "./propagate.ts"
-
-const json = Flag.Boolean("json").pipe(
-  Flag.withDescription("Print JSON instead of text"),
-  Flag.withDefault(false),
-)
-
-const tables = Command.make("tables", { json }, ({ json }) =>
-  Console.log(json ? JSON.stringify(tablesJson(), null, 2) : renderTables()),
-).pipe(Command.withDescription("List the documented tables and their rows with the documented text"))
-
-/** Runs a user-facing step: a UsageError becomes a one-line message and exit code 2, never a stack trace. */
-export const userFacing = (f: () => Promise<void> | void): Effect.Effect<void> =>
-  Effect.tryPromise({ try: async () => f(), catch: (e) => e }).pipe(
-    Effect.catch((e) =>
-      Effect.sync(() => {
-        const message = e instanceof UsageError ? e.message : `unexpected error: ${String(e)}`
-        process.stderr.write(`krtt: ${message}\n`)
-        process.exitCode = 2
-      }),
-    ),
-  )
-
-const explain = Command.make(
-  "explain",
-  {
-    table: Argument.String("table").pipe(
-      Argument.withDescription("A table id, e.g. clustercache.reconciler"),
-    ),
-    input: Flag.String("input").pipe(
-      Flag.withDescription("A JSON file with {observed, desired, trigger, now}"),
-    ),
-    reconcile: Flag.Boolean("reconcile").pipe(
-      Flag.withDescription(
-        "Run a whole ClusterCache reconcile through the core's driver and print every step's row (input {observed, desired, now, world: {connect, probe}})",
-      ),
-      Flag.withDefault(false),
-    ),
-    json,
-  },
-  ({ table, input, reconcile, json }) =>
-    userFacing(async () => {
-      let text: string
-      try {
-        text = await readFile(input, "utf8")
-      } catch (e) {
-        throw new UsageError(
-          `cannot read the input file ${input}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-        )
-      }
-      if (reconcile) {
-        const r = explainReconcile(table, text)
-        process.stdout.write(`${json ? JSON.stringify(r, null, 2) : renderReconcile(r)}\n`)
-        return
-      }
-      const e = explainInput(table, text)
-      process.stdout.write(`${json ? JSON.stringify(e, null, 2) : renderExplanation(e)}\n`)
-    }),
-).pipe(Command.withDescription("Explain which documented row decides an input, with its actions and status"))
+import { chaosCommand } from "./chaosCommand.ts"
+import { clustersCommand } from "./clustersCommand.ts"
+import { explainCommand, tablesCommand } from "./explainCommand.ts"
+import { inventoryCommand, propagateCommand } from "./fleetSubcommands.ts"
+import { ipamCommand } from "./ipamCommand.ts"
 
 export const krtt = Command.make("krtt").pipe(
   Command.withDescription(
@@ -97,7 +33,7 @@ export const krtt = Command.make("krtt").pipe(
     runCommand({
       controllers: [],
       // The embedded default: a small simulated fleet to watch (sim/live.ts).
-      withoutCluster: Effect.promise(() => live()).pipe(
+      withoutCluster: Effect.promise(async () => (await import("../../sim/live.ts")).live()).pipe(
         Effect.flatMap((code) =>
           Effect.sync(() => {
             process.exitCode = code
@@ -105,8 +41,8 @@ export const krtt = Command.make("krtt").pipe(
         ),
       ),
     }),
-    tables,
-    explain,
+    tablesCommand,
+    explainCommand,
     simulate,
     liveCommand,
     clustersCommand,

@@ -25,7 +25,6 @@ import { FlagError, readDuration } from "../manager/flags.ts"
 import {
   type FleetCommandSpec,
   FleetManagerFlags,
-  fleetCommand,
   fleetUsage,
   ProviderFlagUsage,
   parseFleetArgs,
@@ -103,11 +102,3 @@ export const parsePropagateArgs = (
 /** Runs `krtt propagate` from its words. */
 export const propagateArgs = (argv: ReadonlyArray<string>): Effect.Effect<void> =>
   runFleetCommand("propagate", argv, parsePropagateArgs, propagateUsage, runPropagate)
-
-/** The `propagate` subcommand (its words are parsed by {@link parsePropagateArgs}). */
-export const propagateCommand = () =>
-  fleetCommand(
-    "propagate",
-    'Keep every hub ConfigMap and Secret labelled krtt.io/propagate: "true" identical in every engaged cluster (issue 14)',
-    propagateArgs,
-  )

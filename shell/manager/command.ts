@@ -6,18 +6,16 @@
  * are pflag's. So the words after `run` are handed to the command untouched: `krtt run <flags>`
  * is read as `krtt run -- <flags>` ({@link passRunArgsThrough}) and parsed by `flags.ts`.
  *
+ * This module only defines the command: what runs it (`runArgs.ts`) is loaded when it runs, so
+ * that the other commands and `--help` never load the manager.
+ *
  * @module
  */
 
-import { Argument, Command } from "effect/cli"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
-import * as References from "effect/References"
-import { managerOptionsFromArgs } from "./args.ts"
-import { usage } from "./flags.ts"
-import { resolveKubeconfig } from "./kubeconfig.ts"
-import type { ManagerOptions } from "./options.ts"
-import { type Runnable, runManager } from "./run.ts"
+import type { Runnable } from "./run.ts"
 
 /** What `krtt run` says when no cluster is configured, before it runs the embedded default. */
 export const NO_CLUSTER_MESSAGE = `krtt: no cluster is configured (no --kubeconfig, no $KUBECONFIG, not in a cluster, no ~/.kube/config).
@@ -52,53 +50,8 @@ export const logLevelOf = (verbosity: number): "Info" | "Debug" | "Trace" =>
   verbosity >= 6 ? "Trace" : verbosity >= 4 ? "Debug" : "Info"
 
 /**
- * Runs the manager from upstream's command line (the words after `run`). A bad flag prints one
- * line naming it and sets exit code 2; `--help` prints every flag with its default.
- */
-export const runArgs = (argv: ReadonlyArray<string>, opts: RunCommandOptions): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    let options: ManagerOptions
-    let resolved: ReturnType<typeof resolveKubeconfig>
-    try {
-      const parsed = managerOptionsFromArgs(argv)
-      if (parsed._tag === "Help") {
-        process.stdout.write(`${usage()}\n`)
-        return
-      }
-      options = parsed.options
-      resolved = resolveKubeconfig(options.kubeconfig)
-    } catch (e) {
-      process.stderr.write(`krtt run: ${(e as Error).message}\n`)
-      process.exitCode = 2
-      return
-    }
-    if (resolved === undefined) {
-      process.stderr.write(`${NO_CLUSTER_MESSAGE}\n`)
-      return yield* opts.withoutCluster
-    }
-    const logger = options.loggingFormat === "json" ? Logger.consoleJson : Logger.consoleLogFmt
-    yield* Effect.scoped(
-      Effect.andThen(
-        forceExitAfter(options.gracefulShutdownTimeout),
-        runManager(options, resolved, opts.controllers),
-      ),
-    ).pipe(
-      Effect.catch((e) =>
-        Effect.andThen(
-          Effect.logError("the manager stopped").pipe(Effect.annotateLogs({ error: e.message })),
-          Effect.sync(() => {
-            process.exitCode = 1
-          }),
-        ),
-      ),
-      Effect.provideService(References.MinimumLogLevel, logLevelOf(options.logVerbosity ?? 2)),
-      Effect.provide(Logger.layer([logger])),
-    )
-  })
-
-/**
- * Hands the words after `krtt run` to {@link runArgs} untouched, by reading `krtt run <flags>`
- * as `krtt run -- <flags>` before effect/cli parses the command line (it would take `-v=2` for
+ * Hands the words after `krtt run` to the command untouched, by reading `krtt run <flags>` as
+ * `krtt run -- <flags>` before effect/cli parses the command line (it would take `-v=2` for
  * `--version` and refuse upstream's flags). Only `process.argv` of a `krtt run` invocation is
  * changed, and only once.
  */
@@ -110,8 +63,8 @@ export const passRunArgsThrough = (
 }
 
 /** `krtt run`: upstream's manager flags after `run`, unchanged (see the module doc). */
-export const runCommand = (opts: RunCommandOptions) => {
-  return Command.make(
+export const runCommand = (opts: RunCommandOptions) =>
+  Command.make(
     "run",
     {
       flags: Argument.String("flags").pipe(
@@ -119,10 +72,13 @@ export const runCommand = (opts: RunCommandOptions) => {
         Argument.variadic(),
       ),
     },
-    ({ flags }) => runArgs(flags, opts),
+    ({ flags }) =>
+      Effect.flatMap(
+        Effect.promise(() => import("./runArgs.ts")),
+        ({ runArgs }) => runArgs(flags, opts),
+      ),
   ).pipe(
     Command.withDescription(
       "Run the operator (the ClusterCache and the Cluster controller) with upstream Cluster API's manager flags",
     ),
   )
-}

@@ -8,11 +8,12 @@
  * @module
  */
 import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
-import { PrometheusMetrics } from "effect/observability"
+import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 
 /** Parses `host:port`, `:port` or `"0"` (off). */
 export const parseBindAddress = (

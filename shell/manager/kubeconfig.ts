@@ -1,21 +1,18 @@
 /**
- * Where the manager finds its cluster, in controller-runtime's order: `--kubeconfig`, the
- * `KUBECONFIG` environment variable, the in-cluster service account, `~/.kube/config`.
+ * The manager's kubeconfig, read with client-node from where `kubeconfigSource.ts` finds it:
+ * `--kubeconfig`, the `KUBECONFIG` environment variable, the in-cluster service account,
+ * `~/.kube/config`.
  *
  * @module
  */
-import { existsSync } from "node:fs"
-import { homedir } from "node:os"
-import { delimiter, join } from "node:path"
 import { KubeConfig } from "@kubernetes/client-node"
+import { findKubeconfig, type KubeconfigSource } from "./kubeconfigSource.ts"
 
 export interface ResolvedKubeconfig {
   readonly kubeconfig: KubeConfig
   /** Where it came from, for logs (a path or "in-cluster"), never its contents. */
   readonly source: string
 }
-
-const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
 const fromFile = (path: string, what: string): ResolvedKubeconfig => {
   const kc = new KubeConfig()
@@ -29,20 +26,20 @@ const fromFile = (path: string, what: string): ResolvedKubeconfig => {
   return { kubeconfig: kc, source: path }
 }
 
+/** Reads the kubeconfig at `source`; throws an error naming where it came from, never its contents. */
+export const loadKubeconfig = (source: KubeconfigSource): ResolvedKubeconfig => {
+  if (source._tag === "File") return fromFile(source.path, source.what)
+  const kc = new KubeConfig()
+  kc.loadFromCluster()
+  return { kubeconfig: kc, source: "in-cluster" }
+}
+
 /** The kubeconfig to use, or `undefined` when no cluster is configured anywhere. */
 export const resolveKubeconfig = (
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  home: string = homedir(),
+  home?: string,
 ): ResolvedKubeconfig | undefined => {
-  if (flag !== undefined && flag !== "") return fromFile(flag, "--kubeconfig")
-  const fromEnv = env.KUBECONFIG?.split(delimiter).find((p) => p !== "")
-  if (fromEnv !== undefined) return fromFile(fromEnv, "KUBECONFIG")
-  if (env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(SERVICE_ACCOUNT_TOKEN)) {
-    const kc = new KubeConfig()
-    kc.loadFromCluster()
-    return { kubeconfig: kc, source: "in-cluster" }
-  }
-  const fallback = join(home, ".kube", "config")
-  return existsSync(fallback) ? fromFile(fallback, "kubeconfig") : undefined
+  const source = findKubeconfig(flag, env, home)
+  return source === undefined ? undefined : loadKubeconfig(source)
 }

@@ -21,9 +21,11 @@ import { readFileSync, watch } from "node:fs"
 import type { Server } from "node:http"
 import { createServer } from "node:https"
 import { join } from "node:path"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import {
   type AdmittedCluster,

@@ -1,0 +1,128 @@
+/**
+ * `krtt ipam` on the command line: its flags with their defaults. What runs it (`ipam.ts`, the
+ * IPAM controller) is loaded when it runs.
+ *
+ * @module
+ */
+
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+
+/**
+ * The defaults the flags show and take: shell/ipam/run.ts's `IpamDefaults` (the controller's
+ * concurrency and environment, controller-runtime's addresses and Lease timing), written out here
+ * so that reading the command line does not load the controller; ipamCommand.test.ts holds the
+ * two equal.
+ */
+export const IpamFlagDefaults = {
+  concurrency: 10,
+  environment: "default",
+  metricsBindAddress: ":8080",
+  healthProbeBindAddress: ":8081",
+  leaderElect: false,
+  leaderElectId: "krtt-ipam-leader-election",
+  leaseDuration: 15_000,
+  renewDeadline: 10_000,
+  retryPeriod: 2_000,
+  kubeApiQps: 100,
+  kubeApiBurst: 200,
+  gracefulShutdownTimeout: 30_000,
+} as const
+
+const d = IpamFlagDefaults
+const ms = (v: number) => (v % 1000 === 0 ? `${v / 1000}s` : `${v}ms`)
+const str = (name: string, fallback: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDefault(fallback),
+    Flag.withDescription(`${description} (default ${fallback})`),
+  )
+const int = (name: string, fallback: number, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDefault(fallback),
+    Flag.withDescription(`${description} (default ${fallback})`),
+  )
+
+const flags = {
+  kubeconfig: Flag.String("kubeconfig").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "Path to a kubeconfig; else $KUBECONFIG, the in-cluster service account, ~/.kube/config",
+    ),
+  ),
+  config: Flag.String("config").pipe(
+    Flag.withDescription("Name of the IPAMConfig (gardener.clusters.openmcp.cloud/v1alpha1) to follow"),
+  ),
+  providerName: Flag.String("provider-name").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "Value of the openmcp.cloud/managed-by label of the ClusterConfigs (default: --config)",
+    ),
+  ),
+  environment: str(
+    "environment",
+    d.environment,
+    "Value of the openmcp.cloud/environment label of the ClusterConfigs",
+  ),
+  concurrency: int("concurrency", d.concurrency, "Clusters reconciled at a time"),
+  metricsBindAddress: str(
+    "metrics-bind-address",
+    d.metricsBindAddress,
+    "Address of /metrics (host:port, :port; 0 turns it off)",
+  ),
+  healthProbeBindAddress: str(
+    "health-probe-bind-address",
+    d.healthProbeBindAddress,
+    "Address of /healthz and /readyz (host:port, :port; 0 turns it off)",
+  ),
+  leaderElect: Flag.Boolean("leader-elect").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription(
+      "Lead through a coordination.k8s.io Lease, so that one replica acts at a time (default false)",
+    ),
+  ),
+  leaderElectNamespace: Flag.String("leader-elect-namespace").pipe(
+    Flag.optional,
+    Flag.withDescription("Namespace of the Lease (default: the pod's namespace, else default)"),
+  ),
+  leaderElectId: str("leader-elect-id", d.leaderElectId, "Name of the Lease"),
+  leaseDuration: str(
+    "leader-elect-lease-duration",
+    ms(d.leaseDuration),
+    "How long a Lease holds without renewal",
+  ),
+  renewDeadline: str(
+    "leader-elect-renew-deadline",
+    ms(d.renewDeadline),
+    "How long the leader tries to renew before it gives up",
+  ),
+  retryPeriod: str(
+    "leader-elect-retry-period",
+    ms(d.retryPeriod),
+    "Time between attempts to acquire or renew",
+  ),
+  kubeApiQps: int("kube-api-qps", d.kubeApiQps, "Requests per second to the platform cluster"),
+  kubeApiBurst: int("kube-api-burst", d.kubeApiBurst, "Burst of requests to the platform cluster"),
+  gracefulShutdownTimeout: str(
+    "graceful-shutdown-timeout",
+    ms(d.gracefulShutdownTimeout),
+    "How long a stop may take before the process exits anyway",
+  ),
+}
+
+/** The flags as the command line gives them. */
+export type IpamParsedFlags = {
+  readonly [K in keyof typeof flags]: (typeof flags)[K] extends Flag.Flag<infer A> ? A : never
+}
+
+/** The `ipam` subcommand. */
+export const ipamCommand = Command.make("ipam", flags, (f) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./ipam.ts")),
+    ({ ipamMain }) => ipamMain(f),
+  ),
+).pipe(
+  Command.withDescription(
+    "Run the IPAM controller: CIDRs for openmcp Clusters, injected through ClusterConfigs, as an IPAMConfig says (seed 004)",
+  ),
+)
