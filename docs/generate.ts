@@ -1,7 +1,8 @@
 /**
  * Generates `docs/krtt/<area>.md` from the transcribed tables in `spec/`: every table with its
- * row ids, the resolutions of overlaps and gaps, and a diagram. `npm run docs:generate` writes
- * the files; `docs/generate.test.ts` fails when a committed file is stale.
+ * row ids, the resolutions of overlaps and gaps, and a diagram; and `docs/api.md` from `api/`
+ * (docs/api.ts). `npm run docs:generate` writes the files; `docs/generate.test.ts` fails when a
+ * committed file is stale.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { type AnyTableSpec, idOf } from "../core/krtt/index.ts"
 import { bindings } from "../shell/krtt/registry.ts"
+import { renderApi } from "./api.ts"
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ")
 
@@ -254,8 +256,10 @@ export const renderArea = (area: Area, extra = ""): string => {
 }
 
 /** Every generated file: path relative to `docs/` and its content. */
-export const generated = (): ReadonlyArray<{ readonly path: string; readonly content: string }> =>
-  areas.map((a) => ({ path: `krtt/${a.file}`, content: renderArea(a) }))
+export const generated = (): ReadonlyArray<{ readonly path: string; readonly content: string }> => [
+  ...areas.map((a) => ({ path: `krtt/${a.file}`, content: renderArea(a) })),
+  { path: "api.md", content: renderApi() },
+]
 
 if (import.meta.main) {
   for (const { path, content } of generated()) {

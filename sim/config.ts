@@ -82,6 +82,7 @@ export interface CheckBounds {
   readonly keepExamples: number
 }
 
+/** A whole simulation: the fleet, the virtual time, the seed, and how providers, API servers and faults behave. */
 export interface SimConfig {
   /** Cluster slots in the fleet; each holds one Cluster at a time. */
   readonly clusters: number

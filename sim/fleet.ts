@@ -31,6 +31,7 @@ export interface Progress {
   readonly violations: number
 }
 
+/** How `runFleet` runs a simulation: threads, trace, progress. */
 export interface FleetOptions {
   /** Worker threads; 1 runs in this thread. Default 1. */
   readonly workers?: number
@@ -48,6 +49,7 @@ export interface FleetOptions {
   readonly inFlight?: number
 }
 
+/** What a fleet run measured and which invariants it broke. */
 export interface FleetResult {
   readonly summary: SimSummary
   readonly measurements: Measurements

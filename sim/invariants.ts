@@ -38,7 +38,9 @@ export const Checks = {
     "With IPAM on: every recorded CIDR is allocated in the controller's state, and the state rebuilt from annotations and ClusterConfigs alone holds exactly the same CIDRs (a restart loses nothing and changes nothing)",
 } as const
 
+/** The name of one invariant check (`retry-interval`, `probe-interval`, …). */
 export type CheckName = keyof typeof Checks
+/** Every invariant check, in the order trace records number them. */
 export const CheckNames = Object.keys(Checks) as ReadonlyArray<CheckName>
 /** The index of each check, as written in trace records. */
 export const checkIndex = (name: CheckName): number => CheckNames.indexOf(name)

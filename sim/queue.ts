@@ -57,6 +57,7 @@ class Lane {
   }
 }
 
+/** A queue of timed events with integer payloads, popped by time then order key (see the module comment). */
 export class EventQueue {
   private times: Float64Array
   private orders: Float64Array

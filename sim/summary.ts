@@ -9,6 +9,7 @@ import type { SimConfig } from "./config.ts"
 import { type CheckName, formatViolation, type Violation, type ViolationLog } from "./invariants.ts"
 import { decisions, type Measurements, type Totals, ttpQuantile } from "./stats.ts"
 
+/** The figures of one run, as `krtt simulate --json` prints them. */
 export interface SimSummary {
   readonly clusters: number
   readonly hours: number

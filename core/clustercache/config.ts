@@ -28,6 +28,7 @@ export interface ClientConfig {
   readonly userAgent: string
 }
 
+/** Every number of the ClusterCache in one object, milliseconds for durations. */
 export interface ClusterCacheConfig {
   readonly healthProbe: HealthProbeConfig
   /** Retry interval after a connection failure. Default 30 s. */

@@ -1,6 +1,5 @@
 /**
- * `krtt inventory`'s decision (issue 14, items 2 and 3; seed 003, Goals 2, the aggregating
- * multi-cluster controller): what one cluster's entry in the hub ConfigMap `krtt-inventory` must
+ * `krtt inventory`'s decision (seed 003, Goals 2, the aggregating multi-cluster controller): what one cluster's entry in the hub ConfigMap `krtt-inventory` must
  * be, its numbers, and the schema of its input.
  *
  * @module

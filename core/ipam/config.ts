@@ -89,6 +89,7 @@ export interface ConfigIssue {
   readonly message: string
 }
 
+/** A valid IPAMConfig's parsed spec, or every issue found in it. */
 export type ValidationResult =
   | { readonly config: IpamConfigSpec }
   | { readonly errors: ReadonlyArray<ConfigIssue> }

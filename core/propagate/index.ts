@@ -1,6 +1,6 @@
 /**
- * `krtt propagate`'s decisions (issue 14; seed 003, Goals 1, a uniform multi-cluster controller
- * sourcing from the hub): table `propagate.copy` (what one source's copy must be in one
+ * `krtt propagate`'s decisions (seed 003, Goals 1, a uniform multi-cluster controller sourcing
+ * from the hub): table `propagate.copy` (what one source's copy must be in one
  * cluster) and the source-level summary (finalizer, `krtt.io/propagated-to`). Pure: the shell
  * in `shell/fleet/` reads the clusters and performs the actions.
  *

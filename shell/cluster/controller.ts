@@ -49,6 +49,7 @@ export const FeatureGateDefaults: FeatureGates = {
   machinePool: true,
 }
 
+/** Options of the Cluster controller. */
 export interface ClusterControllerOptions {
   readonly concurrency: number
   readonly featureGates?: FeatureGates | undefined
@@ -92,6 +93,10 @@ const owningClusters = (o: KubeObject) => {
   return [...names].map((name) => makeRequest({ namespace: ns, name }))
 }
 
+/**
+ * Makes the Cluster controller: watches Clusters, their provider objects and descendants, and
+ * reconciles each through the pure reconcile of `core/cluster`; `start` it in a scope.
+ */
 export const makeClusterController = (
   deps: {
     readonly client: KubeClientShape

@@ -14,6 +14,7 @@ import type { Reflector } from "../reflector/reflector.ts"
 import { makeRequest } from "../workqueue/request.ts"
 import type { ClusterCacheShape } from "./service.ts"
 
+/** Options of the ClusterCache's controller. */
 export interface ClusterCacheControllerOptions {
   /** Reconciles at a time (upstream's `--clustercache-concurrency`, default 100). */
   readonly concurrency: number

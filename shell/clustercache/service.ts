@@ -116,6 +116,7 @@ export interface Watcher {
 /** Builds the clients of a workload cluster from its kubeconfig; replaceable in tests. */
 export type ConnectionFactory = (kc: KubeConfig, config: ClusterCacheConfig) => Effect.Effect<KubeClientShape>
 
+/** Connects over HTTP with the REST client, at the configured timeout, QPS, burst and user agent. */
 export const restConnectionFactory: ConnectionFactory = (kc, config) =>
   makeRestClient(kc, {
     timeout: config.client.timeout,
@@ -124,6 +125,10 @@ export const restConnectionFactory: ConnectionFactory = (kc, config) =>
     userAgent: config.client.userAgent,
   })
 
+/**
+ * Options of a ClusterCache: its numbers, how it connects, where it reads Clusters and kubeconfig
+ * Secrets, and the cache its watches run on.
+ */
 export interface ClusterCacheOptions {
   readonly config?: ClusterCacheConfig | undefined
   readonly connectionFactory?: ConnectionFactory | undefined
@@ -153,6 +158,7 @@ export interface ReconcileOutcome {
   readonly rows: ReadonlyArray<RowId>
 }
 
+/** What a ClusterCache does: reconcile a Cluster's connection, and clients, readers and watches for connected clusters. */
 export interface ClusterCacheShape {
   /** Reconciles the accessor of one Cluster (the ClusterCache Reconciler table). */
   readonly reconcile: (cluster: ClusterKey) => Effect.Effect<ReconcileOutcome>
@@ -186,6 +192,7 @@ export interface CachedReader {
   readonly get: (resource: ResourceRef, key: ObjectKey) => Effect.Effect<KubeObject, KubeError>
 }
 
+/** The ClusterCache as an Effect service, for programs that provide it with `layer`. */
 export class ClusterCache extends Context.Service<ClusterCache, ClusterCacheShape>()(
   "krtt/shell/ClusterCache",
 ) {}

@@ -82,13 +82,14 @@ export interface IpamControllerOptions {
   readonly component: string
 }
 
+/** The controller's defaults: concurrency, the names it reports under, and its status retries. */
 export const IpamControllerDefaults = {
   concurrency: 10,
   environment: "default",
   component: "krtt-ipam",
   /**
    * A refused IPAMConfig status write is tried again this many times, after 1 s, doubling up to
-   * 30 s (a transient error used to leave the Valid condition unwritten until the next change).
+   * 30 s, so that a transient error does not leave the Valid condition unwritten until the next change.
    */
   configStatusRetries: 10,
   configStatusRetryBase: 1_000,

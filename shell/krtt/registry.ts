@@ -68,6 +68,7 @@ const area = (
     return bind(spec, transition, config, input, inputDocs)
   })
 
+/** Every documented table with its transition, default configuration and input schema. */
 export const bindings: ReadonlyArray<TableBinding> = [
   ...area(
     clustercacheSpec.tables,

@@ -8,6 +8,7 @@
 import { KubeConfig } from "@kubernetes/client-node"
 import { findKubeconfig, type KubeconfigSource } from "./kubeconfigSource.ts"
 
+/** The kubeconfig the manager runs with, and where it was found. */
 export interface ResolvedKubeconfig {
   readonly kubeconfig: KubeConfig
   /** Where it came from, for logs (a path or "in-cluster"), never its contents. */

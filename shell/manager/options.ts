@@ -9,6 +9,7 @@ import type { FeatureGates } from "../../core/cluster/types.ts"
 import { parseGoDuration } from "../../core/krtt/duration.ts"
 import { LeaderElectionDefaults } from "./leaderelection.ts"
 
+/** Everything `krtt run` is configured with: upstream's manager flags, parsed. */
 export interface ManagerOptions {
   /** Path of a kubeconfig; else `KUBECONFIG`, in-cluster, `~/.kube/config`. */
   readonly kubeconfig?: string | undefined
@@ -90,6 +91,7 @@ export const UpstreamManagerDefaults = {
   loggingFormat: "text",
 } as const
 
+/** The manager's defaults: upstream's, except where docs/operator.md lists a difference. */
 export const ManagerDefaults: Omit<ManagerOptions, "kubeconfig" | "leaderElectNamespace"> = {
   metricsBindAddress: UpstreamManagerDefaults.diagnosticsAddress,
   metricsSecure: true,

@@ -75,6 +75,7 @@ export interface ClusterApiOptions {
   readonly syncTimeout: Duration.Input
 }
 
+/** The cluster-api provider's defaults: every namespace, the ClusterCache's documented numbers, 100 reconciles at a time. */
 export const ClusterApiDefaults: ClusterApiOptions = {
   namespace: undefined,
   clusterCache: clusterCacheConfig(),

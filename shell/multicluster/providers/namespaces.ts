@@ -63,6 +63,7 @@ export interface NamespacesOptions {
   readonly syncTimeout: Duration.Input
 }
 
+/** The namespaces provider's defaults: every namespace, health-gated, one shared informer per type. */
 export const NamespacesDefaults: NamespacesOptions = {
   labelSelector: undefined,
   health: HealthDefaults,
