@@ -39,7 +39,7 @@ describe("KubeClient layers", () => {
     }))
     assert.isAbove(imports.length, 0)
     for (const i of imports) {
-      if (i.from === "effect") continue
+      if (i.from === "effect" || i.from.startsWith("effect/")) continue
       assert.isTrue(i.typeOnly, `client.ts imports ${i.from} for its values`)
     }
   })
