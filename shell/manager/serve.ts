@@ -13,13 +13,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
-import {
-  makeAuthorizer,
-  secureMetricsRoutes,
-  selfSignedCertificate,
-  serveTlsOn,
-  type TlsSettings,
-} from "./diagnostics.ts"
+import type { TlsSettings } from "./diagnostics.ts"
 import { healthRoutes, metricsRoutes, type parseBindAddress, serveOn } from "./http.ts"
 import { makeLeaderElector } from "./leaderelection.ts"
 
@@ -44,6 +38,9 @@ export const serveMetricsAndHealth = (
 ): Effect.Effect<void, Error, Scope.Scope> =>
   Effect.gen(function* () {
     if (options.metricsSecure === true && options.metricsAddress !== "off") {
+      // The diagnostics endpoint (node-forge for its certificate) is loaded only when it is served.
+      const { makeAuthorizer, secureMetricsRoutes, selfSignedCertificate, serveTlsOn } =
+        yield* Effect.promise(() => import("./diagnostics.ts"))
       const authorize = yield* makeAuthorizer(client)
       const now = yield* Clock.currentTimeMillis
       const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
