@@ -5,6 +5,9 @@
  * binary cached beside the control-plane binaries (`~/.cache/krtt/capi-<version>/capi-manager`);
  * nothing of it enters the repository. `go install sigs.k8s.io/cluster-api@<version>` is refused
  * because the module's go.mod has replace directives, hence the build in the module folder.
+ * Releases from v1.14 on are built from a scratch module instead (`ensureUpstreamManagerOf`,
+ * which `bench/startup.ts` uses for `--upstream-version`), and their CRDs applied with
+ * `installUpstreamCrdsOf`.
  *
  * Also: the extra upstream CRDs its manager watches beyond the core ones (ClusterResourceSets,
  * MachineHealthChecks, MachineDrainRules, IPAM, ExtensionConfigs), and the manager as a process.
@@ -12,10 +15,11 @@
  * @module
  */
 import { execFile } from "node:child_process"
-import { existsSync } from "node:fs"
-import { mkdir, rename, rm } from "node:fs/promises"
+import { existsSync, readFileSync } from "node:fs"
+import { mkdir, readdir, rename, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { parseDocument } from "yaml"
 import {
   apply,
   type KubeObject,
@@ -26,6 +30,7 @@ import {
 } from "../e2e/fixtures/index.ts"
 import { cacheRoot } from "../testenv/assets.ts"
 import {
+  CLUSTER_API_MODULE,
   CLUSTER_API_VERSION,
   clusterApiCrd,
   ensureClusterApiModule,
@@ -199,4 +204,82 @@ export const startUpstream = async (options: {
     }
     await sleep(200)
   }
+}
+
+/**
+ * Whether a Cluster API release keeps its core manager in `core/` and its API types in the nested
+ * module `sigs.k8s.io/cluster-api/api` (v1.14 and later). The module zip of such a release lacks
+ * the `./api` folder its go.mod replaces that module with, so `go build` in the module folder
+ * fails ("replacement directory ./api does not exist").
+ */
+export const hasNestedApiModule = (version: string): boolean => {
+  const m = /^v(\d+)\.(\d+)\./.exec(version)
+  if (m === null) throw new Error(`not a Cluster API release: ${version} (e.g. v1.14.2)`)
+  return Number(m[1]) > 1 || Number(m[2]) >= 14
+}
+
+/**
+ * The path of upstream's manager binary for any release, built on first use into the same place
+ * as {@link ensureUpstreamManager}'s (`~/.cache/krtt/capi-<version>/capi-manager`). Releases
+ * before v1.14 are built by {@link ensureUpstreamManager}. From v1.14 on, a scratch main module
+ * in the cache (`~/.cache/krtt/capi-<version>/build`) requires `sigs.k8s.io/cluster-api` and
+ * `sigs.k8s.io/cluster-api/api` at that version from the module proxy, and `go build
+ * sigs.k8s.io/cluster-api/core` builds the manager from it; the replace directive of
+ * upstream's go.mod does not apply there (only the main module's do).
+ */
+export const ensureUpstreamManagerOf = async (
+  log: (line: string) => void,
+  version: string,
+): Promise<string> => {
+  if (!hasNestedApiModule(version)) return ensureUpstreamManager(log, version)
+  const binary = upstreamManagerPath(version)
+  if (existsSync(binary)) return binary
+  const buildDir = join(binary, "..", "build")
+  await rm(buildDir, { recursive: true, force: true })
+  await mkdir(buildDir, { recursive: true })
+  const partial = `${binary}.${process.pid}.tmp`
+  const env = { ...process.env, GOMODCACHE: goModCache(), GOFLAGS: "-mod=mod", GO111MODULE: "on" }
+  const go = (args: ReadonlyArray<string>, timeout: number) =>
+    run("go", args, { cwd: buildDir, env, timeout, maxBuffer: 64 * 1024 * 1024 })
+  log(
+    `building upstream's manager (sigs.k8s.io/cluster-api/core@${version}, from a scratch module in ${buildDir}) into ${binary}: takes minutes`,
+  )
+  try {
+    await go(["mod", "init", "krtt.local/capi-manager-build"], 60_000)
+    // upstream's go.mod requires the api module at the zero pseudo-version (its replace target);
+    // the same version of the real module stands in for it.
+    await go(
+      [
+        "mod",
+        "edit",
+        `-require=${CLUSTER_API_MODULE}@${version}`,
+        `-require=${CLUSTER_API_MODULE}/api@${version}`,
+        `-replace=${CLUSTER_API_MODULE}/api@v0.0.0-00010101000000-000000000000=${CLUSTER_API_MODULE}/api@${version}`,
+      ],
+      60_000,
+    )
+    await go(["build", "-trimpath", "-o", partial, `${CLUSTER_API_MODULE}/core`], 3_600_000)
+    await rename(partial, binary)
+  } catch (e) {
+    await rm(partial, { force: true })
+    const err = e as Error & { stderr?: string }
+    throw new Error(`cannot build upstream's manager in ${buildDir}: ${err.stderr ?? err.message}`)
+  }
+  return binary
+}
+
+/**
+ * Applies every CRD of a Cluster API release's own manifests (`config/crd/bases`, or
+ * `core/config/crd/bases` from v1.14 on) and waits until each is served: over
+ * `installManagement({ crds: "upstream" })` and {@link installUpstreamExtraCrds} (the v1.13.6
+ * ones), a later release's schemas.
+ */
+export const installUpstreamCrdsOf = async (cluster: Cluster, version: string): Promise<number> => {
+  const moduleDir = await ensureClusterApiModule(version)
+  const bases = join(moduleDir, ...(hasNestedApiModule(version) ? ["core"] : []), "config", "crd", "bases")
+  const files = (await readdir(bases)).filter((f) => f.endsWith(".yaml")).sort()
+  const crds = files.map((f) => parseDocument(readFileSync(join(bases, f), "utf8")).toJS() as KubeObject)
+  for (const crd of crds) await apply(cluster, crd)
+  for (const crd of crds) await waitForCrd(cluster, crd.metadata.name)
+  return crds.length
 }
