@@ -317,14 +317,15 @@ const describe = async (dir: string): Promise<string> =>
     (e: Error) => `unknown (${e.message.split("\n")[0]})`,
   )
 
-/** What `bin/krtt.js` of a checkout runs: the build in dist/ (and when it was built) or the sources. */
+/** What `bin/krtt.js` of a checkout runs: a build in dist/ (which, and when it was built) or the sources. */
 const krttEntry = (dir: string): string => {
   const bin = readFileSync(join(dir, "bin", "krtt.js"), "utf8")
-  if (!bin.includes("../dist/")) return "the TypeScript sources (type stripping)"
-  const main = join(dir, "dist", "shell", "cli", "main.js")
+  const target = bin.match(/\.\.\/(dist\/[\w/.-]+\.js)/)?.[1]
+  if (target === undefined) return "the TypeScript sources (type stripping)"
+  const main = join(dir, target)
   return existsSync(main)
-    ? `dist/ (dist/shell/cli/main.js built ${statSync(main).mtime.toISOString()})`
-    : "dist/ (not built: run npm run build)"
+    ? `${target} (built ${statSync(main).mtime.toISOString()})`
+    : `${target} (not built: run npm run build)`
 }
 
 const fmt = (s: Spread | undefined, digits: number) =>

@@ -10,7 +10,7 @@ if (tooOld(process.versions.node)) {
   process.stderr.write(`${tooOldMessage(process.versions.node)}\n`)
   process.exit(1)
 }
-const cli = new URL("../dist/shell/cli/main.js", import.meta.url)
+const cli = new URL("../dist/cli/main.js", import.meta.url)
 if (!existsSync(cli)) {
   process.stderr.write("krtt: dist/ is missing: run `npm run build` in the checkout first\n")
   process.exit(1)
