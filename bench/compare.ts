@@ -51,16 +51,22 @@ import {
   waitFor,
   writeServingCertificate,
 } from "../e2e/fixtures/index.ts"
-import { CLUSTER_API_VERSION } from "../testenv/clusterapi.ts"
+import { CLUSTER_API_PREVIOUS_VERSION } from "../testenv/clusterapi.ts"
 import { type Cluster, startControlPlane } from "../testenv/index.ts"
 import { freePorts } from "../testenv/processes.ts"
 import {
   ensureUpstreamManager,
-  installUpstreamExtraCrds,
+  installUpstreamCrdsOf,
   type Observed,
   startUpstream,
 } from "./compare-upstream.ts"
 import { delta, pool, processStats, requestCounts, splitLeases, total } from "./operator.ts"
+
+/**
+ * The release whose core manager and CRDs the comparison runs: v1.13, built in the module's root
+ * by `ensureUpstreamManager` (bench/startup.ts measures later releases with `--upstream-version`).
+ */
+const COMPARED_VERSION = CLUSTER_API_PREVIOUS_VERSION
 
 /** The comparison's documented defaults (each a flag). */
 export const COMPARE_DEFAULTS = {
@@ -436,18 +442,18 @@ const main = async () => {
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), "krtt-bench-compare-"))
   // Upstream's binary first: a failed build fails before a control plane is started.
-  const binary = o.operators.includes("upstream") ? await ensureUpstreamManager(log) : undefined
+  const binary = o.operators.includes("upstream")
+    ? await ensureUpstreamManager(log, COMPARED_VERSION)
+    : undefined
   const controlPlane = await startControlPlane({ clusters: 1 + o.workloads })
   try {
     const [mgmt, ...workloads] = controlPlane.clusters as [Cluster, ...Array<Cluster>]
-    await installManagement(mgmt, { crds: "upstream" })
-    await installUpstreamExtraCrds(mgmt)
+    await installManagement(mgmt, { crds: "upstream", version: COMPARED_VERSION })
+    await installUpstreamCrdsOf(mgmt, COMPARED_VERSION)
     const identity = await managerIdentity(mgmt, dir)
     const certDir = join(dir, "serving-certs")
     await writeServingCertificate(certDir, ["127.0.0.1", "localhost"])
-    log(
-      `control plane up: upstream Cluster API ${CLUSTER_API_VERSION} CRDs, ${o.workloads} workload cluster(s)`,
-    )
+    log(`control plane up: upstream Cluster API ${COMPARED_VERSION} CRDs, ${o.workloads} workload cluster(s)`)
 
     const starters: Record<OperatorName, () => Promise<Observed>> = {
       krtt: async () => {
@@ -517,7 +523,7 @@ const main = async () => {
       `${o.clusters} Clusters over ${o.workloads} workload API server(s)${o.small > 0 ? `; RSS slope between ${o.small} and ${o.clusters}` : ""}; steady state over ${o.steady} s`,
       `same flags for both: ${SHARED_FLAGS.join(" ")}`,
       "krtt: krtt run as the restricted krtt-manager ServiceAccount, leader election on (its Lease requests counted apart)",
-      `upstream: Cluster API ${CLUSTER_API_VERSION} core manager as cluster admin, --leader-elect=false, self-signed webhook certificate (webhooks not registered); ALL its controllers run as in a real installation and their requests are counted`,
+      `upstream: Cluster API ${COMPARED_VERSION} core manager as cluster admin, --leader-elect=false, self-signed webhook certificate (webhooks not registered); ALL its controllers run as in a real installation and their requests are counted`,
       "",
       table(results),
       "",

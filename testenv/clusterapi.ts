@@ -1,6 +1,7 @@
 // Upstream Cluster API's own CRDs for tests: the Go module `sigs.k8s.io/cluster-api` downloaded
 // with `go mod download` into the project's cache (like the control-plane binaries), read from
-// its `config/crd/bases`. Nothing of it is copied into the repository.
+// its CRD folder (`core/config/crd/bases` from v1.14 on, `config/crd/bases` before). Nothing of
+// it is copied into the repository.
 import { execFile } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -8,8 +9,10 @@ import { promisify } from "node:util"
 import { parseAllDocuments } from "yaml"
 import { cacheRoot } from "./assets.ts"
 
-/** The Cluster API release the operator is a drop-in for. */
-export const CLUSTER_API_VERSION = "v1.13.6"
+/** The Cluster API release krtt is tested against: the default of every function here. */
+export const CLUSTER_API_VERSION = "v1.14.2"
+/** The previous release krtt is still a drop-in for, tested by one e2e suite of its own. */
+export const CLUSTER_API_PREVIOUS_VERSION = "v1.13.6"
 export const CLUSTER_API_MODULE = "sigs.k8s.io/cluster-api"
 
 const run = promisify(execFile)
@@ -17,9 +20,28 @@ const run = promisify(execFile)
 /** Where `go mod download` puts the module: `~/.cache/krtt/gomod`. */
 export const goModCache = (env: NodeJS.ProcessEnv = process.env): string => join(cacheRoot(env), "gomod")
 
+/** The module's folder of CRDs, relative to the module: the first of the layouts that exists. */
+const CRD_FOLDERS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["core", "config", "crd", "bases"],
+  ["config", "crd", "bases"],
+]
+
+/** The folder holding a downloaded release's CRDs, whichever layout the release has. */
+export const clusterApiCrdFolder = (moduleDir: string): string => {
+  for (const parts of CRD_FOLDERS) {
+    const dir = join(moduleDir, ...parts)
+    if (existsSync(dir)) return dir
+  }
+  throw new Error(
+    `no CRD folder in ${moduleDir} (looked for ${CRD_FOLDERS.map((p) => p.join("/")).join(" and ")})`,
+  )
+}
+
 /**
  * The folder of the downloaded module (downloaded on first use; later calls read the cache).
- * Fails with a message naming what is missing when Go or the module proxy cannot be had.
+ * Only the module itself is downloaded: from v1.14 on its zip lacks the nested `./api` module,
+ * which reading its files does not need. Fails with a message naming what is missing when Go or
+ * the module proxy cannot be had.
  */
 export const ensureClusterApiModule = async (
   version: string = CLUSTER_API_VERSION,
@@ -27,7 +49,7 @@ export const ensureClusterApiModule = async (
 ): Promise<string> => {
   const cache = goModCache(env)
   const dir = join(cache, `${CLUSTER_API_MODULE}@${version}`)
-  if (existsSync(join(dir, "config", "crd", "bases"))) return dir
+  if (CRD_FOLDERS.some((parts) => existsSync(join(dir, ...parts)))) return dir
   try {
     const { stdout } = await run("go", ["mod", "download", "-json", `${CLUSTER_API_MODULE}@${version}`], {
       env: { ...env, GOMODCACHE: cache, GOFLAGS: "-mod=mod", GO111MODULE: "on" },
@@ -62,10 +84,10 @@ export interface Crd {
   }
 }
 
-/** The CRDs of `config/crd/bases` of the module, by file name (e.g. `cluster.x-k8s.io_clusters.yaml`). */
+/** A CRD of a release's CRD folder, by file name (e.g. `cluster.x-k8s.io_clusters.yaml`). */
 export const clusterApiCrd = async (file: string, version: string = CLUSTER_API_VERSION): Promise<Crd> => {
   const dir = await ensureClusterApiModule(version)
-  const text = readFileSync(join(dir, "config", "crd", "bases", file), "utf8")
+  const text = readFileSync(join(clusterApiCrdFolder(dir), file), "utf8")
   const docs = parseAllDocuments(text).map((d) => d.toJS() as Crd)
   const crd = docs[0]
   if (crd === undefined) throw new Error(`no CRD in ${file}`)
