@@ -2,10 +2,11 @@
  * `krtt run`: the operator. Connects to the management cluster, serves metrics and probes,
  * optionally waits to lead, then runs the ClusterCache and the Cluster controller until SIGTERM.
  *
- * Expected flow: resolve the kubeconfig → start the probe and metrics servers → (leader
- * election) → start the Cluster reflector, the ClusterCache controller and the Cluster
- * controller → `/readyz` turns ready once the reflectors have synced → on SIGTERM stop taking
- * work, let in-flight reconciles finish (at most the graceful shutdown timeout), release the
+ * Expected flow: resolve the kubeconfig → check the Cluster CRD → (in the background) warn once
+ * about objects of Cluster API kinds krtt does not reconcile → start the probe and metrics
+ * servers → (leader election) → start the Cluster reflector, the ClusterCache controller and the
+ * Cluster controller → `/readyz` turns ready once the reflectors have synced → on SIGTERM stop
+ * taking work, let in-flight reconciles finish (at most the graceful shutdown timeout), release the
  * Lease, exit 0. A lost Lease ends the process with an error, as in controller-runtime, so that
  * two leaders never act at once.
  *
@@ -32,6 +33,7 @@ import { parseBindAddress } from "./http.ts"
 import type { ResolvedKubeconfig } from "./kubeconfig.ts"
 import { type ManagerOptions, UpstreamManagerDefaults, WatchFilterLabel } from "./options.ts"
 import { lead, serveMetricsAndHealth } from "./serve.ts"
+import { warnUnreconciled } from "./unreconciled.ts"
 
 /** What a controller needs from the manager to run. */
 export interface ManagerContext {
@@ -85,6 +87,9 @@ export const runManager = (
       )
     }
     for (const notice of options.notices ?? []) yield* Effect.logWarning(notice)
+    // Objects of the Cluster API kinds krtt does not reconcile need upstream's manager: one
+    // warning that counts them, forked so that readiness does not wait for the counting.
+    yield* Effect.forkScoped(warnUnreconciled(client, { namespace: options.watchNamespace }))
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
     yield* serveMetricsAndHealth(
       client,
