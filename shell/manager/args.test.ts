@@ -3,7 +3,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { managerNamespace, managerOptionsFromArgs } from "./args.ts"
-import { FlagError, parseFlags, readDuration, UpstreamFeatureGates, UpstreamFlags } from "./flags.ts"
+import {
+  FlagError,
+  parseFlags,
+  readDuration,
+  readInt32List,
+  UpstreamFeatureGates,
+  UpstreamFlags,
+} from "./flags.ts"
 import { ManagerDefaults, UpstreamManagerDefaults } from "./options.ts"
 
 const NO_FILE = "/nonexistent/namespace"
@@ -113,6 +120,44 @@ describe("managerOptionsFromArgs", () => {
       clusterTopology: true,
       runtimeSDK: true,
     })
+  })
+
+  it("reads --tls-curve-preferences as pflag's int32 list, into OpenSSL groups in Go's order of preference", () => {
+    expect(run([]).tlsCurvePreferences).toEqual([])
+    expect(run(["--tls-curve-preferences=29"]).tlsCurvePreferences).toEqual(["X25519"])
+    expect(
+      run(["--tls-curve-preferences=25,23", "--tls-curve-preferences", "0x1d"]).tlsCurvePreferences,
+    ).toEqual(["X25519", "P-256", "P-521"])
+    expect(parseFlags(["--tls_curve_preferences=24"]).values.get("tls-curve-preferences")).toBe("24")
+  })
+
+  it("refuses a bad --tls-curve-preferences at start, naming the flag and the value", () => {
+    expect(() => run(["--tls-curve-preferences=X25519"])).toThrow(
+      /invalid argument "X25519" for --tls-curve-preferences: "X25519" is not an integer/,
+    )
+    expect(() => run(["--tls-curve-preferences="])).toThrow(/--tls-curve-preferences/)
+    expect(() => run(["--tls-curve-preferences=23, 24"])).toThrow(/" 24" is not an integer/)
+    expect(() => run(["--tls-curve-preferences=23,9999"])).toThrow(
+      /--tls-curve-preferences: curve preference 9999 is not a crypto\/tls CurveID/,
+    )
+    expect(() => run(["--tls-curve-preferences=29,29"])).toThrow(
+      /--tls-curve-preferences: duplicate curve preference 29/,
+    )
+    expect(() => run(["--tls-curve-preferences=0"])).toThrow(
+      /curve preference 0 is out of range \(must be 1-65535\)/,
+    )
+    expect(() => run(["--tls-curve-preferences=70000"])).toThrow(/70000 is out of range/)
+    expect(() => run(["--tls-curve-preferences=3000000000"])).toThrow(/out of the range of int32/)
+    expect(() => run(["--tls-curve-preferences=29"])).not.toThrow(FlagError)
+  })
+
+  it("reads integers as Go's strconv.ParseInt with base 0 does", () => {
+    expect(readInt32List("x", "29,+23,-1,0x1d,0X1D,0b11101,0o35,035,0,1_000,0x_1d")).toEqual([
+      29, 23, -1, 29, 29, 29, 29, 29, 0, 1000, 29,
+    ])
+    for (const bad of ["", "29a", "0x", "0o", "09", "1__0", "_1", "1_", "2147483648", "1.0"])
+      expect(() => readInt32List("x", bad), bad).toThrow(FlagError)
+    expect(readInt32List("x", "-2147483648")).toEqual([-(2 ** 31)])
   })
 
   it("keeps krtt's former flags: --metrics-bind-address serves plain HTTP, --health-probe-bind-address is --health-addr", () => {

@@ -8,6 +8,7 @@
  * @module
  */
 import { existsSync, readFileSync } from "node:fs"
+import { curveGroups } from "./curves.ts"
 import {
   CipherSuites,
   closestFlag,
@@ -19,6 +20,7 @@ import {
   readFeatureGates,
   readFloat,
   readInt,
+  readInt32List,
   readList,
   TlsVersions,
   UpstreamFeatureGates,
@@ -86,6 +88,7 @@ export const managerOptionsFromArgs = (
     if (spec.type === "int") readInt(spec.name, x)
     if (spec.type === "float") readFloat(spec.name, x)
     if (spec.type === "duration") readDuration(spec.name, x)
+    if (spec.type === "int32Slice") readInt32List(spec.name, x)
   }
   const notices: Array<string> = []
   const notRun = UpstreamFlags.filter((s) => s.use === "notRun" && given(s.name) !== undefined).map(
@@ -130,6 +133,16 @@ export const managerOptionsFromArgs = (
       )
     return openssl
   })
+  const curves = given("tls-curve-preferences")
+  const tlsCurvePreferences = (() => {
+    if (curves === undefined) return []
+    try {
+      return curveGroups(readInt32List("tls-curve-preferences", curves))
+    } catch (e) {
+      if (e instanceof FlagError) throw e
+      throw new FlagError(`invalid argument "${curves}" for --tls-curve-preferences: ${(e as Error).message}`)
+    }
+  })()
   const format = str("logging-format", "text")
   if (format !== "text" && format !== "json")
     throw new FlagError(`invalid argument "${format}" for --logging-format: text or json`)
@@ -166,6 +179,7 @@ export const managerOptionsFromArgs = (
     },
     tlsMinVersion,
     tlsCipherSuites,
+    tlsCurvePreferences,
     ...(str("namespace", "") === "" ? {} : { watchNamespace: str("namespace", "") }),
     ...(str("watch-filter", "") === "" ? {} : { watchFilter: str("watch-filter", "") }),
     syncPeriod: dur("sync-period", 600_000),

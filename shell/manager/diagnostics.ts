@@ -210,12 +210,26 @@ export const secureMetricsRoutes = (
     }),
   )
 
-/** TLS settings of the HTTPS servers (`--tls-min-version`, `--tls-cipher-suites`). */
+/**
+ * TLS settings of the HTTPS servers (`--tls-min-version`, `--tls-cipher-suites`,
+ * `--tls-curve-preferences`).
+ */
 export interface TlsSettings {
   readonly minVersion: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3"
   /** OpenSSL names; empty: Node's defaults. */
   readonly ciphers: ReadonlyArray<string>
+  /** OpenSSL names of the key exchange groups offered; absent or empty: Node's defaults. */
+  readonly curves?: ReadonlyArray<string> | undefined
 }
+
+/** The options of Node's TLS servers that {@link TlsSettings} set. */
+export const tlsServerOptions = (
+  tls: TlsSettings,
+): { minVersion: TlsSettings["minVersion"]; ciphers?: string; ecdhCurve?: string } => ({
+  minVersion: tls.minVersion,
+  ...(tls.ciphers.length === 0 ? {} : { ciphers: tls.ciphers.join(":") }),
+  ...(tls.curves === undefined || tls.curves.length === 0 ? {} : { ecdhCurve: tls.curves.join(":") }),
+})
 
 /** Serves `routes` over HTTPS on an address; nothing when it is off. */
 export const serveTlsOn = <E, R>(
@@ -233,8 +247,7 @@ export const serveTlsOn = <E, R>(
               createServer({
                 cert: certificate.cert,
                 key: certificate.key,
-                minVersion: tls.minVersion,
-                ...(tls.ciphers.length === 0 ? {} : { ciphers: tls.ciphers.join(":") }),
+                ...tlsServerOptions(tls),
               }) as unknown as Server,
             { host: address.host, port: address.port },
           ),

@@ -16,9 +16,18 @@
  */
 
 import { parseGoDuration } from "../../core/krtt/duration.ts"
+import { TlsCurves } from "./curves.ts"
 
 /** The kinds of value a flag takes. */
-export type FlagType = "bool" | "int" | "float" | "string" | "duration" | "stringSlice" | "mapBool"
+export type FlagType =
+  | "bool"
+  | "int"
+  | "float"
+  | "string"
+  | "duration"
+  | "stringSlice"
+  | "int32Slice"
+  | "mapBool"
 
 export interface FlagSpec {
   readonly name: string
@@ -130,6 +139,14 @@ export const UpstreamFlags: ReadonlyArray<FlagSpec> = [
     "stringSlice",
     "[]",
     "Cipher suites of the webhook and diagnostics servers (IANA names)",
+  ),
+  f(
+    "tls-curve-preferences",
+    "int32Slice",
+    "[]",
+    `Key exchange groups of the webhook and diagnostics servers, as Go crypto/tls CurveIDs (${TlsCurves.map(
+      (c) => `${c.id} ${c.openssl}`,
+    ).join(", ")}), used in Go's order of preference whatever the order given; empty: Node's defaults`,
   ),
   f(
     "diagnostics-address",
@@ -259,7 +276,7 @@ export const parseFlags = (argv: ReadonlyArray<string>): ParsedFlags => {
   const args: Array<string> = []
   let help = false
   const set = (spec: FlagSpec, value: string) => {
-    if (spec.type === "stringSlice" || spec.type === "mapBool") {
+    if (spec.type === "stringSlice" || spec.type === "int32Slice" || spec.type === "mapBool") {
       const before = values.get(spec.name)
       values.set(spec.name, before === undefined || before === "" ? value : `${before},${value}`)
     } else values.set(spec.name, value)
@@ -341,6 +358,35 @@ export const readDuration = (flag: string, v: string): number => {
     throw new FlagError(`invalid argument "${v}" for --${flag}: not a duration (e.g. 500ms, 10s, 5m, 1h30m)`)
   return ms
 }
+
+/**
+ * pflag's int32 list: comma-separated, each item an integer literal as Go's
+ * `strconv.ParseInt(item, 0, 32)` reads it (decimal, `0x`/`0o`/`0b` or a leading `0` for octal,
+ * an optional sign, `_` between digits), within int32's range. Items are not trimmed.
+ */
+export const readInt32List = (flag: string, v: string): ReadonlyArray<number> =>
+  v.split(",").map((item) => {
+    const g = GO_INT.exec(item)?.groups
+    if (g === undefined)
+      throw new FlagError(`invalid argument "${v}" for --${flag}: "${item}" is not an integer`)
+    const [digits, base] =
+      g.hex !== undefined
+        ? [g.hex, 16]
+        : g.bin !== undefined
+          ? [g.bin, 2]
+          : g.dec !== undefined
+            ? [g.dec, 10]
+            : [g.oct ?? g.zero ?? "", 8]
+    const magnitude = digits === "" ? 0 : Number.parseInt(digits.replaceAll("_", ""), base)
+    const n = g.sign === "-" ? -magnitude : magnitude
+    if (n < -(2 ** 31) || n > 2 ** 31 - 1)
+      throw new FlagError(`invalid argument "${v}" for --${flag}: ${item} is out of the range of int32`)
+    return n
+  })
+
+/** Go's integer literals as `strconv.ParseInt` with base 0 reads them. */
+const GO_INT =
+  /^(?<sign>[+-]?)(?:0[xX](?<hex>(?:_?[0-9a-fA-F])+)|0[bB](?<bin>(?:_?[01])+)|0[oO](?<oct>(?:_?[0-7])+)|0(?<zero>(?:_?[0-7])*)|(?<dec>[1-9](?:_?[0-9])*))$/
 
 export const readList = (v: string): ReadonlyArray<string> =>
   v

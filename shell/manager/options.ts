@@ -51,6 +51,11 @@ export interface ManagerOptions {
   readonly tlsMinVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3" | undefined
   /** OpenSSL names of the allowed TLS 1.2 cipher suites; absent or empty: Node's defaults. */
   readonly tlsCipherSuites?: ReadonlyArray<string> | undefined
+  /**
+   * OpenSSL names of the allowed key exchange groups (`--tls-curve-preferences`), in Go's order
+   * of preference; absent or empty: Node's defaults.
+   */
+  readonly tlsCurvePreferences?: ReadonlyArray<string> | undefined
   /** Reconcile only Clusters of this namespace (`--namespace`); absent: all namespaces. */
   readonly watchNamespace?: string | undefined
   /** Reconcile only Clusters labelled `cluster.x-k8s.io/watch-filter=<value>` (`--watch-filter`). */

@@ -99,6 +99,7 @@ export const runManager = (
         metricsSecure: options.metricsSecure,
         tlsMinVersion: options.tlsMinVersion,
         tlsCipherSuites: options.tlsCipherSuites,
+        tlsCurvePreferences: options.tlsCurvePreferences,
       },
       Effect.flatten(Ref.get(ready)),
     )
@@ -111,7 +112,11 @@ export const runManager = (
       certDir: options.webhookCertDir ?? UpstreamManagerDefaults.webhookCertDir,
       certName: options.webhookCertName ?? UpstreamManagerDefaults.webhookCertName,
       keyName: options.webhookKeyName ?? UpstreamManagerDefaults.webhookKeyName,
-      tls: { minVersion: options.tlsMinVersion ?? "TLSv1.2", ciphers: options.tlsCipherSuites ?? [] },
+      tls: {
+        minVersion: options.tlsMinVersion ?? "TLSv1.2",
+        ciphers: options.tlsCipherSuites ?? [],
+        curves: options.tlsCurvePreferences ?? [],
+      },
     }
     const certPath = certificatePaths(webhookOptions)
     if (existsSync(certPath.cert) && existsSync(certPath.key)) {

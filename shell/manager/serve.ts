@@ -28,6 +28,8 @@ export interface ServeOptions {
   readonly metricsSecure?: boolean | undefined
   readonly tlsMinVersion?: TlsSettings["minVersion"] | undefined
   readonly tlsCipherSuites?: ReadonlyArray<string> | undefined
+  /** OpenSSL names of the key exchange groups (`--tls-curve-preferences`); empty: Node's. */
+  readonly tlsCurvePreferences?: ReadonlyArray<string> | undefined
 }
 
 /** Starts the metrics (or diagnostics) and health servers until the scope closes. */
@@ -44,7 +46,11 @@ export const serveMetricsAndHealth = (
       const authorize = yield* makeAuthorizer(client)
       const now = yield* Clock.currentTimeMillis
       const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
-      const tls = { minVersion: options.tlsMinVersion ?? "TLSv1.2", ciphers: options.tlsCipherSuites ?? [] }
+      const tls = {
+        minVersion: options.tlsMinVersion ?? "TLSv1.2",
+        ciphers: options.tlsCipherSuites ?? [],
+        curves: options.tlsCurvePreferences ?? [],
+      }
       yield* Layer.build(
         serveTlsOn(options.metricsAddress, secureMetricsRoutes(authorize), certificate, tls),
       ).pipe(Effect.mapError((e) => new Error(`diagnostics server: ${String(e)}`)))

@@ -2,7 +2,7 @@
  * The webhook server of `krtt run`, as upstream's manager serves it: HTTPS on `--webhook-port`
  * (9443) with the certificate `--webhook-cert-name` (tls.crt) and key `--webhook-key-name`
  * (tls.key) of `--webhook-cert-dir` (/tmp/k8s-webhook-server/serving-certs/), TLS as
- * `--tls-min-version`/`--tls-cipher-suites`.
+ * `--tls-min-version`/`--tls-cipher-suites`/`--tls-curve-preferences`.
  *
  * Routes: `POST /convert`, the CRD conversion webhook (`apiextensions.k8s.io/v1`
  * ConversionReview) for Clusters between `cluster.x-k8s.io/v1beta1` and `v1beta2`
@@ -51,6 +51,8 @@ export interface WebhookServerOptions {
   readonly tls: {
     readonly minVersion: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3"
     readonly ciphers: ReadonlyArray<string>
+    /** OpenSSL names of the key exchange groups offered; absent or empty: Node's defaults. */
+    readonly curves?: ReadonlyArray<string> | undefined
   }
 }
 
@@ -194,6 +196,9 @@ export const serveWebhooks = (
   const tls = {
     minVersion: options.tls.minVersion,
     ...(options.tls.ciphers.length === 0 ? {} : { ciphers: options.tls.ciphers.join(":") }),
+    ...(options.tls.curves === undefined || options.tls.curves.length === 0
+      ? {}
+      : { ecdhCurve: options.tls.curves.join(":") }),
   }
   const make = () => {
     const server = createServer({ ...first, ...tls })
