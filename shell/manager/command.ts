@@ -79,6 +79,6 @@ export const runCommand = (opts: RunCommandOptions) =>
       ),
   ).pipe(
     Command.withDescription(
-      "Run the operator (the ClusterCache and the Cluster controller) with upstream Cluster API's manager flags",
+      "Run Cluster API's Cluster controller and ClusterCache (and the Cluster's webhooks) with upstream's core manager flags. Machines, MachineSets and the other kinds still need upstream's manager (docs/operator.md#scope)",
     ),
   )
