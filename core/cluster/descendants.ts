@@ -132,6 +132,13 @@ export const filterOwned = (
   return { _tag: "Owned", children }
 }
 
+/** The label of a MachinePool's Machines. */
+export const MachinePoolNameLabel = "cluster.x-k8s.io/pool-name"
+
+/** Whether a Machine belongs to a MachinePool (it carries the pool-name label). */
+export const isMachinePoolMachine = (m: Machine): boolean =>
+  m.metadata.labels?.[MachinePoolNameLabel] !== undefined
+
 /** Whether an object is owned by the Cluster directly (stand-alone MachineSets and Machines). */
 export const ownedByCluster = (meta: ObjectMeta, name: string, uid: string | undefined): boolean => {
   for (const ref of meta.ownerReferences ?? NONE) if (refersToCluster(ref, name, uid)) return true

@@ -712,7 +712,7 @@ describe("reconcile", () => {
         WorkersAvailable: [
           "Unknown",
           "AvailableUnknown",
-          "MachineDeployment or MachinePool md1 does not report Available yet",
+          "MachineDeployment md1 does not report Available yet",
         ],
         WorkerMachinesReady: ["False", "NotReady", "Worker Machine w2 is not Ready: boom"],
         WorkerMachinesUpToDate: [
@@ -752,7 +752,7 @@ describe("reconcile", () => {
         WorkersAvailable: [
           "Unknown",
           "AvailableUnknown",
-          "MachineDeployments or MachinePools md1, md2 do not report Available yet",
+          "MachineDeployments md1, md2 do not report Available yet",
         ],
         WorkerMachinesReady: ["Unknown", "ReadyUnknown", "Worker Machine w1 does not report Ready yet"],
         WorkerMachinesUpToDate: [
@@ -922,7 +922,7 @@ describe("reconcile", () => {
       ])
     })
 
-    it("Remediating and ScalingUp name their Machines, MachinePools and owned MachineSets", () => {
+    it("Remediating and ScalingUp name their Machines and owned MachineSets, never a MachinePool (v1.14.2)", () => {
       const remediated = (name: string, cp: boolean) => ({
         ...machine(name, cp, [{ type: "OwnerRemediated", status: "False", reason: "W" }]),
       })
@@ -969,7 +969,7 @@ describe("reconcile", () => {
         ["ScalingUp", "RollingOut"],
       )
       expect(scaling).toEqual({
-        ScalingUp: ["True", "ScalingUp", "MachinePool mp2, MachineSet ms1 report ScalingUp"],
+        ScalingUp: ["True", "ScalingUp", "MachineSet ms1 reports ScalingUp"],
         RollingOut: ["False", "NotRollingOut", ""],
       })
     })

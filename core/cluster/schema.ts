@@ -76,12 +76,16 @@ export const FailureDomainSchema = Schema.Struct({
   attributes: opt(StringMap),
 })
 
+/** An item of a `versions` list (v1.14). */
+export const StatusVersionSchema = Schema.Struct({ version: Str, replicas: opt(Count) })
+
 const counterFields = {
   desiredReplicas: opt(Count),
   replicas: opt(Count),
   readyReplicas: opt(Count),
   availableReplicas: opt(Count),
   upToDateReplicas: opt(Count),
+  versions: opt(Schema.Array(StatusVersionSchema)),
 }
 export const ReplicaCountersSchema = Schema.Struct(counterFields)
 
@@ -142,6 +146,7 @@ export const ControlPlaneSchema = Schema.Struct({
       readyReplicas: opt(Count),
       availableReplicas: opt(Count),
       upToDateReplicas: opt(Count),
+      versions: opt(Schema.Unknown),
       conditions: Conditions,
     }),
   ),
@@ -153,8 +158,15 @@ export const ClusterClassSchema = Schema.Struct({
 })
 
 export const MachineSchema = Schema.Struct({
-  metadata: ObjectMetaSchema,
-  status: opt(Schema.Struct({ nodeRef: opt(Schema.Struct({ name: Str })), conditions: Conditions })),
+  metadata: Schema.Struct({ ...ObjectMetaSchema.fields, creationTimestamp: opt(Str) }),
+  spec: opt(Schema.Struct({ version: opt(Str) })),
+  status: opt(
+    Schema.Struct({
+      nodeRef: opt(Schema.Struct({ name: Str })),
+      nodeInfo: opt(Schema.Struct({ kubeletVersion: opt(Str) })),
+      conditions: Conditions,
+    }),
+  ),
 })
 
 export const MachineGroupSchema = Schema.Struct({

@@ -50,7 +50,8 @@ import {
   V1Beta1ConditionTypes,
   V1Beta2ConditionTypes,
 } from "./contract.ts"
-import { type Classified, ownedByCluster } from "./descendants.ts"
+import { type Classified, isMachinePoolMachine, ownedByCluster } from "./descendants.ts"
+import { readControlPlaneVersions } from "./readVersions.ts"
 import type {
   APIEndpoint,
   AvailabilityGate,
@@ -61,9 +62,12 @@ import type {
   Condition,
   ContractReference,
   FailureDomain,
+  Machine,
   ObservedCluster,
   ReplicaCounters,
+  StatusVersion,
 } from "./types.ts"
+import { aggregateVersions, versionsFromMachines } from "./versions.ts"
 
 /** What updateStatus needs to know about one reconcile. */
 export interface StatusScope {
@@ -179,6 +183,10 @@ const keepForeign = (
  * topology) the counters the control-plane object publishes, none while it is not there; without
  * one, counts of the control-plane Machines, a counter left unset while nothing counts towards
  * it; the previous counters when the Machines could not be listed. `undefined`: nothing to say.
+ *
+ * `versions` (v1.14.2): the control-plane object's `status.versions` when it reads and checks
+ * (`readControlPlaneVersions`), none when it has none, the previous ones when it does not read;
+ * the control-plane Machines' versions otherwise.
  */
 const controlPlaneReplicas = (s: StatusScope): ReplicaCounters | undefined => {
   if (s.spec.controlPlaneRef !== undefined || s.spec.topology !== undefined) {
@@ -191,12 +199,20 @@ const controlPlaneReplicas = (s: StatusScope): ReplicaCounters | undefined => {
       (st?.unavailableReplicas !== undefined && desired !== undefined
         ? Math.max(0, desired - st.unavailableReplicas)
         : undefined)
+    const read = readControlPlaneVersions(cp.object)
+    const versions =
+      read._tag === "Read"
+        ? read.versions
+        : read._tag === "Missing"
+          ? undefined
+          : s.cluster.status?.controlPlane?.versions
     return counters(
       desired,
       st?.replicas,
       st?.readyReplicas,
       available,
       st?.upToDateReplicas ?? st?.updatedReplicas,
+      versions,
     )
   }
   if (s.descendants === undefined) return s.cluster.status?.controlPlane
@@ -211,7 +227,14 @@ const controlPlaneReplicas = (s: StatusScope): ReplicaCounters | undefined => {
     if (findCondition(m.status?.conditions, "UpToDate")?.status === "True") upToDate++
   }
   // Stand-alone Machines: each one that exists stands for one desired replica.
-  return counters(nz(n), nz(n), nz(ready), nz(available), nz(upToDate))
+  return counters(
+    nz(n),
+    nz(n),
+    nz(ready),
+    nz(available),
+    nz(upToDate),
+    versionsFromMachines(s.descendants.controlPlaneMachines),
+  )
 }
 
 /** A count, or unset when nothing counted towards it (upstream's nil pointers). */
@@ -223,8 +246,10 @@ const plus = (sum: number | undefined, n: number | undefined): number | undefine
 
 /**
  * `status.workers`, as upstream's setWorkersReplicas: the sums of what MachineDeployments,
- * MachinePools, the Cluster's own MachineSets and Machines publish, each unset until something
- * adds to it; the previous counters when the descendants could not be listed.
+ * MachinePools, the Cluster's own MachineSets and Machines (not a MachinePool's) publish, each
+ * unset until something adds to it; the previous counters when the descendants could not be
+ * listed. `versions` (v1.14.2): the groups' `status.versions` and the Machines' versions, summed
+ * per version and sorted (`aggregateVersions`).
  */
 const workerReplicas = (s: StatusScope): ReplicaCounters | undefined => {
   const d = s.descendants
@@ -235,7 +260,10 @@ const workerReplicas = (s: StatusScope): ReplicaCounters | undefined => {
   let ready: number | undefined
   let available: number | undefined
   let upToDate: number | undefined
+  const versions: Array<StatusVersion> = []
+  const standalone: Array<Machine> = []
   const addGroup = (g: Classified["machineDeployments"][number]) => {
+    versions.push(...(g.status?.versions ?? []))
     desired = plus(desired, g.spec?.replicas)
     replicas = plus(replicas, g.status?.replicas)
     ready = plus(ready, g.status?.readyReplicas)
@@ -245,16 +273,25 @@ const workerReplicas = (s: StatusScope): ReplicaCounters | undefined => {
   for (const g of d.machinePools) addGroup(g)
   for (const g of d.machineDeployments) addGroup(g)
   for (const g of d.machineSets) if (ownedByCluster(g.metadata, name, uid)) addGroup(g)
-  for (const m of d.workerMachines) {
+  for (const m of statusWorkerMachines(d)) {
     if (!ownedByCluster(m.metadata, name, uid)) continue
+    standalone.push(m)
     desired = plus(desired, 1)
     replicas = plus(replicas, 1)
     if (findCondition(m.status?.conditions, "Ready")?.status === "True") ready = plus(ready, 1)
     if (findCondition(m.status?.conditions, "Available")?.status === "True") available = plus(available, 1)
     if (findCondition(m.status?.conditions, "UpToDate")?.status === "True") upToDate = plus(upToDate, 1)
   }
-  return counters(desired, replicas, ready, available, upToDate)
+  versions.push(...(versionsFromMachines(standalone) ?? []))
+  return counters(desired, replicas, ready, available, upToDate, aggregateVersions(versions))
 }
+
+/**
+ * The worker Machines updateStatus reads: a MachinePool's Machines are left out of the worker
+ * counters and the Machine-based conditions, as upstream v1.14.2 leaves them out.
+ */
+const statusWorkerMachines = (d: Classified): ReadonlyArray<Machine> =>
+  d.workerMachines.filter((m) => !isMachinePoolMachine(m))
 
 const counters = (
   desiredReplicas: number | undefined,
@@ -262,7 +299,9 @@ const counters = (
   readyReplicas: number | undefined,
   availableReplicas: number | undefined,
   upToDateReplicas: number | undefined,
+  versions?: ReadonlyArray<StatusVersion>,
 ): ReplicaCounters | undefined =>
+  (versions === undefined || versions.length === 0) &&
   desiredReplicas === undefined &&
   replicas === undefined &&
   readyReplicas === undefined &&
@@ -275,6 +314,7 @@ const counters = (
         ...(readyReplicas === undefined ? {} : { readyReplicas }),
         ...(availableReplicas === undefined ? {} : { availableReplicas }),
         ...(upToDateReplicas === undefined ? {} : { upToDateReplicas }),
+        ...(versions === undefined || versions.length === 0 ? {} : { versions }),
       }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,7 +488,7 @@ const machinesCondition = (s: StatusScope, which: "controlPlane" | "workers", ty
       reason: "InternalError",
       message: `${FAILED_TO_LIST}: ${s.descendantsError}`,
     } as const
-  const machines = which === "controlPlane" ? d.controlPlaneMachines : d.workerMachines
+  const machines = which === "controlPlane" ? d.controlPlaneMachines : statusWorkerMachines(d)
   const label = which === "controlPlane" ? "Control plane Machine" : "Worker Machine"
   return aggregate(
     machines,
@@ -465,13 +505,11 @@ const workersAvailableCondition = (s: StatusScope): Decided => {
   const d = s.descendants
   if (d === undefined)
     return { status: "Unknown", reason: "InternalError", message: `${FAILED_TO_LIST}: ${s.descendantsError}` }
-  const groups =
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: appending no MachinePools gives the same list (a copy saved; equivalent)
-    d.machinePools.length === 0 ? d.machineDeployments : [...d.machineDeployments, ...d.machinePools]
+  // MachinePools do not count (upstream v1.14.2 passes none: they lack the Available condition).
   return aggregate(
-    groups,
+    d.machineDeployments,
     "Available",
-    { one: "MachineDeployment or MachinePool", many: "MachineDeployments or MachinePools" },
+    { one: "MachineDeployment", many: "MachineDeployments" },
     { isTrue: "Available", isFalse: "NotAvailable", isUnknown: "AvailableUnknown", none: "NoWorkers" },
     s.config.maxNamesInMessage,
   )
@@ -528,8 +566,7 @@ const inProgressCondition = (s: StatusScope, type: "RollingOut" | "ScalingUp" | 
     sources.push({ kind: ref.kind, name: ref.name, conditions: cp.object.status?.conditions })
   for (const g of d.machineDeployments)
     sources.push({ kind: "MachineDeployment", name: g.metadata.name, conditions: g.status?.conditions })
-  for (const g of d.machinePools)
-    sources.push({ kind: "MachinePool", name: g.metadata.name, conditions: g.status?.conditions })
+  // MachinePools do not count (upstream v1.14.2 passes none).
   if (type !== "RollingOut") {
     const { name, uid } = s.cluster.metadata
     for (const g of d.machineSets)
@@ -544,7 +581,7 @@ const remediatingCondition = (s: StatusScope): Decided => {
   if (d === undefined)
     return { status: "Unknown", reason: "InternalError", message: `${FAILED_TO_LIST}: ${s.descendantsError}` }
   const names: Array<string> = []
-  for (const list of [d.controlPlaneMachines, d.workerMachines])
+  for (const list of [d.controlPlaneMachines, statusWorkerMachines(d)])
     for (const m of list)
       if (findCondition(m.status?.conditions, "OwnerRemediated")?.status === "False")
         names.push(m.metadata.name)

@@ -102,8 +102,17 @@ export interface FailureDomain {
   readonly attributes?: Readonly<Record<string, string>>
 }
 
-/** Replica counters of `status.controlPlane` and `status.workers`. */
+/** An item of a `versions` list: how many replicas run one Kubernetes version. */
+export interface StatusVersion {
+  readonly version: string
+  /** Left out when 0 (upstream's CRD: at least 1 when set). */
+  readonly replicas?: number
+}
+
+/** Replica counters of `status.controlPlane` and `status.workers`, with their versions. */
 export interface ReplicaCounters {
+  /** v1.14: the replicas per Kubernetes version, sorted ascending; left out when there are none. */
+  readonly versions?: ReadonlyArray<StatusVersion>
   readonly desiredReplicas?: number
   readonly replicas?: number
   readonly readyReplicas?: number
@@ -190,6 +199,11 @@ export interface ControlPlane {
     /** v1beta1 contract: copied to the Cluster's `status.deprecated.v1beta1`. */
     readonly failureReason?: string
     readonly failureMessage?: string
+    /**
+     * v1.14: the replicas per Kubernetes version, as the provider publishes them; read and
+     * checked by `readControlPlaneVersions` (anything may be here).
+     */
+    readonly versions?: unknown
     /** `Available`, `RollingOut`, `ScalingUp`, `ScalingDown`, and the v1beta1 `Ready`. */
     readonly conditions?: ReadonlyArray<Condition>
   }
@@ -203,9 +217,15 @@ export interface ClusterClass {
 
 /** A Machine (control-plane Machines carry the `cluster.x-k8s.io/control-plane` label). */
 export interface Machine {
-  readonly metadata: ObjectMeta
+  readonly metadata: ObjectMeta & {
+    /** RFC 3339; orders the Machines whose versions are counted. */
+    readonly creationTimestamp?: string
+  }
+  readonly spec?: { readonly version?: string }
   readonly status?: {
     readonly nodeRef?: { readonly name: string }
+    /** The kubelet's version, once the Machine has a Node; wins over `spec.version`. */
+    readonly nodeInfo?: { readonly kubeletVersion?: string }
     /** `Ready`, `Available`, `UpToDate`, and `OwnerRemediated` (False: waiting for remediation). */
     readonly conditions?: ReadonlyArray<Condition>
   }

@@ -91,6 +91,8 @@ export interface Knobs {
    * of its 3 replicas unavailable (`available = max(0, 3 - unavailable)` at 1, 0 and -1), none.
    */
   readonly cpCounters: "v1beta2" | "v1beta1-2" | "v1beta1-3" | "v1beta1-4" | "none"
+  /** The control-plane object's `status.versions` (v1.14). */
+  readonly cpVersions: "absent" | "valid" | "empty" | "descending" | "notList" | "badVersion"
   /** The InfraCluster publishes no failure domains (the Cluster leaves the field out). */
   readonly noFailureDomains: boolean
   /** Which provider reports a v1beta1 `status.failureReason`/`failureMessage`. */
@@ -193,6 +195,14 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
     [1, "v1beta1-4"],
     [1, "none"],
   ),
+  cpVersions: weighted<Knobs["cpVersions"]>(
+    [3, "absent"],
+    [3, "valid"],
+    [1, "empty"],
+    [1, "descending"],
+    [1, "notList"],
+    [1, "badVersion"],
+  ),
   noFailureDomains: often(2),
   providerFailure: weighted<Knobs["providerFailure"]>([7, "none"], [1, "infra"], [1, "cp"], [1, "both"]),
   cpReadyCondition: weighted<Knobs["cpReadyCondition"]>(
@@ -291,7 +301,22 @@ const machineArb = (opts: {
     upToDate: randomStatus,
     remediating: fc.boolean(),
     pool: fc.boolean(),
+    version: VERSION,
+    kubelet: fc.option(VERSION, { nil: undefined }),
+    created: fc.integer({ min: 0, max: 3 }),
   })
+
+/** Kubernetes versions as Machines and groups report them, including ones that do not parse. */
+const VERSION = fc.constantFrom(
+  "",
+  "v1.33.4",
+  "v1.34.1",
+  "1.34.1",
+  "v1.34.1+build.2",
+  "v1.34.0-rc.1",
+  "v1.9.0",
+  "latest",
+)
 
 interface MachineSketch {
   readonly owner: "cluster" | "machineset" | "controlplane" | "none"
@@ -302,6 +327,10 @@ interface MachineSketch {
   readonly upToDate: ConditionStatus | undefined
   readonly remediating: boolean
   readonly pool: boolean
+  /** `spec.version`, the kubelet's version, the creation second (v1.14's versions). */
+  readonly version?: string
+  readonly kubelet?: string | undefined
+  readonly created?: number
 }
 
 const groupArb = (
@@ -317,9 +346,15 @@ const groupArb = (
     rollingOut: randomStatus,
     scalingUp: randomStatus,
     scalingDown: randomStatus,
+    versions: fc.option(
+      fc.array(fc.record({ version: VERSION, replicas: fc.integer({ min: 0, max: 3 }) }), { maxLength: 3 }),
+      { nil: undefined },
+    ),
   })
 
 type GroupSketch = {
+  /** `status.versions` (v1.14). */
+  readonly versions?: ReadonlyArray<{ readonly version: string; readonly replicas: number }> | undefined
   readonly owner: "cluster" | "machinedeployment" | "none"
   readonly deleting: boolean
   readonly replicas: number
@@ -487,6 +522,9 @@ const group = (g: GroupSketch, name: string, n: Names): MachineGroup => ({
     readyReplicas: Math.min(g.ready, g.replicas),
     availableReplicas: Math.min(g.ready, g.replicas),
     upToDateReplicas: g.replicas,
+    ...(g.versions === undefined
+      ? {}
+      : { versions: g.versions.map((v) => (v.replicas === 0 ? { version: v.version } : v)) }),
     conditions: conds([
       ["Available", g.available],
       ["RollingOut", g.rollingOut],
@@ -497,26 +535,31 @@ const group = (g: GroupSketch, name: string, n: Names): MachineGroup => ({
 })
 
 const machine = (m: MachineSketch, cp: boolean, name: string, n: Names): Machine => ({
-  metadata: meta(
-    name,
-    n,
-    m.owner === "cluster"
-      ? clusterOwner(n)
-      : m.owner === "machineset"
-        ? ownerOf("MachineSet", "ms-x")
-        : m.owner === "controlplane"
-          ? {
-              apiVersion: "controlplane.cluster.x-k8s.io/v1beta2",
-              kind: "KubeadmControlPlane",
-              name: "cp",
-              controller: true,
-            }
-          : undefined,
-    m.deleting,
-    cp ? { "cluster.x-k8s.io/control-plane": "" } : m.pool ? { "cluster.x-k8s.io/pool-name": "mp-0" } : {},
-  ),
+  metadata: {
+    ...(m.created === undefined ? {} : { creationTimestamp: `2026-01-01T00:00:0${m.created}Z` }),
+    ...meta(
+      name,
+      n,
+      m.owner === "cluster"
+        ? clusterOwner(n)
+        : m.owner === "machineset"
+          ? ownerOf("MachineSet", "ms-x")
+          : m.owner === "controlplane"
+            ? {
+                apiVersion: "controlplane.cluster.x-k8s.io/v1beta2",
+                kind: "KubeadmControlPlane",
+                name: "cp",
+                controller: true,
+              }
+            : undefined,
+      m.deleting,
+      cp ? { "cluster.x-k8s.io/control-plane": "" } : m.pool ? { "cluster.x-k8s.io/pool-name": "mp-0" } : {},
+    ),
+  },
+  ...(m.version === undefined ? {} : { spec: { version: m.version } }),
   status: {
     ...(m.nodeRef ? { nodeRef: { name: `node-${name}` } } : {}),
+    ...(m.kubelet === undefined ? {} : { nodeInfo: { kubeletVersion: m.kubelet } }),
     conditions: conds([
       ["Ready", m.ready],
       ["Available", m.available],
@@ -613,6 +656,7 @@ export const build = (
       ...(k.cpInitialized === "v1beta2" ? { initialization: { controlPlaneInitialized: true } } : {}),
       ...(k.cpInitialized === "v1beta1" ? { initialized: true, ready: true } : {}),
       ...cpCounters(k.cpCounters),
+      ...cpVersions(k.cpVersions),
       ...(k.providerFailure === "cp" || k.providerFailure === "both"
         ? { failureReason: "UpgradeError", failureMessage: "etcd member lost" }
         : {}),
@@ -847,6 +891,34 @@ const withReason = (c: Condition, k: Knobs): Condition => {
 }
 
 /** The control plane's counters in the v1beta2 or the v1beta1 contract's fields. */
+/** A control-plane object's `status.versions`, valid or not as upstream's contract reads it. */
+const cpVersions = (v: Knobs["cpVersions"]): { versions?: unknown } => {
+  switch (v) {
+    case "absent":
+      return {}
+    case "valid":
+      return {
+        versions: [
+          { version: "v1.33.4", replicas: 1 },
+          { version: "v1.34.1", replicas: 2 },
+        ],
+      }
+    case "empty":
+      return { versions: [] }
+    case "descending":
+      return {
+        versions: [
+          { version: "v1.34.1", replicas: 2 },
+          { version: "v1.33.4", replicas: 1 },
+        ],
+      }
+    case "notList":
+      return { versions: "v1.34.1" }
+    case "badVersion":
+      return { versions: [{ version: "latest", replicas: 3 }] }
+  }
+}
+
 const cpCounters = (c: Knobs["cpCounters"]) => {
   switch (c) {
     case "v1beta2":

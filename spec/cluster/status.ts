@@ -34,6 +34,7 @@ import {
   type R,
   stage,
 } from "./reading.ts"
+import { checkControlPlaneVersions, checkWorkerVersions } from "./versions.ts"
 
 /** What a rule decides for one condition. */
 export interface Expected {
@@ -79,7 +80,10 @@ const paused = (i: I) =>
 const listed = (i: I) => (i.observed.descendants._tag === "Listed" ? i.observed.descendants : undefined)
 const isCp = (m: Machine) => m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined
 const cpMachines = (i: I) => listed(i)?.machines.filter(isCp) ?? []
-const workerMachines = (i: I) => listed(i)?.machines.filter((m) => !isCp(m)) ?? []
+/** `cluster.x-k8s.io/pool-name`: a MachinePool's Machine, left out of the status (v1.14.2). */
+const POOL_LABEL = "cluster.x-k8s.io/pool-name"
+const isPoolMachine = (m: Machine) => m.metadata.labels?.[POOL_LABEL] !== undefined
+const workerMachines = (i: I) => listed(i)?.machines.filter((m) => !isCp(m) && !isPoolMachine(m)) ?? []
 const pools = (i: I) => (i.observed.featureGates.machinePool ? (listed(i)?.machinePools ?? []) : [])
 
 /** A MachineSet or Machine whose owner reference names the Cluster itself. */
@@ -227,7 +231,7 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
   const workersAvailable: Expected =
     d === undefined
       ? INTERNAL
-      : summary([...d.machineDeployments, ...pools(i)], "Available", [
+      : summary(d.machineDeployments, "Available", [
           "NoWorkers",
           "Available",
           "NotAvailable",
@@ -240,7 +244,7 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
     const sources: Array<{ readonly status?: { readonly conditions?: ReadonlyArray<Condition> } }> = []
     const cp = cpRef === undefined ? undefined : cpFound(i)
     if (cp !== undefined) sources.push(cp)
-    sources.push(...d.machineDeployments, ...pools(i))
+    sources.push(...d.machineDeployments)
     // Upstream's ScalingUp/ScalingDown count the Cluster's own MachineSets; RollingOut does not.
     if (type !== "RollingOut")
       sources.push(...d.machineSets.filter((g: MachineGroup) => ownedByCluster(i, g.metadata)))
@@ -252,7 +256,7 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
   const remediating: Expected =
     d === undefined
       ? INTERNAL
-      : d.machines.some((m) => statusOfType(m, "OwnerRemediated") === "False")
+      : d.machines.some((m) => !isPoolMachine(m) && statusOfType(m, "OwnerRemediated") === "False")
         ? { status: "True", reason: "Remediating" }
         : { status: "False", reason: "NotRemediating" }
 
@@ -594,6 +598,8 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   if (st.initialization?.controlPlaneInitialized !== cpInitializedAfter(i)) return "controlPlaneInitialized"
   if (!sameCounters(st.controlPlane, expectedControlPlaneCounters(i))) return "status.controlPlane"
   if (!sameCounters(st.workers, expectedWorkerCounters(i))) return "status.workers"
+  const versions = checkControlPlaneVersions(i, st) ?? checkWorkerVersions(i, st)
+  if (versions !== undefined) return versions
   // observedGeneration: this generation when the reconcile ends without an error, else the old
   // one; left out below 1 (upstream's CRD).
   const failed = r.actions.some((a) => a._tag === "ReturnError")
@@ -683,6 +689,9 @@ export const withStatus = (table: TableSpec<I, R, C>): TableSpec<I, R, C> => ({
 
 /** The choices behind this module where seed 001 is silent, with their reasons. */
 export const STATUS_RESOLUTIONS: ReadonlyArray<string> = [
+  "v1.14.2 (Status Fields, which the seed predates): status.controlPlane.versions and status.workers.versions are written as Cluster API v1.14.2 writes them (core/reconcilers/cluster/cluster_controller_status.go, internal/util/version/version.go, internal/contract/controlplane.go). With a control-plane object: its status.versions copied when every version parses as semver, the list never goes down (build identifiers counted) and no replica count is negative; none when the field is missing or the object is absent (with the replica counters); the previous list on any other read error, because upstream keeps it. Without one: the control-plane Machines' versions. Workers: the status.versions of MachinePools, MachineDeployments and the MachineSets the Cluster owns, and the versions of the worker Machines it owns, summed per exact string; not updated when listing descendants failed. A Machine's version is status.nodeInfo.kubeletVersion, else spec.version, Machines taken by creation time then name, those without one skipped. Lists are sorted ascending (semver with build identifiers; equal versions by string; non-versions last by string; else first seen); an empty list is left out. spec/cluster/versions.ts checks totals per string exactly and the order of X.Y.Z versions; core's unit tests (core/cluster/versions.test.ts) hold the rest.",
+  "v1.14.2: MachinePools count towards the worker replica counters (sum of spec.replicas and of status replicas, readyReplicas, availableReplicas, upToDateReplicas) but not towards WorkersAvailable, RollingOut, ScalingUp or ScalingDown, which upstream still computes over MachineDeployments (and owned MachineSets) only; a MachinePool's Machines (label cluster.x-k8s.io/pool-name) are left out of the worker counters, WorkerMachinesReady, WorkerMachinesUpToDate and Remediating, as upstream filters them before updateStatus reads them. They are still listed, waited for and deleted by reconcileDelete (Deletion Reconciliation, rows 4 and 5).",
+  "v1.13 installations: the versions fields are optional in v1.14's Cluster CRD and absent from v1.13.6's, whose structural schema (no x-kubernetes-preserve-unknown-fields under status) makes the API server prune them from a status patch without an error; writing them is harmless there, and a v1.13 Cluster simply shows no versions. The patch carries them on every status write there (the pruned field reads back absent), which changes nothing and triggers no watch event.",
   "Every row is also held to the status it leaves (issue 11): the phase (Status Fields; see the Normal Reconciliation resolutions for setPhase), and each owned condition's (type, status, reason), for every reconcile that runs updateStatus (the phases ran, or a failed action other than the finalizer or status patch: upstream's deferred patch). A reconcile that stops before the phases leaves the phase as it was; EnsurePausedCondition changes the Paused condition only.",
   "The seed names the conditions but not their reasons; the reasons are upstream v1.13's (api/core/v1beta2): Ready/NotReady/DoesNotExist/Deleted/InternalError for the mirrored provider conditions, NoReplicas/Ready/NotReady/ReadyUnknown (UpToDate likewise) for the Machine summaries, NoWorkers/Available/NotAvailable/AvailableUnknown for WorkersAvailable, ProbeSucceeded/ProbeFailed, <type>/Not<type> for RollingOut/ScalingUp/ScalingDown, Remediating/NotRemediating, NotDeleting and the reconcileDelete reasons of the seed, Available/NotAvailable/AvailableUnknown, Paused/NotPaused.",
   "Without an infrastructureRef the infrastructure counts as provisioned (Normal Reconciliation row 5), so InfrastructureReady is True (Ready) and the v1beta1 InfrastructureReady True (NoInfrastructure, upstream's v1beta1 reason).",
