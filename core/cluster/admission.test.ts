@@ -113,7 +113,12 @@ describe("validateCluster", () => {
     })
     expect(fields(undefined, t("v1.34.0"), off)).toEqual(["spec.topology"])
     expect(fields(undefined, t("v1.34.0"), on)).toEqual([])
-    expect(fields(undefined, t("1.34"), on)).toEqual(["spec.topology.version"])
+    // v1.14.2: a missing `v` has its own error, beside the strict semver check after the `v`.
+    expect(fields(undefined, t("1.34"), on)).toEqual(["spec.topology.version", "spec.topology.version"])
+    expect(fields(undefined, t("1.34.0"), on)).toEqual(["spec.topology.version"])
+    expect(fields(undefined, t("v1.34"), on)).toEqual(["spec.topology.version"])
+    expect(fields(undefined, t("v01.34.0"), on)).toEqual(["spec.topology.version"])
+    expect(fields(undefined, t("v1.34.0-rc.1+build.7"), on)).toEqual([])
     expect(fields(undefined, t("v1.34.0", ""), on)).toEqual(["spec.topology.class"])
   })
   it("words each error as upstream's webhook: field, type, value and detail", () => {
@@ -182,6 +187,7 @@ describe("validateCluster", () => {
       { field: "spec.topology.class", type: "Required value", detail: "classRef.name cannot be empty" },
     ])
     expect(validateCluster(undefined, c({ classRef: { name: "q" } }), on)).toEqual([
+      { field: "spec.topology.version", type: "Invalid value", value: "", detail: "must start with v" },
       {
         field: "spec.topology.version",
         type: "Invalid value",

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { parseStrict } from "./semver.ts"
 
 /** One refused field, in the API server's words (`field.Invalid`, `field.Required`, ...). */
 export interface FieldError {
@@ -174,13 +175,23 @@ export const validateCluster = (
         type: "Required value",
         detail: "classRef.name cannot be empty",
       })
-    else if (!KubeSemver.test(version))
-      errors.push({
-        field: "spec.topology.version",
-        type: "Invalid value",
-        value: version,
-        detail: "version must be a valid semantic version",
-      })
+    else {
+      // v1.14.2: a `v` first (its own error), then strict semver after it.
+      if (!version.startsWith("v"))
+        errors.push({
+          field: "spec.topology.version",
+          type: "Invalid value",
+          value: version,
+          detail: "must start with v",
+        })
+      if (parseStrict(version.startsWith("v") ? version.slice(1) : version) === undefined)
+        errors.push({
+          field: "spec.topology.version",
+          type: "Invalid value",
+          value: version,
+          detail: "version must be a valid semantic version",
+        })
+    }
   }
   if (was.topology !== undefined && t === undefined)
     errors.push({
