@@ -41,17 +41,18 @@ import { freePorts, killGroup, onEmergency, startProcess, tail } from "../testen
 
 const run = promisify(execFile)
 
-/** Where the built manager is cached: `~/.cache/krtt/capi-v1.13.6/capi-manager`. */
+/** Where the built manager of a release is cached: `~/.cache/krtt/capi-<version>/capi-manager`. */
 export const upstreamManagerPath = (version: string = CLUSTER_API_VERSION, env = process.env): string =>
   join(cacheRoot(env), `capi-${version}`, "capi-manager")
 
 /**
- * The path of upstream's manager binary, built on first use (minutes on 2 cores; later calls
- * read the cache). Fails with Go's own error output when the build fails.
+ * The path of upstream's manager binary of a release before v1.14, built in the downloaded
+ * module folder on first use (minutes on 2 cores; later calls read the cache). Fails with Go's
+ * own error output when the build fails. {@link ensureUpstreamManagerOf} builds any release.
  */
 export const ensureUpstreamManager = async (
   log: (line: string) => void,
-  version: string = CLUSTER_API_VERSION,
+  version: string,
 ): Promise<string> => {
   const binary = upstreamManagerPath(version)
   if (existsSync(binary)) return binary
@@ -271,8 +272,8 @@ export const ensureUpstreamManagerOf = async (
 /**
  * Applies every CRD of a Cluster API release's own manifests (`config/crd/bases`, or
  * `core/config/crd/bases` from v1.14 on) and waits until each is served: over
- * `installManagement({ crds: "upstream" })` and {@link installUpstreamExtraCrds} (the v1.13.6
- * ones), a later release's schemas.
+ * `installManagement({ crds: "upstream" })` and {@link installUpstreamExtraCrds}, that
+ * release's schemas.
  */
 export const installUpstreamCrdsOf = async (cluster: Cluster, version: string): Promise<number> => {
   const moduleDir = await ensureClusterApiModule(version)

@@ -15,8 +15,8 @@
  *   line (its caches synced; both log it); then the resident set (`VmRSS`), peak and CPU time
  *   `--settle` seconds later, with no Cluster in the management cluster. The two run one after
  *   the other, alternating, against one real control plane the benchmark starts itself
- *   (testenv), prepared as bench/compare.ts prepares it: upstream's CRDs (v1.13.6's, and over
- *   them those of `--upstream-version`), krtt's RBAC, the manager's restricted identity, a
+ *   (testenv), prepared as bench/compare.ts prepares it: upstream's CRDs (those of
+ *   `--upstream-version`), krtt's RBAC, the manager's restricted identity, a
  *   self-signed webhook serving certificate. Each gets the command line that `startOperator`
  *   (e2e/fixtures/operator.ts) and `startUpstream` (compare-upstream.ts) give it in
  *   bench/compare.ts, with `SHARED_FLAGS`; they are started here rather than through those
