@@ -24,6 +24,7 @@ import { clustersCommand } from "./clustersCommand.ts"
 import { explainCommand, tablesCommand } from "./explainCommand.ts"
 import { inventoryCommand, propagateCommand } from "./fleetSubcommands.ts"
 import { ipamCommand } from "./ipamCommand.ts"
+import { whyCommand } from "./whyCommand.ts"
 
 export const krtt = Command.make("krtt").pipe(
   Command.withDescription(
@@ -50,6 +51,7 @@ export const krtt = Command.make("krtt").pipe(
     inventoryCommand(),
     propagateCommand(),
     chaosCommand,
+    whyCommand,
   ]),
 )
 
