@@ -112,7 +112,7 @@ export const renderOne = (d: ClusterDiagnosis): string =>
     `    ${JSON.stringify(d.expectedStatus)}`,
     d.differences.length === 0
       ? "  The Cluster's status matches: 0 differences."
-      : `  ${d.differences.length} differences (field: actual → expected):`,
+      : `  ${d.differences.length} ${d.differences.length === 1 ? "difference" : "differences"} (field: actual → expected):`,
     ...d.differences.map((x) => `    ${x.field}: ${show(x.actual)} → ${show(x.expected)}`),
   ].join("\n")
 
