@@ -361,5 +361,17 @@ describe("versionsFromMachines' order of Machines", () => {
       "v1.34.0+x",
     ])
     expect(machines).toEqual(copy)
+    expect(
+      versionsFromMachines([
+        machine("a", "2026-01-01T00:00:00Z", "v1.34.0+b"),
+        { metadata: { name: "z" }, spec: { version: "v1.34.0+a" } },
+      ])?.map((v) => v.version),
+    ).toEqual(["v1.34.0+a", "v1.34.0+b"])
+    expect(
+      versionsFromMachines([
+        machine("a", "2026-01-01T00:00:00Z", "v1.34.0+b"),
+        { metadata: { name: "z", creationTimestamp: "yesterday" }, spec: { version: "v1.34.0+a" } },
+      ])?.map((v) => v.version),
+    ).toEqual(["v1.34.0+a", "v1.34.0+b"])
   })
 })
