@@ -43,8 +43,6 @@ export interface AdmittedCluster {
   }
 }
 
-/** Upstream's `version.KubeSemver`. */
-export const KubeSemver = /^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_.+]*)?$/
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/
 
 /** A JSON patch operation of the defaulting. */

@@ -322,6 +322,10 @@ export const usage = (): string =>
   [
     "Usage: krtt run [flags]   (upstream Cluster API core manager's flags are accepted unchanged)",
     "",
+    "Runs the Cluster controller and the ClusterCache of Cluster API's core manager, and the Cluster's",
+    "webhooks. Machines, MachineSets, MachineDeployments and the other kinds still need upstream's",
+    "manager (docs/operator.md#scope).",
+    "",
     ...UpstreamFlags.map((s) => {
       const name = s.shorthand === undefined ? `    --${s.name}` : `-${s.shorthand}, --${s.name}`
       const def = s.default === "" ? "" : ` (default ${s.default})`
