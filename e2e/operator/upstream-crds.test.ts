@@ -1,10 +1,10 @@
-// krtt run against upstream Cluster API's own CRDs (issue 10): the Cluster, ClusterClass,
+// krtt run against upstream Cluster API's own CRDs: the Cluster, ClusterClass,
 // Machine, MachineSet, MachineDeployment and MachinePool CRDs of the Go module
 // sigs.k8s.io/cluster-api (downloaded into the cache by testenv/clusterapi.ts), installed as
 // clusterctl would, with upstream's manager arguments. The same checks run on the release krtt is
-// tested against and on the previous one it is still a drop-in for, each on a control plane of
-// its own. Every status patch must pass upstream's validation: before issue 10 each one failed
-// with "422 status.conditions[0].message: Required value" and the Cluster only got its finalizer.
+// tested against and on the previous one it still supports, each on a control plane of its own.
+// Every status patch must pass upstream's validation, or it fails with a 422 such as
+// "status.conditions[0].message: Required value" and the Cluster gets only its finalizer.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -32,7 +32,7 @@ export const fleetCommand = (
 export const inventoryCommand = () =>
   fleetCommand(
     "inventory",
-    "Keep the hub ConfigMap krtt-inventory: per engaged cluster its Kubernetes version, Nodes, Ready Nodes, engaged since, last change (issue 14)",
+    "Keep the hub ConfigMap krtt-inventory: per engaged cluster its Kubernetes version, Nodes, Ready Nodes, engaged since, last change",
     (argv) =>
       Effect.flatMap(
         Effect.promise(() => import("./inventory.ts")),
@@ -44,7 +44,7 @@ export const inventoryCommand = () =>
 export const propagateCommand = () =>
   fleetCommand(
     "propagate",
-    'Keep every hub ConfigMap and Secret labelled krtt.io/propagate: "true" identical in every engaged cluster (issue 14)',
+    'Keep every hub ConfigMap and Secret labelled krtt.io/propagate: "true" identical in every engaged cluster',
     (argv) =>
       Effect.flatMap(
         Effect.promise(() => import("./propagate.ts")),
