@@ -1,33 +1,13 @@
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
+import { parse as parseYaml } from "yaml"
 import { cidrOf, formatCidr } from "./cidr.ts"
 import { globalParentIds, parentCidrsOf, parentContaining, validateIpamConfig } from "./config.ts"
 
-/** upstream's docs/config/config.md example, verbatim in shape */
-const upstreamExample = {
-  apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
-  kind: "IPAMConfig",
-  metadata: { name: "ipam" },
-  spec: {
-    internalStateRefreshCycleDuration: "24h",
-    parentCIDRs: { foo: ["10.27.0.0/16"], bar: ["10.28.0.0/24"] },
-    injectionRules: [
-      {
-        id: "mcp-clusters",
-        matchPurposes: [{ operator: "ContainsAll", values: ["mcp"] }],
-        injections: [{ path: ".spec.network.cidr", parents: ["foo", "bar"], subnetSize: 28 }],
-      },
-      {
-        id: "test",
-        matchLabels: { "clusters.openmcp.cloud/test": "true" },
-        matchPurposes: [{ operator: "ContainsNone", values: ["mcp", "onboarding", "platform", "workload"] }],
-        injections: [
-          { id: "test-cidr", path: "/spec/network/subnetA", parents: ["foo"], subnetSize: 24 },
-          { path: ".spec.network.subnetB", parents: ["test-cidr"], subnetSize: 30 },
-        ],
-      },
-    ],
-  },
-}
+/** upstream's docs/config/config.md example, as written there */
+const upstreamExample: unknown = parseYaml(
+  readFileSync(new URL("./testdata/upstream-ipamconfig.yaml", import.meta.url), "utf8"),
+)
 
 const errorsOf = (raw: unknown) => {
   const r = validateIpamConfig(raw)
@@ -47,7 +27,7 @@ describe("validateIpamConfig()", () => {
     if (!("config" in r)) throw new Error(JSON.stringify(r.errors))
     expect(r.config.internalStateRefreshCycleDuration).toBe(24 * 3_600_000)
     const [mcp, test] = r.config.injectionRules
-    expect(mcp?.injections[0]?.paths).toEqual(["/spec/network/cidr"])
+    expect(mcp?.injections[0]?.paths).toEqual(["/spec/network/cidr", "/metadata/annotations/rootcidr"])
     expect(test?.selector.matchLabels).toEqual({ "clusters.openmcp.cloud/test": "true" })
     expect(test?.injections[1]).toEqual({
       id: undefined,
@@ -168,7 +148,7 @@ describe("validateIpamConfig()", () => {
       spec({
         internalStateRefreshCycleDuration: "one day",
         injectionRules: [
-          rule([{ path: "spec.x", subnetSize: 24 }], {
+          rule([{ path: "spec.x]", subnetSize: 24 }], {
             id: "Bad_Id",
             matchPurposes: [{ operator: "ContainAll", values: ["mcp"] }],
             matchExpressions: [
