@@ -9,6 +9,7 @@ import {
   clusterOwnerReference,
   failureDomainsOf,
   groupOf,
+  hasExactOwnerReference,
   isDeleting,
   isInitialized,
   isProvisioned,
@@ -96,5 +97,33 @@ describe("provider contract readers", () => {
       kind: "Cluster",
       name: "c",
     })
+  })
+
+  it("clusterOwnerReference: a topology Cluster's is the controller reference, blocking deletion", () => {
+    expect(clusterOwnerReference("c", "u", true)).toStrictEqual({
+      apiVersion: ClusterApiVersion,
+      kind: "Cluster",
+      name: "c",
+      uid: "u",
+      controller: true,
+      blockOwnerDeletion: true,
+    })
+    expect(clusterOwnerReference("c", "u", false)).not.toHaveProperty("controller")
+  })
+
+  it("hasExactOwnerReference: apiVersion, kind, name, uid and the controller flag all match", () => {
+    const plain = clusterOwnerReference("c", "u")
+    const controller = clusterOwnerReference("c", "u", true)
+    expect(hasExactOwnerReference([plain], plain)).toBe(true)
+    expect(hasExactOwnerReference([{ ...plain, controller: false }], plain)).toBe(true)
+    expect(hasExactOwnerReference([controller], controller)).toBe(true)
+    expect(hasExactOwnerReference([{ ...controller, blockOwnerDeletion: false }], controller)).toBe(true)
+    expect(hasExactOwnerReference([plain], controller)).toBe(false)
+    expect(hasExactOwnerReference([controller], plain)).toBe(false)
+    expect(hasExactOwnerReference([{ ...plain, apiVersion: "cluster.x-k8s.io/v1beta1" }], plain)).toBe(false)
+    expect(hasExactOwnerReference([{ ...plain, uid: "v" }], plain)).toBe(false)
+    expect(hasExactOwnerReference([{ ...plain, name: "d" }], plain)).toBe(false)
+    expect(hasExactOwnerReference([{ ...plain, kind: "Machine" }], plain)).toBe(false)
+    expect(hasExactOwnerReference([], plain)).toBe(false)
   })
 })

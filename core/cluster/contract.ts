@@ -124,11 +124,37 @@ export const refersToCluster = (ref: OwnerReference, name: string, uid: string |
   ref.name === name &&
   (uid === undefined || ref.uid === undefined || ref.uid === uid)
 
-/** The owner reference this controller sets on the objects the Cluster owns. */
-export const clusterOwnerReference = (name: string, uid: string | undefined): OwnerReference =>
-  uid === undefined
-    ? { apiVersion: ClusterApiVersion, kind: "Cluster", name }
-    : { apiVersion: ClusterApiVersion, kind: "Cluster", name, uid }
+/**
+ * The owner reference this controller sets on the objects the Cluster owns. With `controller`
+ * (a Cluster with a topology, whose controllers manage those objects' whole life) it is the
+ * objects' controller reference and blocks the Cluster's deletion while they exist; without, a
+ * plain reference, so that another tool may be their controller.
+ */
+export const clusterOwnerReference = (
+  name: string,
+  uid: string | undefined,
+  controller = false,
+): OwnerReference => ({
+  apiVersion: ClusterApiVersion,
+  kind: "Cluster",
+  name,
+  ...(uid === undefined ? {} : { uid }),
+  ...(controller ? { controller: true, blockOwnerDeletion: true } : {}),
+})
+
+/**
+ * Whether `refs` hold `ref` exactly: the same apiVersion, kind, name and uid, and the same
+ * controller flag (an absent flag is false). An older apiVersion or a changed flag is not it.
+ */
+export const hasExactOwnerReference = (refs: ReadonlyArray<OwnerReference>, ref: OwnerReference): boolean =>
+  refs.some(
+    (r) =>
+      r.apiVersion === ref.apiVersion &&
+      r.kind === ref.kind &&
+      r.name === ref.name &&
+      r.uid === ref.uid &&
+      (r.controller === true) === (ref.controller === true),
+  )
 
 /** `Kind name`, for messages. */
 export const describeRef = (ref: ContractReference): string => `${ref.kind} ${ref.name}`

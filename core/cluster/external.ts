@@ -16,17 +16,17 @@
  *
  * @module
  */
-import type { ClusterAction, ExternalRole } from "./actions.ts"
+import type { ExternalRole } from "./actions.ts"
 import { ConditionLimits } from "./conditions.ts"
 import {
   ClusterNameLabel,
   clusterOwnerReference,
   describeRef,
   failureDomainsOf,
+  hasExactOwnerReference,
   isInitialized,
   isProvisioned,
   isValidEndpoint,
-  refersToCluster,
 } from "./contract.ts"
 import { requeue, type Scope } from "./scope.ts"
 import type { APIEndpoint, ContractReference, ObjectMeta } from "./types.ts"
@@ -122,21 +122,24 @@ const notFound = (s: Scope, ref: ContractReference, role: ExternalRole): void =>
   requeue(s, s.config.missingReferenceRequeueAfter)
 }
 
-/** Sets the owner reference and the cluster-name label unless the object already has both. */
+/**
+ * Sets the owner reference and the cluster-name label unless the object already has both, as
+ * upstream's ensureOwnerRefAndLabel: the reference must match exactly (apiVersion, uid, and the
+ * controller flag a topology Cluster sets). When another owner controls the object, the API
+ * server refuses a second controller reference and the action fails.
+ */
 const ensureOwned = (s: Scope, role: ExternalRole, ref: ContractReference, meta: ObjectMeta): void => {
   const { name, uid } = s.cluster.metadata
+  const owner = clusterOwnerReference(name, uid, s.spec.topology !== undefined)
   const labelled = meta.labels?.[ClusterNameLabel] === name
-  // Stryker disable next-line ArrayDeclaration: a junk element refers to no Cluster (equivalent)
-  const owned = (meta.ownerReferences ?? []).some((o) => refersToCluster(o, name, uid))
-  if (labelled && owned) return
-  const action: ClusterAction = {
+  if (labelled && hasExactOwnerReference(meta.ownerReferences ?? [], owner)) return
+  s.actions.push({
     _tag: "PatchExternal",
     role,
     ref: { apiGroup: ref.apiGroup, kind: ref.kind, namespace: s.key.namespace, name: ref.name },
-    ownerReference: clusterOwnerReference(name, uid),
+    ownerReference: owner,
     labels: { [ClusterNameLabel]: name },
-  }
-  s.actions.push(action)
+  })
 }
 
 /**

@@ -134,9 +134,13 @@ export interface Knobs {
   readonly probeFailures: number
 }
 
-/** Owner reference and cluster-name label of a provider object (issue 11's four shapes). */
-export type Ownership = "both" | "owned" | "labelled" | "neither"
-/** The documented edges the generators aim at (issue 11, item 3). */
+/**
+ * Owner reference and cluster-name label of a provider object: "both", as a Cluster without a
+ * topology leaves them; "controlled", both with the controller reference a topology Cluster
+ * sets; "stale", both with an owner reference of the older API version.
+ */
+export type Ownership = "both" | "controlled" | "stale" | "owned" | "labelled" | "neither"
+/** The documented edges the generators aim at. */
 export const GRACE_PERIOD_EDGE = 50_000
 export const FAILURE_THRESHOLD_EDGE = 5
 
@@ -185,7 +189,14 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
     [1, "v1beta2No"],
   ),
   infraDeleting: often(2),
-  infraOwned: weighted<Ownership>([6, "both"], [1, "owned"], [1, "labelled"], [2, "neither"]),
+  infraOwned: weighted<Ownership>(
+    [6, "both"],
+    [3, "controlled"],
+    [1, "stale"],
+    [1, "owned"],
+    [1, "labelled"],
+    [2, "neither"],
+  ),
   providerReason: weighted<Knobs["providerReason"]>([6, "valid"], [2, "pattern"], [1, "absent"], [1, "long"]),
   cpAvailableCondition: often(8),
   cpCounters: weighted<Knobs["cpCounters"]>(
@@ -231,7 +242,14 @@ const base: { readonly [K in keyof Knobs]: fc.Arbitrary<Knobs[K]> } = {
   cp: fetchArb,
   cpInitialized: weighted<Knobs["cpInitialized"]>([3, "v1beta2"], [3, "v1beta1"], [4, "no"]),
   cpDeleting: often(2),
-  cpOwned: weighted<Ownership>([6, "both"], [1, "owned"], [1, "labelled"], [2, "neither"]),
+  cpOwned: weighted<Ownership>(
+    [6, "both"],
+    [3, "controlled"],
+    [1, "stale"],
+    [1, "owned"],
+    [1, "labelled"],
+    [2, "neither"],
+  ),
   cpEndpoint: often(5),
   cpFlag: often(4),
   clusterEndpoint: often(3),
@@ -571,10 +589,27 @@ const machine = (m: MachineSketch, cp: boolean, name: string, n: Names): Machine
 
 const endpoint = (host: string) => ({ host, port: 6443 })
 
-const ownership = (o: Ownership, n: Names): Pick<ObjectMeta, "labels" | "ownerReferences"> => ({
-  ...(o === "both" || o === "labelled" ? { labels: { "cluster.x-k8s.io/cluster-name": n.cluster } } : {}),
-  ...(o === "both" || o === "owned" ? { ownerReferences: [clusterOwner(n)] } : {}),
-})
+const ownerReferenceOf = (o: Ownership, n: Names): OwnerReference | undefined => {
+  switch (o) {
+    case "both":
+    case "owned":
+      return clusterOwner(n)
+    case "controlled":
+      return { ...clusterOwner(n), controller: true, blockOwnerDeletion: true }
+    case "stale":
+      return { ...clusterOwner(n), apiVersion: "cluster.x-k8s.io/v1beta1" }
+    default:
+      return undefined
+  }
+}
+
+const ownership = (o: Ownership, n: Names): Pick<ObjectMeta, "labels" | "ownerReferences"> => {
+  const owner = ownerReferenceOf(o, n)
+  return {
+    ...(o === "owned" || o === "neither" ? {} : { labels: { "cluster.x-k8s.io/cluster-name": n.cluster } }),
+    ...(owner === undefined ? {} : { ownerReferences: [owner] }),
+  }
+}
 
 /** Owned conditions as a previous reconcile may have left them, each one now out of date. */
 const staleConditions = (

@@ -83,6 +83,25 @@ describe("boundary-biased Cluster controller generators (issue 11, item 3)", () 
     expect(both).toBeGreaterThanOrEqual(300)
   })
 
+  it("provider objects of topology Clusters with and without the controller reference", () => {
+    const controlled = (i: ClusterInput) =>
+      i.observed.infrastructure._tag === "Found" &&
+      (i.observed.infrastructure.object.metadata.ownerReferences ?? []).some((r) => r.controller === true)
+    const topology = (i: ClusterInput) => i.desired.topology !== undefined
+    expect(
+      count((i) => topology(i) && controlled(i)),
+      "topology, controller reference",
+    ).toBeGreaterThanOrEqual(50)
+    expect(
+      count((i) => topology(i) && !controlled(i)),
+      "topology, plain reference",
+    ).toBeGreaterThanOrEqual(50)
+    expect(
+      count((i) => !topology(i) && controlled(i)),
+      "no topology, controller reference",
+    ).toBeGreaterThanOrEqual(50)
+  })
+
   it("provider objects owned but unlabelled, labelled but unowned, both, neither", () => {
     const shape = (o: { metadata: InfrastructureCluster["metadata"] }) => {
       const owned = (o.metadata.ownerReferences ?? []).some((r) => r.kind === "Cluster")

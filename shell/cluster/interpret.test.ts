@@ -170,6 +170,25 @@ describe("interpret: PatchExternal", () => {
       }),
   )
 
+  it.effect("replaces an older reference to the same Cluster where it stands, keeping the others", () =>
+    Effect.gen(function* () {
+      const other = (name: string) => ({ apiVersion: "example.com/v1", kind: "Owner", name, uid: name })
+      const stale = { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Cluster", name: c.name, uid: "u1" }
+      const { outcome, after } = yield* providerSetup((_, client) =>
+        client.patch(INFRA, c, {
+          type: "merge",
+          body: { metadata: { ownerReferences: [other("a"), stale, other("b")] } },
+        }),
+      )
+      assert.deepStrictEqual(outcome, { _tag: "Done" })
+      assert.deepStrictEqual(after.metadata.ownerReferences, [
+        other("a"),
+        patchInfra._tag === "PatchExternal" ? patchInfra.ownerReference : stale,
+        other("b"),
+      ])
+    }),
+  )
+
   it.effect("an object missing from the store fails the action and names it", () =>
     Effect.gen(function* () {
       const fake = yield* FakeApiServer.make()

@@ -146,8 +146,8 @@ export const statusPatch = (
 }
 
 /**
- * The merge patch that gives `obj` the owner reference `owner` (replacing one to the same owner
- * of any version) and `labels`, with the resourceVersion it was read at; `undefined` when it has
+ * The merge patch that gives `obj` the owner reference `owner` (in the place of one to the same
+ * owner of any version, or appended) and `labels`, with the resourceVersion it was read at; `undefined` when it has
  * both already.
  */
 const ownerPatch = (
@@ -156,11 +156,10 @@ const ownerPatch = (
   labels: Readonly<Record<string, string>>,
 ): Record<string, unknown> | undefined => {
   const group = (apiVersion: string) => apiVersion.split("/")[0]
-  const refs = (obj.metadata.ownerReferences ?? []).filter(
-    (r) =>
-      !(r.kind === owner.kind && r.name === owner.name && group(r.apiVersion) === group(owner.apiVersion)),
-  )
-  const ownerReferences = [...refs, owner]
+  const same = (r: Owner) =>
+    r.kind === owner.kind && r.name === owner.name && group(r.apiVersion) === group(owner.apiVersion)
+  const current = obj.metadata.ownerReferences ?? []
+  const ownerReferences = current.some(same) ? current.map((r) => (same(r) ? owner : r)) : [...current, owner]
   const merged = { ...obj.metadata.labels, ...labels }
   if (
     isDeepStrictEqual(ownerReferences, obj.metadata.ownerReferences) &&

@@ -395,13 +395,16 @@ export const ownership = (i: I, r: R, role: "infrastructure" | "controlPlane"): 
   const obj = role === "infrastructure" ? infraFound(i) : cpFound(i)
   if (c === undefined || ref === undefined || obj === undefined) return false
   const { name, namespace, uid } = c.metadata
+  const topology = i.desired.topology !== undefined
   const labelled = obj.metadata.labels?.[CLUSTER_NAME_LABEL] === name
-  const ownedNow = (obj.metadata.ownerReferences ?? []).some(
+  const refs = obj.metadata.ownerReferences ?? []
+  const ownedNow = refs.some(
     (o) =>
       o.kind === "Cluster" &&
       o.name === name &&
-      clusterGroup(o.apiVersion) === "cluster.x-k8s.io" &&
-      (uid === undefined || o.uid === undefined || o.uid === uid),
+      o.apiVersion === "cluster.x-k8s.io/v1beta2" &&
+      o.uid === uid &&
+      (o.controller === true) === topology,
   )
   const patches = r.actions.filter((a) => a._tag === "PatchExternal" && a.role === role)
   if (labelled && ownedNow) return patches.length === 0
@@ -416,7 +419,9 @@ export const ownership = (i: I, r: R, role: "infrastructure" | "controlPlane"): 
     p.ownerReference.kind === "Cluster" &&
     p.ownerReference.name === name &&
     p.ownerReference.apiVersion === "cluster.x-k8s.io/v1beta2" &&
-    p.ownerReference.uid === uid
+    p.ownerReference.uid === uid &&
+    (p.ownerReference.controller === true) === topology &&
+    (p.ownerReference.blockOwnerDeletion === true) === topology
   )
 }
 
