@@ -183,7 +183,7 @@ describe("interpret: PatchExternal", () => {
       assert.deepStrictEqual(outcome, { _tag: "Done" })
       assert.deepStrictEqual(after.metadata.ownerReferences, [
         other("a"),
-        patchInfra._tag === "PatchExternal" ? patchInfra.ownerReference : stale,
+        { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: c.name, uid: "u1" },
         other("b"),
       ])
     }),

@@ -156,7 +156,7 @@ const ownerPatch = (
   labels: Readonly<Record<string, string>>,
 ): Record<string, unknown> | undefined => {
   const group = (apiVersion: string) => apiVersion.split("/")[0]
-  const same = (r: Owner) =>
+  const same = (r: { readonly apiVersion: string; readonly kind: string; readonly name: string }) =>
     r.kind === owner.kind && r.name === owner.name && group(r.apiVersion) === group(owner.apiVersion)
   const current = obj.metadata.ownerReferences ?? []
   const ownerReferences = current.some(same) ? current.map((r) => (same(r) ? owner : r)) : [...current, owner]

@@ -1,10 +1,11 @@
 /**
  * `krtt why`'s ClusterCache part: the ClusterCache Reconciler table (core/clustercache) run for
  * a Cluster with what can be seen from outside the manager. The manager's accessor is not
- * visible, so the run starts as a new manager's would (no accessor); connecting succeeds when
- * the `<cluster>-kubeconfig` Secret is present and parses (and, with `--probe`, answers), and
- * the health probe is the answer of one `GET /` to the workload API server, made only with
- * `--probe`. The Secret's data is never printed.
+ * visible, so the run starts as a new manager's would (no accessor). Connecting needs the
+ * `<cluster>-kubeconfig` Secret, present and parsing, and the workload API server's answer to
+ * one `GET /`, which only `--probe` asks for; the health probe is that same answer. Without
+ * `--probe` the diagnosis stops where the answer is needed and says so. The Secret's data is
+ * never printed.
  *
  * @module
  */
@@ -90,10 +91,18 @@ export const clusterCacheRow = (
         desired,
         options.now,
         {
-          connect: () =>
-            world.secret === "found" && world.probe !== "failure" && world.probe !== "unauthorized"
+          connect: () => {
+            if (world.secret !== "found")
+              return { ok: false, step: "createConnection", error: `kubeconfig Secret is ${world.secret}` }
+            if (world.probe === undefined) throw new ProbeNotRun()
+            return world.probe === "success"
               ? { ok: true }
-              : { ok: false, step: "createConnection", error: `kubeconfig Secret is ${world.secret}` },
+              : {
+                  ok: false,
+                  step: "createConnection",
+                  error: `the workload API server's answer: ${world.probe}`,
+                }
+          },
           probe: () => {
             if (world.probe === undefined) throw new ProbeNotRun()
             return world.probe
@@ -108,7 +117,8 @@ export const clusterCacheRow = (
       )
     } catch (e) {
       if (!(e instanceof ProbeNotRun)) throw e
-      waitingOn = "the health probe's answer (GET / to the workload API server): give --probe to make it"
+      waitingOn =
+        "the workload API server's answer to connecting and to the health probe (GET /): give --probe to make it"
     }
     const namespace = cluster.metadata.namespace ?? ""
     const secretName = kubeconfigSecretName(cluster.metadata.name ?? "")
