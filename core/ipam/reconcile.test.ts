@@ -131,6 +131,7 @@ describe("reconcileCluster, word for word", () => {
         { id: "r2", outcome: "Applied", message: "rule 'r2' injected 10.1.0.0/26" },
       ],
       conditions: [ALLOCATED],
+      waiting: false,
     })
   })
 
@@ -148,6 +149,7 @@ describe("reconcileCluster, word for word", () => {
         { id: "r2", outcome: "AlreadyApplied", message: "rule 'r2' has been applied before" },
       ],
       conditions: [ALLOCATED],
+      waiting: false,
     })
   })
 
@@ -177,6 +179,7 @@ describe("reconcileCluster, word for word", () => {
         { id: "r2", outcome: "Applied", message: "rule 'r2' injected 10.1.0.128/26" },
       ],
       conditions: [{ type: "CIDRsAllocated", status: "False", reason: "ParentsExhausted", message: why }],
+      waiting: true,
     })
   })
 
@@ -230,6 +233,7 @@ describe("reconcileCluster, word for word", () => {
       released: ["10.0.0.0/31", "10.1.0.0/26"],
       rules: [],
       conditions: [],
+      waiting: false,
     })
   })
 
@@ -245,7 +249,15 @@ describe("reconcileCluster, word for word", () => {
         "unable to recover applied rules from annotation ipam.gardener.clusters.openmcp.cloud/applied-injection-rules: not a JSON object of rule ids",
       ),
     ])
-    const invalid = { outcome: "Invalid", applied: {}, acquired: [], released: [], rules: [], conditions: [] }
+    const invalid = {
+      outcome: "Invalid",
+      applied: {},
+      acquired: [],
+      released: [],
+      rules: [],
+      conditions: [],
+      waiting: false,
+    }
     expect(bad.status).toEqual(invalid)
     const [cc] = created(first)
     if (cc === undefined) throw new Error("no ClusterConfig")
@@ -439,6 +451,37 @@ describe("reconcileCluster, orders and shapes", () => {
         { op: "add", path: "/spec/z", value: "10.0.0.0/31" },
       ],
     })
+  })
+})
+
+describe("reconcileCluster: the reconcile annotation of ClusterConfigs", () => {
+  it("is removed from each ClusterConfig of the Cluster that carries it, right after the Cluster's own", () => {
+    const [ccA, ccB] = created(first) as [ClusterConfigView, ClusterConfigView]
+    const r = reconcile(
+      { ...annotated, annotations: { ...annotated.annotations, "openmcp.cloud/operation": "reconcile" } },
+      [{ ...ccA, annotations: { "openmcp.cloud/operation": "reconcile" } }, ccB],
+      first.ipam,
+    )
+    expect(r.row).toBe("ipam.reconcile#8")
+    expect(r.actions).toEqual([
+      { _tag: "RemoveOperationAnnotation", cluster: { namespace: "ns", name: "c" } },
+      {
+        _tag: "RemoveClusterConfigOperationAnnotation",
+        clusterConfig: { namespace: "ns", name: "c--ipam--r1" },
+      },
+    ])
+  })
+  it("is left alone on a gone Cluster's ClusterConfigs, which are released and deleted", () => {
+    const [ccA] = created(first) as [ClusterConfigView]
+    const r = reconcile(
+      undefined,
+      [{ ...ccA, annotations: { "openmcp.cloud/operation": "reconcile" } }],
+      first.ipam,
+      config,
+      "c",
+    )
+    expect(r.actions.map((a) => a._tag)).toEqual(["RemoveFinalizer", "ReleaseCidrs", "DeleteClusterConfig"])
+    expect(r.status.waiting).toBe(false)
   })
 })
 

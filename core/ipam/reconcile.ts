@@ -15,7 +15,9 @@
  * (the shell commits the state under its lock, then performs the actions: no CIDR is handed out
  * twice); CIDRs are only released by a `ReleaseCidrs` action, which the shell applies after the
  * finalizer removal before it succeeded; a rule is applied at most once per Cluster (by id); a
- * full parent yields a `CIDRsAllocated=False` condition and a Warning Event, never a throw.
+ * full parent yields a `CIDRsAllocated=False` condition and a Warning Event, never a throw, and
+ * `status.waiting`, on which the shell retries the Cluster; the reconcile annotation of the
+ * Cluster and of its ClusterConfigs is used up by the reconcile it triggers.
  *
  * @module
  */
@@ -64,6 +66,8 @@ export interface ObjectKey {
 export type ReconcileAction =
   /** Remove `openmcp.cloud/operation: reconcile` from the Cluster (the annotation is used up). */
   | { readonly _tag: "RemoveOperationAnnotation"; readonly cluster: ObjectKey }
+  /** Remove `openmcp.cloud/operation: reconcile` from a ClusterConfig of the Cluster (used up too). */
+  | { readonly _tag: "RemoveClusterConfigOperationAnnotation"; readonly clusterConfig: ObjectKey }
   /** Set the applied-rules annotation on the Cluster to `value` (merge patch). */
   | { readonly _tag: "SetAppliedRules"; readonly cluster: ObjectKey; readonly value: string }
   | { readonly _tag: "CreateClusterConfig"; readonly object: ClusterConfigObject }
@@ -126,6 +130,11 @@ export interface ReconcileStatus {
   readonly released: ReadonlyArray<string>
   readonly rules: ReadonlyArray<RuleOutcome>
   readonly conditions: ReadonlyArray<IpamCondition>
+  /**
+   * The Cluster waits for CIDRs: a rule found every allowed parent exhausted. The shell requeues
+   * it with the controller's rate limiter, and at once when CIDRs are released (ipam.trigger#20).
+   */
+  readonly waiting: boolean
 }
 
 export interface ReconcileObserved {
@@ -196,6 +205,7 @@ const emptyStatus = (outcome: ReconcileStatus["outcome"]): ReconcileStatus => ({
   released: [],
   rules: [],
   conditions: [],
+  waiting: false,
 })
 
 /** The CIDR texts a ClusterConfig's `add` patches carry. */
@@ -292,6 +302,9 @@ export const reconcileCluster = (
 
   const actions: Array<ReconcileAction> = []
   if (wantsReconcile(cluster)) actions.push({ _tag: "RemoveOperationAnnotation", cluster: request })
+  for (const cc of ccs)
+    if (wantsReconcile(cc))
+      actions.push({ _tag: "RemoveClusterConfigOperationAnnotation", clusterConfig: keyOf(cc) })
   const config = desired.config
   if (config === undefined)
     return { actions, status: emptyStatus("NoConfig"), row: ReconcileRow.noConfig, ipam: args.ipam }
@@ -496,6 +509,7 @@ export const reconcileCluster = (
     released: [],
     rules: outcomes,
     conditions,
+    waiting: exhausted.length > 0,
   }
   const row =
     exhausted.length > 0

@@ -107,7 +107,11 @@ const Identity = strictStruct({ managedBy: Str, environment: Str })
 const Millis = Schema.Number.check(Schema.isFinite())
 
 export const TriggerInputSchema = strictStruct({
-  observed: strictStruct({ config: opt(IpamConfigSpecSchema), clusters: Schema.Array(ClusterViewSchema) }),
+  observed: strictStruct({
+    config: opt(IpamConfigSpecSchema),
+    clusters: Schema.Array(ClusterViewSchema),
+    waiting: opt(Schema.Array(strictStruct({ namespace: Str, name: Str }))),
+  }),
   desired: Identity,
   trigger: Schema.Union([
     tagged("ClusterCreated", { cluster: ClusterViewSchema }),
@@ -119,6 +123,7 @@ export const TriggerInputSchema = strictStruct({
     tagged("ConfigChanged", { old: opt(IpamConfigSpecSchema) }),
     tagged("Started", {}),
     tagged("StateRefreshed", {}),
+    tagged("CidrsReleased", {}),
   ]),
   now: Millis,
 })

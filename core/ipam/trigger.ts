@@ -5,10 +5,10 @@
  *
  * Expected flow: Cluster create and delete events enqueue the Cluster; updates do not, except
  * when the reconcile annotation appears (or, as upstream, the ignore annotation goes); a
- * managed ClusterConfig enqueues its owning Cluster when it is deleted, gets its deletion
- * timestamp (that is how a Cluster's full deletion is noticed), or gets the reconcile
- * annotation; injection rule changes, the start and every state refresh enqueue every matching
- * Cluster.
+ * managed ClusterConfig enqueues its owning Cluster when it is deleted or updated (its deletion
+ * timestamp, which is how a Cluster's full deletion is noticed, the reconcile annotation, any
+ * other change, as upstream); injection rule changes, the start and every state refresh enqueue
+ * every matching Cluster; released CIDRs enqueue the Clusters waiting for CIDRs.
  *
  * Guarantees: nothing is enqueued without an IPAMConfig; a Cluster that matches no rule or
  * carries the ignore annotation is never enqueued by its own events; a ClusterConfig with the
@@ -48,12 +48,19 @@ export type IpamEvent =
   | { readonly _tag: "ConfigChanged"; readonly old: IpamConfigSpec | undefined }
   | { readonly _tag: "Started" }
   | { readonly _tag: "StateRefreshed" }
+  /** A reconcile released CIDRs (the ClusterConfigs of a gone Cluster). */
+  | { readonly _tag: "CidrsReleased" }
 
 export interface TriggerObserved {
   /** The last valid IPAMConfig (after a change: the new one); undefined before one is known. */
   readonly config: IpamConfigSpec | undefined
   /** Every Cluster, for config changes, starts and refreshes (other events do not read it). */
   readonly clusters: ReadonlyArray<ClusterView>
+  /**
+   * The Clusters waiting for CIDRs (their last reconcile found a parent exhausted), read for
+   * `CidrsReleased`; none when absent.
+   */
+  readonly waiting?: ReadonlyArray<{ readonly namespace: string; readonly name: string }> | undefined
 }
 
 export type TriggerInput = TransitionInput<TriggerObserved, ControllerIdentity, IpamEvent>
@@ -92,6 +99,7 @@ export const TriggerRow = {
   ignoreRemoved: r(17),
   configOtherChange: r(18),
   clusterConfigCreated: r(19),
+  cidrsReleased: r(20),
 } as const
 
 const none = (row: RowId): TriggerResult => ({ actions: [], status: { triggered: false }, row })
@@ -121,6 +129,14 @@ export const triggerTransition = (input: TriggerInput): TriggerResult => {
     case "StateRefreshed": {
       const actions = matchingClusters(config, observed.clusters)
       return { actions, status: { triggered: actions.length > 0 }, row: TriggerRow.startedOrRefreshed }
+    }
+    case "CidrsReleased": {
+      const byKey = new Map((observed.waiting ?? []).map((c) => [`${c.namespace}/${c.name}`, c]))
+      const actions = [...byKey.keys()]
+        .sort()
+        .map((k) => byKey.get(k) as { readonly namespace: string; readonly name: string })
+        .map((c): Enqueue => ({ _tag: "Enqueue", namespace: c.namespace, name: c.name }))
+      return { actions, status: { triggered: actions.length > 0 }, row: TriggerRow.cidrsReleased }
     }
     case "ConfigChanged": {
       if (e.old !== undefined && isDeepStrictEqual(e.old.injectionRules, config.injectionRules)) {
@@ -159,7 +175,7 @@ export const triggerTransition = (input: TriggerInput): TriggerResult => {
       if (wantsReconcile(cc) && !wantsReconcile(e.old))
         return one(TriggerRow.clusterConfigReconcileAnnotation, owner)
       if (isIgnored(e.old)) return one(TriggerRow.ignoreRemoved, owner)
-      return none(TriggerRow.clusterConfigUpdated)
+      return one(TriggerRow.clusterConfigUpdated, owner)
     }
     // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
     default: {

@@ -313,6 +313,7 @@ const triggerEventArb = (config: IpamConfigSpec | undefined): fc.Arbitrary<IpamE
           .map((old): IpamEvent => ({ _tag: "ConfigChanged", old })),
       },
       { weight: 2, arbitrary: fc.constantFrom<IpamEvent>({ _tag: "Started" }, { _tag: "StateRefreshed" }) },
+      { weight: 2, arbitrary: fc.constant<IpamEvent>({ _tag: "CidrsReleased" }) },
     ),
   )
 
@@ -333,6 +334,11 @@ export const triggerInput: fc.Arbitrary<TriggerInput> = fc
       observed: fc.record({
         config: fc.constant(config),
         clusters: fc.array(clusterArb(), { maxLength: 4 }),
+        // Clusters waiting for CIDRs (read on CidrsReleased), duplicates included
+        waiting: fc.array(
+          fc.constantFrom(...CLUSTER_NAMES).map((name) => ({ namespace: "ns", name })),
+          { maxLength: 4 },
+        ),
       }),
       desired: fc.constant(identity),
       trigger: triggerEventArb(config),

@@ -240,12 +240,11 @@ describe("IPAM controller (in-memory API server)", () => {
         )
         assert.deepStrictEqual((back.spec as { patches: unknown }).patches, patches)
         assert.deepStrictEqual(back.metadata.finalizers, [CIDR_FINALIZER])
-        // A patch removed by hand: an update triggers nothing (ipam.trigger#10); the reconcile
-        // annotation on the ClusterConfig does (ipam.trigger#11) and the patch is added back.
+        // A patch removed by hand: the update triggers the owner's reconcile, as upstream's
+        // (ipam.trigger#10), and the patch is added back.
         const current = yield* client.get(ClusterConfigResource, key)
         yield* client.update(ClusterConfigResource, {
           ...current,
-          metadata: { ...current.metadata, annotations: { "openmcp.cloud/operation": "reconcile" } },
           spec: { ...(current.spec as object), patches: patches.slice(0, 1) },
         })
         const repaired = yield* eventually(
@@ -255,6 +254,17 @@ describe("IPAM controller (in-memory API server)", () => {
           ),
         )
         assert.sameDeepMembers((repaired.spec as { patches: Array<unknown> }).patches, [...patches])
+        // The reconcile annotation on the ClusterConfig (ipam.trigger#11) is used up by the reconcile.
+        yield* client.patch(ClusterConfigResource, key, {
+          type: "merge",
+          body: { metadata: { annotations: { "openmcp.cloud/operation": "reconcile" } } },
+        })
+        yield* eventually(
+          "the ClusterConfig's reconcile annotation removed",
+          Effect.map(client.get(ClusterConfigResource, key), (o) =>
+            o.metadata.annotations?.["openmcp.cloud/operation"] === undefined ? true : undefined,
+          ),
+        )
       }),
   )
 
@@ -344,6 +354,61 @@ describe("IPAM controller (in-memory API server)", () => {
         )
         for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
         assert.strictEqual(yield* reconciles, before + 1)
+      }),
+  )
+
+  it.effect(
+    "an exhausted Cluster is retried with the rate limiter, and gets its CIDRs as soon as a release frees some (ipam.reconcile#7, ipam.trigger#20)",
+    () =>
+      Effect.gen(function* () {
+        const full = { ...validSpec, parentCIDRs: { a: ["10.0.0.0/23"] } }
+        const { client, start } = yield* setup(1)
+        yield* client.create(IpamConfigResource, config(full))
+        for (const name of ["a", "b", "w"]) yield* client.create(OpenmcpClusterResource, openmcpCluster(name))
+        yield* start()
+        const cidrsOf = (name: string) =>
+          Effect.map(clusterConfigs(client), (l) => l.find((cc) => cc.metadata.name === `${name}--ipam--r`))
+        const condition = Effect.map(
+          client.get(OpenmcpClusterResource, { namespace: "ns", name: "w" }),
+          (o) =>
+            (
+              (o.status as { conditions?: ReadonlyArray<{ type: string; status: string; reason: string }> })
+                ?.conditions ?? []
+            ).find((c) => c.type === "CIDRsAllocated"),
+        )
+        const waiting = yield* eventually(
+          "w waits for CIDRs",
+          Effect.map(condition, (c) => (c?.status === "False" ? c : undefined)),
+        )
+        assert.strictEqual(waiting.reason, "ParentsExhausted")
+        const requeues = Effect.map(Metric.snapshot, (snap) =>
+          snap
+            .filter((m) => {
+              const a = m.attributes as Record<string, string> | undefined
+              return (
+                m.id === "controller_runtime_reconcile_total" &&
+                a?.controller === "ipam" &&
+                a.result === "requeue"
+              )
+            })
+            .reduce((n, m) => n + ((m.state as { count?: number }).count ?? 0), 0),
+        )
+        const before = yield* requeues
+        // A minute of exhaustion: retried again and again, the backoff growing past a minute.
+        for (let i = 0; i < 60; i++) yield* TestClock.adjust("1 second")
+        assert.isAbove((yield* requeues) - before, 5)
+        assert.isUndefined(yield* cidrsOf("w"))
+        yield* client.delete(OpenmcpClusterResource, { namespace: "ns", name: "a" })
+        // Within a second of the release, not after the backoff.
+        const got = yield* eventually("w gets the released CIDR", cidrsOf("w"), 20)
+        assert.deepStrictEqual(
+          (got.spec as { patches: ReadonlyArray<{ value: string }> }).patches.map((p) => p.value),
+          ["10.0.0.0/24"],
+        )
+        yield* eventually(
+          "w's condition True",
+          Effect.map(condition, (c) => (c?.status === "True" ? true : undefined)),
+        )
       }),
   )
 

@@ -52,7 +52,7 @@ import {
   validateIpamConfig,
 } from "../../core/ipam/index.ts"
 import { type Controller, make as makeController } from "../controller/controller.ts"
-import { done, type ReconcileResult } from "../controller/result.ts"
+import { done, type ReconcileResult, requeue } from "../controller/result.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
@@ -136,6 +136,10 @@ export const makeIpamController = (
     const store = yield* makeIpamStore()
     const configRef = yield* Ref.make<IpamConfigSpec | undefined>(undefined)
     const readyRef = yield* Ref.make(false)
+    /** Each release of CIDRs, for the trigger table (ipam.trigger#20) once the workers run. */
+    const releases = yield* Queue.unbounded<void>()
+    /** Clusters whose last reconcile found a parent exhausted, by `namespace/name`. */
+    const waitingRef = yield* Ref.make<ReadonlyMap<string, { namespace: string; name: string }>>(new Map())
     const clusters = yield* makeReflector(client, {
       resource: OpenmcpClusterResource,
       name: "openmcp-clusters",
@@ -197,14 +201,24 @@ export const makeIpamController = (
               return yield* Effect.fail(
                 new Error(`${result.row}: ${outcome.failed.error._tag}: ${outcome.failed.error.message}`),
               )
-            if (observedCluster !== undefined && result.status.conditions.length > 0)
-              yield* setClusterConditions(client, observedCluster, result.status.conditions)
+            // On the version the last write returned: the one read is stale once annotated.
+            if (outcome.cluster !== undefined && result.status.conditions.length > 0)
+              yield* setClusterConditions(client, outcome.cluster, result.status.conditions)
             return result
           })
         // An earlier Cluster of this name is gone: its ClusterConfigs are released (ipam.reconcile#1).
-        if (earlier.length > 0) yield* run(undefined, earlier)
+        const before = earlier.length > 0 ? yield* run(undefined, earlier) : undefined
         const result = yield* run(cluster, current)
-        return done(result.row)
+        yield* Ref.update(waitingRef, (m) => {
+          const next = new Map(m)
+          if (result.status.waiting) next.set(`${key.namespace}/${key.name}`, key)
+          else next.delete(`${key.namespace}/${key.name}`)
+          return next
+        })
+        if ([before, result].some((r) => r !== undefined && r.status.released.length > 0))
+          yield* Queue.offer(releases, undefined)
+        // Waiting for CIDRs: tried again with the controller's rate limiter, as upstream's error is.
+        return result.status.waiting ? requeue(result.row) : done(result.row)
       }).pipe(
         Effect.mapError(
           (e): Error =>
@@ -226,7 +240,11 @@ export const makeIpamController = (
         const needsClusters =
           event._tag === "Started" || event._tag === "StateRefreshed" || event._tag === "ConfigChanged"
         const decision = triggerTransition({
-          observed: { config, clusters: needsClusters ? clusters.store.list().map(clusterView) : [] },
+          observed: {
+            config,
+            clusters: needsClusters ? clusters.store.list().map(clusterView) : [],
+            waiting: event._tag === "CidrsReleased" ? [...(yield* Ref.get(waitingRef)).values()] : [],
+          },
           desired: who,
           trigger: event,
           now: yield* Clock.currentTimeMillis,
@@ -376,6 +394,9 @@ export const makeIpamController = (
       yield* clusters.subscribe((e) => trigger(clusterEvent(e)))
       yield* clusterConfigs.subscribe((e) => trigger(clusterConfigEvent(e)))
       yield* controller.start
+      yield* Effect.forkScoped(
+        Effect.forever(Effect.andThen(Queue.take(releases), trigger({ _tag: "CidrsReleased" }))),
+      )
       yield* trigger({ _tag: "Started" })
       yield* Ref.set(readyRef, true)
       // Refresh cycles: internalStateRefreshCycleDuration of the config in force (0: none).

@@ -46,6 +46,8 @@ export interface InterpretOutcome {
   readonly recorded: boolean
   /** The action the server refused, with its error; undefined when every action ran. */
   readonly failed: { readonly action: ReconcileAction; readonly error: KubeError } | undefined
+  /** The Cluster as the last write returned it (as read when nothing was written to it). */
+  readonly cluster: KubeObject | undefined
 }
 
 const describe = (action: ReconcileAction): string => {
@@ -92,6 +94,28 @@ export const interpret = (
                 ),
                 Effect.asVoid,
               )
+          case "RemoveClusterConfigOperationAnnotation": {
+            const cc = ccs.get(action.clusterConfig.name)
+            return client
+              .patch(
+                ClusterConfigResource,
+                action.clusterConfig,
+                mergePatch({
+                  metadata: {
+                    resourceVersion: cc?.metadata.resourceVersion,
+                    annotations: { [OPERATION_ANNOTATION]: null },
+                  },
+                }),
+              )
+              .pipe(
+                Effect.tap((o) =>
+                  Effect.sync(() => {
+                    ccs.set(action.clusterConfig.name, o)
+                  }),
+                ),
+                Effect.asVoid,
+              )
+          }
           case "SetAppliedRules":
             return client
               .patch(
@@ -231,8 +255,8 @@ export const interpret = (
         yield* Effect.logWarning(`could not ${describe(action)}`).pipe(
           Effect.annotateLogs({ error: `${result.failure._tag}: ${result.failure.message}` }),
         )
-        return { recorded, failed: { action, error: result.failure } }
+        return { recorded, failed: { action, error: result.failure }, cluster }
       }
     }
-    return { recorded, failed: undefined }
+    return { recorded, failed: undefined, cluster }
   })

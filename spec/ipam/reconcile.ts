@@ -2,8 +2,8 @@
  * Seed 004, the reconcile of one Cluster: "it aligns the CIDR annotation with the existing
  * ClusterConfig resources ... and creates ClusterConfig resources according to the specified
  * rules", with the release of the CIDRs "after the Cluster has been fully deleted" and the
- * Clusters "never reconciled" (ignored, not selected). Rows 7-13 are derived: the issue's
- * exhaustion promise and upstream's behaviour where the seed is silent (state.md, config.md,
+ * Clusters "never reconciled" (ignored, not selected). Rows 7-13 are derived: exhaustion
+ * reported and retried and upstream's behaviour where the seed is silent (state.md, config.md,
  * internal/controllers/cluster).
  *
  * The predicates compute, independently of core, what the reconcile must do: the spec's own
@@ -218,6 +218,23 @@ const expect = (i: ReconcileInput): Expectation => {
   }
 }
 
+/**
+ * The reconcile annotations are used up: the Cluster's, and those of its ClusterConfigs (each
+ * removed once), exactly when present.
+ */
+const annotationsUsedUp = (i: ReconcileInput, r: ReconcileResult): boolean => {
+  const cluster = i.observed.cluster as NonNullable<typeof i.observed.cluster>
+  if (reconcileAnnotation(cluster) !== tags(r).includes("RemoveOperationAnnotation")) return false
+  const want = ours(i)
+    .filter(reconcileAnnotation)
+    .map((cc) => cc.name)
+    .sort()
+  const got = r.actions
+    .flatMap((a) => (a._tag === "RemoveClusterConfigOperationAnnotation" ? [a.clusterConfig.name] : []))
+    .sort()
+  return isDeepStrictEqual(want, got)
+}
+
 const reconcilable = (i: ReconcileInput) => inScope(i) && annotation(i) !== undefined && ccsReadable(i)
 
 /** What every reconcile in scope must do, whichever row names it. */
@@ -270,13 +287,11 @@ const aligned = (i: ReconcileInput, r: ReconcileResult): boolean => {
   if (warnings.length !== e.conflicts.length + e.exhausted.length) return false
   const cond = r.status.conditions.find((c) => c.type === "CIDRsAllocated")
   if (cond === undefined || (cond.status === "False") !== e.exhausted.length > 0) return false
-  if (
-    reconcileAnnotation(i.observed.cluster as NonNullable<typeof i.observed.cluster>) !==
-    tags(r).includes("RemoveOperationAnnotation")
-  )
-    return false
+  if (r.status.waiting !== e.exhausted.length > 0) return false
+  if (!annotationsUsedUp(i, r)) return false
   return only(r, [
     "RemoveOperationAnnotation",
+    "RemoveClusterConfigOperationAnnotation",
     "SetAppliedRules",
     "CreateClusterConfig",
     "AddPatches",
@@ -286,15 +301,15 @@ const aligned = (i: ReconcileInput, r: ReconcileResult): boolean => {
 }
 
 const quietExceptAnnotation = (i: ReconcileInput, r: ReconcileResult) =>
-  only(r, ["RemoveOperationAnnotation"]) &&
-  tags(r).includes("RemoveOperationAnnotation") ===
-    reconcileAnnotation(i.observed.cluster as NonNullable<typeof i.observed.cluster>)
+  only(r, ["RemoveOperationAnnotation", "RemoveClusterConfigOperationAnnotation"]) &&
+  annotationsUsedUp(i, r) &&
+  !r.status.waiting
 
 const warnsOnly = (action: string) => (i: ReconcileInput, r: ReconcileResult) =>
-  only(r, ["RemoveOperationAnnotation", "Event"]) &&
+  only(r, ["RemoveOperationAnnotation", "RemoveClusterConfigOperationAnnotation", "Event"]) &&
   r.actions.some((a) => a._tag === "Event" && a.type === "Warning" && a.action === action) &&
-  tags(r).includes("RemoveOperationAnnotation") ===
-    reconcileAnnotation(i.observed.cluster as NonNullable<typeof i.observed.cluster>)
+  annotationsUsedUp(i, r) &&
+  !r.status.waiting
 
 const pending = (i: ReconcileInput) => {
   const e = expect(i)
@@ -350,6 +365,7 @@ export const reconcileTable: TableSpec<ReconcileInput, ReconcileResult, unknown>
           const touched = new Set(r.actions.map((a) => ("clusterConfig" in a ? a.clusterConfig.name : "")))
           const mine = new Set(ours(i).map((cc) => cc.name))
           return (
+            !r.status.waiting &&
             [...touched].every((n) => mine.has(n)) &&
             isDeepStrictEqual([...r.status.released].sort(), want.sort())
           )
@@ -369,7 +385,7 @@ export const reconcileTable: TableSpec<ReconcileInput, ReconcileResult, unknown>
       ],
       {
         applies: (i) => present(i) && ignored(i.observed.cluster as NonNullable<typeof i.observed.cluster>),
-        holds: (_, r) => r.actions.length === 0 && r.status.outcome === "Ignored",
+        holds: (_, r) => r.actions.length === 0 && r.status.outcome === "Ignored" && !r.status.waiting,
       },
     ),
     doc(
@@ -435,17 +451,18 @@ export const reconcileTable: TableSpec<ReconcileInput, ReconcileResult, unknown>
       [
         "a selecting rule cannot get a CIDR: every allowed parent is exhausted",
         "-",
-        "nothing of that rule is allocated or written; Warning Event CIDRManagementError/CIDRGeneration; other rules go on",
-        "condition CIDRsAllocated=False (ParentsExhausted)",
+        "nothing of that rule is allocated or written; Warning Event CIDRManagementError/CIDRGeneration; other rules go on; the Cluster waits for CIDRs: requeued with the controller's rate limiter, and at once when CIDRs are released (ipam.trigger#20)",
+        "condition CIDRsAllocated=False (ParentsExhausted), waiting",
         "(derived)",
       ],
       {
         applies: (i) => reconcilable(i) && pending(i).e.exhausted.length > 0,
         holds: (i, r) =>
           aligned(i, r) &&
-          r.status.conditions.some((c) => c.type === "CIDRsAllocated" && c.status === "False"),
+          r.status.conditions.some((c) => c.type === "CIDRsAllocated" && c.status === "False") &&
+          r.status.waiting,
         reason:
-          "Issue 15: exhaustion gives a condition and an Event, never a crash. Upstream releases the rule's partial allocations and reports the error; the rule is tried again on the next reconcile.",
+          "Exhaustion gives a condition and an Event, never a crash. Upstream releases the rule's partial allocations and returns the CIDR-generation error, so controller-runtime retries the Cluster with its rate limiter until a CIDR is free; krtt requeues it with the same backoff (not as an error: the condition and the Event already say what is wrong), and reconciles it at once when a release frees CIDRs, so it does not sit out a long backoff after capacity came back.",
       },
     ),
     derived(

@@ -2,7 +2,8 @@
  * Seed 004, "Reconciliation Trigger Specifics", transcribed bullet by bullet: every bullet is a
  * row, those that trigger and those that must not. Rows 15-19 are derived from upstream's
  * controllers (platform-service-gardener-ipam internal/controllers/cluster and config), where
- * the seed is silent.
+ * the seed is silent; row 20 makes a Cluster waiting for CIDRs (ipam.reconcile#7) get them as
+ * soon as a release frees some.
  *
  * @module
  */
@@ -162,7 +163,7 @@ export const triggerTable: TableSpec<TriggerInput, TriggerResult, unknown> = {
         applies: (i) => liveCc(i) && tag(i) === "ClusterConfigUpdated" && gotDeletion(i),
         holds: enqueues(theOwnerKey),
         reason:
-          "Resolution: the seed names ClusterConfig updates both as a trigger (this bullet) and as a non-trigger (row 10). The update that triggers is the deletion timestamp the garbage collector sets through the owner reference once the Cluster is gone ('This is noticed via the corresponding ClusterConfig resources, which get a deletion timestamp'), and the reconcile annotation (row 11). Upstream's code triggers on every update; the seed's later, specific bullet and issue 15 are followed.",
+          "The update that matters most: the deletion timestamp the garbage collector sets through the owner reference once the Cluster is gone ('This is noticed via the corresponding ClusterConfig resources, which get a deletion timestamp'). Every other update triggers too (rows 10, 11, 17).",
       },
     ),
     doc(
@@ -239,9 +240,9 @@ export const triggerTable: TableSpec<TriggerInput, TriggerResult, unknown> = {
       10,
       [
         "managed ClusterConfig updated",
-        "no deletion timestamp, reconcile annotation or ignore removal",
-        "nothing",
-        "*Updates* of a `ClusterConfig` resource do not trigger a reconciliation.",
+        "any other change (no deletion timestamp, reconcile annotation or ignore removal)",
+        "reconcile the owning Cluster",
+        "*Deletion* or *update* of a `ClusterConfig` resource managed by this controller (identified via labels) triggers a reconciliation of its owning `Cluster`.",
       ],
       {
         applies: (i) =>
@@ -250,7 +251,9 @@ export const triggerTable: TableSpec<TriggerInput, TriggerResult, unknown> = {
           !gotDeletion(i) &&
           !gotReconcile(i) &&
           !lostIgnore(i),
-        holds: nothing,
+        holds: enqueues(theOwnerKey),
+        reason:
+          "Resolution: the seed names ClusterConfig updates both as a trigger (this bullet) and as a non-trigger ('*Updates* of a ClusterConfig resource do not trigger a reconciliation'). Upstream's code (Owns ClusterConfig with OnUpdatePredicate) triggers on every update, and IPAM is run as upstream runs it: a ClusterConfig changed by hand is put right by the next reconcile. The controller's own writes (finalizer, patches, the used-up annotation) cost one more reconcile, which writes nothing.",
       },
     ),
     doc(
@@ -264,6 +267,8 @@ export const triggerTable: TableSpec<TriggerInput, TriggerResult, unknown> = {
       {
         applies: (i) => liveCc(i) && tag(i) === "ClusterConfigUpdated" && !gotDeletion(i) && gotReconcile(i),
         holds: enqueues(theOwnerKey),
+        reason:
+          "The reconcile of the owning Cluster removes the annotation from the ClusterConfig (ipam.reconcile), as it does the Cluster's: each use triggers once.",
       },
     ),
     doc(
@@ -375,6 +380,25 @@ export const triggerTable: TableSpec<TriggerInput, TriggerResult, unknown> = {
       reason:
         "Upstream's ClusterConfig predicates are update, delete and the annotations: the controller creates ClusterConfigs itself and must not re-trigger on its own creations.",
     }),
+    derived(
+      20,
+      [
+        "CIDRs released (a reconcile released the ClusterConfigs of a gone Cluster)",
+        "Clusters waiting for CIDRs (their last reconcile found a parent exhausted, ipam.reconcile#7)",
+        "reconcile each waiting Cluster",
+        "(derived)",
+      ],
+      {
+        applies: (i) => hasConfig(i) && tag(i) === "CidrsReleased",
+        holds: (i, r) => {
+          const want = [...new Set((i.observed.waiting ?? []).map((c) => `${c.namespace}/${c.name}`))].sort()
+          const got = r.actions.map((a) => `${a.namespace}/${a.name}`).sort()
+          return isDeepStrictEqual(want, got) && r.status.triggered === want.length > 0
+        },
+        reason:
+          "Upstream retries an exhausted Cluster only through the rate limiter (its backoff reaches minutes); a release is the moment capacity comes back, so a waiting Cluster gets its CIDRs within the same second.",
+      },
+    ),
   ],
   priority: [],
   resolutions: [
