@@ -1,10 +1,10 @@
 /**
- * Building conditions: a condition keeps its `lastTransitionTime` while its status does not
- * change; an aggregate over many objects names the objects that hold it back.
+ * Building v1beta2 conditions: a condition keeps its `lastTransitionTime` while its status does
+ * not change, and always carries a message.
  *
  * @module
  */
-import type { Condition, ConditionStatus, ObjectMeta } from "./types.ts"
+import type { Condition, ConditionStatus } from "./types.ts"
 
 /** What a rule decides for one condition, before times and generations are filled in. */
 export interface Decided {
@@ -44,9 +44,6 @@ const transitionTime = (old: Condition | undefined, status: ConditionStatus, clo
   old !== undefined && old.status === status && old.lastTransitionTime !== undefined
     ? old.lastTransitionTime
     : clock()
-
-// Stryker disable next-line StringLiteral: any other stand-in for a missing message also answers undefined (equivalent)
-const messageOf = (d: Decided): string | undefined => ((d.message ?? "") === "" ? undefined : d.message)
 
 /**
  * The limits of upstream's Cluster CRD (`cluster.x-k8s.io` v1.13): a v1beta2 condition's
@@ -91,129 +88,4 @@ export const v1beta2Condition = (
   return generation === undefined || generation < 1
     ? { type, status, reason, message, lastTransitionTime }
     : { type, status, reason, message, observedGeneration: generation, lastTransitionTime }
-}
-
-/** A deprecated v1beta1 condition: a severity when False, no observed generation. */
-export const v1beta1Condition = (
-  type: string,
-  d: Decided,
-  previous: ReadonlyArray<Condition> | undefined,
-  clock: Clock,
-): Condition => {
-  const lastTransitionTime = transitionTime(findCondition(previous, type), d.status, clock)
-  const { status, reason } = d
-  const m = messageOf(d)
-  const message = m === undefined ? undefined : truncate(m, ConditionLimits.v1beta1MessageMax)
-  if (status === "False") {
-    const severity = d.severity ?? "Info"
-    return message === undefined
-      ? { type, status, severity, reason, lastTransitionTime }
-      : { type, status, severity, reason, message, lastTransitionTime }
-  }
-  return message === undefined
-    ? { type, status, reason, lastTransitionTime }
-    : { type, status, reason, message, lastTransitionTime }
-}
-
-/** `a, b, c and 2 more`. */
-export const listNames = (names: ReadonlyArray<string>, max: number): string => {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: slicing a list no longer than max gives the same names (equivalent)
-  const shown = names.length <= max ? names : names.slice(0, max)
-  const rest = names.length - shown.length
-  return rest > 0 ? `${shown.join(", ")} and ${rest} more` : shown.join(", ")
-}
-
-/** Reasons an aggregate condition uses for each outcome. */
-export interface AggregateReasons {
-  /** e.g. `Ready`. */
-  readonly isTrue: string
-  readonly isFalse: string
-  readonly isUnknown: string
-  /** When there is nothing to aggregate. */
-  readonly none: string
-}
-
-/**
- * Aggregates one condition type over objects (positive polarity: True is good). False wins over
- * Unknown; an object that does not report the condition counts as Unknown.
- */
-export const aggregate = (
-  objects: ReadonlyArray<{
-    readonly metadata: ObjectMeta
-    readonly status?: { readonly conditions?: ReadonlyArray<Condition> }
-  }>,
-  type: string,
-  /** The kind of object named, for one name and for several. */
-  what: { readonly one: string; readonly many: string },
-  reasons: AggregateReasons,
-  max: number,
-): Decided => {
-  if (objects.length === 0) return { status: "True", reason: reasons.none }
-  const notTrue: Array<string> = []
-  const unknown: Array<string> = []
-  // the message of a False object: shown only when it is the only one
-  let message: string | undefined
-  for (const o of objects) {
-    const c = findCondition(o.status?.conditions, type)
-    if (c === undefined || c.status === "Unknown") unknown.push(o.metadata.name)
-    else if (c.status === "False") {
-      notTrue.push(o.metadata.name)
-      if (c.message !== "") message = c.message
-    }
-  }
-  if (notTrue.length > 0) {
-    const verb = notTrue.length === 1 ? "is" : "are"
-    const detail = notTrue.length === 1 && message !== undefined ? `: ${message}` : ""
-    return {
-      status: "False",
-      reason: reasons.isFalse,
-      message: `${notTrue.length === 1 ? what.one : what.many} ${listNames(notTrue, max)} ${verb} not ${type}${detail}`,
-    }
-  }
-  if (unknown.length > 0) {
-    const verb = unknown.length === 1 ? "does" : "do"
-    return {
-      status: "Unknown",
-      reason: reasons.isUnknown,
-      message: `${unknown.length === 1 ? what.one : what.many} ${listNames(unknown, max)} ${verb} not report ${type} yet`,
-    }
-  }
-  return { status: "True", reason: reasons.isTrue }
-}
-
-/**
- * Aggregates a negative-polarity condition (True means "in progress": RollingOut, ScalingUp,
- * ScalingDown) over named sources: True as soon as one source reports True.
- */
-export const anyInProgress = (
-  sources: ReadonlyArray<InProgressSource>,
-  type: string,
-  reasons: { readonly isTrue: string; readonly isFalse: string },
-  max: number,
-): Decided => {
-  let active: Array<string> | undefined
-  // the message of a True source: shown only when it is the only one
-  let message: string | undefined
-  for (const s of sources) {
-    const c = findCondition(s.conditions, type)
-    if (c?.status === "True") {
-      if (active === undefined) active = []
-      active.push(`${s.kind} ${s.name}`)
-      if (c.message !== "") message = c.message
-    }
-  }
-  if (active === undefined) return { status: "False", reason: reasons.isFalse }
-  const detail = active.length === 1 && message !== undefined ? `: ${message}` : ""
-  return {
-    status: "True",
-    reason: reasons.isTrue,
-    message: `${listNames(active, max)} ${active.length === 1 ? "reports" : "report"} ${type}${detail}`,
-  }
-}
-
-/** An object whose RollingOut, ScalingUp or ScalingDown condition is aggregated. */
-export interface InProgressSource {
-  readonly kind: string
-  readonly name: string
-  readonly conditions: ReadonlyArray<Condition> | undefined
 }

@@ -13,7 +13,7 @@
  * Guarantees: nothing of the control plane or the infrastructure is deleted while descendants
  * remain; the infrastructure is never deleted while the control-plane object exists; the
  * finalizer is removed only when nothing remains. Every step leaves a `deletingReason` and a
- * `deletingMessage` for the `Deleting` condition.
+ * `deletingMessage` for the `Deleting` condition, worded as upstream v1.14.2 words them.
  *
  * Caveat (a resolution, see `spec/cluster/deletion.ts`): the flowchart goes from "no owned
  * children" straight to the control plane; the pending-descendant check is applied on that path
@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { DeletingReason, describeRef, isDeleting, OkToDeleteAnnotation } from "./contract.ts"
+import { DeletingReason, isDeleting, OkToDeleteAnnotation } from "./contract.ts"
 import { filterOwned, pendingDeleteCount, pendingDeleteMessage } from "./descendants.ts"
 import { requeue, type Scope } from "./scope.ts"
 
@@ -33,11 +33,7 @@ export const reconcileDelete = (s: Scope): void => {
   if (gates.runtimeSDK && gates.clusterTopology && spec.topology !== undefined) {
     if (s.cluster.metadata.annotations?.[OkToDeleteAnnotation] === undefined) {
       t.deletePath = "WaitingForHook"
-      reason(
-        s,
-        DeletingReason.WaitingForBeforeDeleteHook,
-        `Waiting for the BeforeClusterDelete hook to set the ${OkToDeleteAnnotation} annotation`,
-      )
+      reason(s, DeletingReason.WaitingForBeforeDeleteHook, "Waiting for BeforeClusterDelete hook")
       return
     }
   }
@@ -45,7 +41,7 @@ export const reconcileDelete = (s: Scope): void => {
   const d = s.descendants
   if (d === undefined) {
     t.deletePath = "ListFailed"
-    reason(s, DeletingReason.InternalError, `Failed to list descendants: ${s.descendantsError}`)
+    reason(s, DeletingReason.InternalError, CHECK_LOGS)
     return
   }
 
@@ -53,11 +49,7 @@ export const reconcileDelete = (s: Scope): void => {
   const owned = filterOwned(d, hasControlPlaneRef, s.cluster.metadata)
   if (owned._tag === "Undecidable") {
     t.deletePath = "FilterFailed"
-    reason(
-      s,
-      DeletingReason.InternalError,
-      `Cannot tell whether the Cluster owns ${owned.kind} ${owned.name}: its owner reference has the malformed apiVersion "${owned.apiVersion}"`,
-    )
+    reason(s, DeletingReason.InternalError, CHECK_LOGS)
     return
   }
   t.ownedChildren = owned.children.length
@@ -83,7 +75,7 @@ export const reconcileDelete = (s: Scope): void => {
     const cp = observed.controlPlane
     if (cp._tag === "GetFailed") {
       t.deletePath = "ControlPlaneGetFailed"
-      reason(s, DeletingReason.InternalError, `Failed to read ${describeRef(cpRef)}: ${cp.error}`)
+      reason(s, DeletingReason.InternalError, CHECK_LOGS)
       return
     }
     if (cp._tag === "Found") {
@@ -96,14 +88,11 @@ export const reconcileDelete = (s: Scope): void => {
           ref: { apiGroup: cpRef.apiGroup, kind: cpRef.kind, namespace: s.key.namespace, name: cpRef.name },
         })
       }
-      reason(
-        s,
-        DeletingReason.WaitingForControlPlaneDeletion,
-        `Waiting for ${describeRef(cpRef)} to be deleted`,
-      )
+      reason(s, DeletingReason.WaitingForControlPlaneDeletion, `Waiting for ${cpRef.kind} to be deleted`)
       return
     }
-    // Not found: the control plane is gone (ControlPlaneReady: Deleted, in updateStatus).
+    // Not found: the control plane is gone (v1beta1 ControlPlaneReady: Deleted, in updateStatus).
+    s.controlPlaneGone = true
   }
 
   const infraRef = spec.infrastructureRef
@@ -111,7 +100,7 @@ export const reconcileDelete = (s: Scope): void => {
     const infra = observed.infrastructure
     if (infra._tag === "GetFailed") {
       t.deletePath = "InfrastructureGetFailed"
-      reason(s, DeletingReason.InternalError, `Failed to read ${describeRef(infraRef)}: ${infra.error}`)
+      reason(s, DeletingReason.InternalError, CHECK_LOGS)
       return
     }
     if (infra._tag === "Found") {
@@ -129,19 +118,19 @@ export const reconcileDelete = (s: Scope): void => {
           },
         })
       }
-      reason(
-        s,
-        DeletingReason.WaitingForInfrastructureDeletion,
-        `Waiting for ${describeRef(infraRef)} to be deleted`,
-      )
+      reason(s, DeletingReason.WaitingForInfrastructureDeletion, `Waiting for ${infraRef.kind} to be deleted`)
       return
     }
     t.deletePath = "CompletedInfrastructureGone"
+    s.infrastructureGone = true
   } else t.deletePath = "CompletedNoInfrastructure"
 
   reason(s, DeletingReason.DeletionCompleted, "Deletion completed")
   s.removeFinalizer = true
 }
+
+/** Upstream's Deleting message when something failed; the error itself is logged. */
+export const CHECK_LOGS = "Please check controller logs for errors"
 
 const reason = (s: Scope, deletingReason: string, message: string): void => {
   s.deletingReason = deletingReason

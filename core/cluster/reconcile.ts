@@ -41,7 +41,6 @@ import {
   caSecretName,
   clusterOwnerReference,
   DeletingReason,
-  isControlPlaneMachine,
   isDeleting,
   isValidEndpoint,
   KubeconfigDataKey,
@@ -49,7 +48,7 @@ import {
   kubeconfigSecretName,
   V1Beta2ConditionTypes,
 } from "./contract.ts"
-import { reconcileDelete } from "./delete.ts"
+import { CHECK_LOGS, reconcileDelete } from "./delete.ts"
 import { classify } from "./descendants.ts"
 import { reconcileControlPlane, reconcileInfrastructure } from "./external.ts"
 import { type FailedKind, newTrace, type Scope, type Trace } from "./scope.ts"
@@ -131,7 +130,7 @@ export const reconcile = (input: ClusterInput, config: ClusterControllerConfig):
     // The topology controller sets both refs; until then there is nothing to reconcile. Upstream
     // checks deletion first: a deleting Cluster whose refs were never generated is deleted.
     if (!deleting && (spec.infrastructureRef === undefined || spec.controlPlaneRef === undefined))
-      return { actions: NONE, status: cluster.status, trace: newTrace("WaitingForTopology") }
+      return waitForTopology(input, config, cluster, key)
   }
 
   const s = newScope(input, config, cluster, key, deleting)
@@ -175,6 +174,8 @@ const newScope = (
     descendantsError: undefined,
     deletingReason: undefined,
     deletingMessage: undefined,
+    controlPlaneGone: false,
+    infrastructureGone: false,
     removeFinalizer: false,
     failure: {},
     trace,
@@ -229,20 +230,17 @@ const reconcileKubeconfig = (s: Scope): void => {
 }
 
 /**
- * reconcileV1Beta1ControlPlaneInitialized: without a controlPlaneRef the control plane counts as
- * initialized once an active (not deleting) control-plane Machine has a nodeRef.
+ * reconcileV1Beta1ControlPlaneInitialized (Normal Reconciliation row 12): without a
+ * controlPlaneRef the control plane counts as initialized once an active (not deleting)
+ * control-plane Machine has a nodeRef. That sets the v1beta1 `ControlPlaneInitialized`
+ * condition only (updateStatus, `v1beta1.ts`): upstream v1.14.2 sets
+ * `status.initialization.controlPlaneInitialized` from a control-plane object alone.
  */
 const reconcileControlPlaneInitialized = (s: Scope): void => {
-  if (s.spec.controlPlaneRef !== undefined || s.controlPlaneInitialized) return
+  const v1 = s.cluster.status?.deprecated?.v1beta1?.conditions
+  if (s.spec.controlPlaneRef !== undefined || findCondition(v1, "ControlPlaneInitialized")?.status === "True")
+    return
   s.trace.initializedFallback = true
-  const d = s.descendants
-  if (d === undefined) return
-  for (const m of d.controlPlaneMachines) {
-    if (isControlPlaneMachine(m) && !isDeleting(m.metadata) && m.status?.nodeRef !== undefined) {
-      s.controlPlaneInitialized = true
-      return
-    }
-  }
 }
 
 /** updateStatus and the patch, then the end of the reconcile. */
@@ -298,7 +296,34 @@ const finish = (s: Scope): Reconciled => {
   return { actions, status, trace }
 }
 
-const statusOf = (s: Scope): ClusterStatus =>
+/**
+ * The topology controller has not set both refs yet (Normal Reconciliation row 4): nothing is
+ * reconciled, and the status is written as upstream's deferred updateStatus writes it when the
+ * phases did not run (nothing read or listed), with the phase's event when it changes.
+ */
+const waitForTopology = (
+  input: ClusterInput,
+  config: ClusterControllerConfig,
+  cluster: ObservedCluster,
+  key: ClusterKey,
+): Reconciled => {
+  const s = newScope(input, config, cluster, key, false)
+  s.trace.exit = "WaitingForTopology"
+  const status = statusOf(s, false)
+  s.trace.phaseAfter = status.phase
+  const actions: Array<ClusterAction> = [patchStatus(key, status)]
+  if (status.phase !== cluster.status?.phase)
+    actions.push({
+      _tag: "Event",
+      cluster: key,
+      type: "Normal",
+      reason: status.phase as string,
+      message: `Cluster ${key.name} is ${status.phase}`,
+    })
+  return { actions, status, trace: s.trace }
+}
+
+const statusOf = (s: Scope, phases = true): ClusterStatus =>
   updateStatus({
     cluster: s.cluster,
     spec: s.spec,
@@ -307,13 +332,15 @@ const statusOf = (s: Scope): ClusterStatus =>
     time: clockAt(s.input.now),
     config: s.config,
     deleting: s.deleting,
+    phases,
     infrastructureProvisioned: s.infrastructureProvisioned,
     controlPlaneInitialized: s.controlPlaneInitialized,
     failureDomains: s.failureDomains,
     descendants: s.descendants,
-    descendantsError: s.descendantsError,
     deletingReason: s.deletingReason,
     deletingMessage: s.deletingMessage,
+    controlPlaneGone: s.controlPlaneGone,
+    infrastructureGone: s.infrastructureGone,
     succeeded: s.errors.length === 0,
     endpoint: s.endpoint,
     failure: s.failure,
@@ -369,7 +396,7 @@ const actionFailed = (
     // a failed delete (DeleteDescendant or DeleteExternal)
     if (action._tag === "DeleteObject") {
       s.deletingReason = DeletingReason.InternalError
-      s.deletingMessage = `Failed to delete ${action.ref.kind} ${action.ref.name}: ${error}`
+      s.deletingMessage = CHECK_LOGS
     }
   } else {
     reconcileKubeconfig(s)

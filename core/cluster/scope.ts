@@ -135,6 +135,9 @@ export interface Scope {
   descendants: Classified | undefined
   descendantsError: string | undefined
   deletingReason: string | undefined
+  /** reconcileDelete reached the control-plane (infrastructure) step and found the object gone. */
+  controlPlaneGone: boolean
+  infrastructureGone: boolean
   deletingMessage: string | undefined
   removeFinalizer: boolean
   /** The providers' failureReason / failureMessage copied in this reconcile (upstream's getExternal). */
