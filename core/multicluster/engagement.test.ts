@@ -122,6 +122,44 @@ describe("verdict()", () => {
       why: "hub-only-watches",
     })
   })
+  it("each watch's own options override the controller's, on the hub and on provider clusters", () => {
+    const forBoth = { name: "For(x)", kind: "For" as const, engageWithProviderClusters: true }
+    const hubWatches = { name: "Watches(y)", kind: "Watches" as const, engageWithLocalCluster: true }
+    const both: EngagementOptions = { ...provider, watches: [forBoth, hubWatches] }
+    expect(verdict(both)).toEqual({ engage: true, watches: ["For(x)", "Watches(y)"] })
+    expect(verdict({ ...both, cluster: "" })).toEqual({ engage: true, watches: ["Watches(y)"] })
+    const hubOnly = { ...hubWatches, engageWithProviderClusters: false }
+    expect(verdict({ ...provider, watches: [hubOnly] })).toEqual({ engage: false, why: "hub-only-watches" })
+    expect(
+      verdict({
+        ...provider,
+        engageWithProviderClusters: false,
+        watches: [{ ...hubWatches, kind: "Watches" }],
+      }),
+    ).toEqual({ engage: false, why: "provider-disabled" })
+    expect(verdict({ ...provider, engageWithProviderClusters: false, watches: [forBoth] })).toEqual({
+      engage: true,
+      watches: ["For(x)"],
+    })
+    expect(
+      verdict({
+        ...provider,
+        engageWithLocalCluster: true,
+        cluster: "",
+        watches: [{ ...forBoth, engageWithLocalCluster: false }],
+      }),
+    ).toEqual({ engage: false, why: "local-disabled" })
+  })
+  it("a watch's own filter leaves out that watch only; filtered when every engaging watch is rejected", () => {
+    const a = { name: "Watches(a)", kind: "Watches" as const, clusterFilter: "reject" as const }
+    const b = { name: "Watches(b)", kind: "Watches" as const }
+    expect(verdict({ ...provider, watches: [a, b] })).toEqual({ engage: true, watches: ["Watches(b)"] })
+    expect(verdict({ ...provider, watches: [a] })).toEqual({ engage: false, why: "filtered" })
+    expect(verdict({ ...provider, cluster: "", engageWithLocalCluster: true, watches: [a] })).toEqual({
+      engage: true,
+      watches: ["Watches(a)"],
+    })
+  })
 })
 
 describe("engagementTransition()", () => {
@@ -226,7 +264,7 @@ describe("engagement messages (what a user reads in the logs and in a dropped re
   it("names the cluster and the reason it is not engaged", () => {
     const r = step(absent, { _tag: "ClusterAdded", generation: "g1" }, { ...provider, watches: [] })
     expect(logs(r)).toEqual([
-      'info: not engaging cluster "east": the controller only has For/Owns watches, which are hub-only',
+      'info: not engaging cluster "east": no watch engages provider clusters (For/Owns are hub-only unless their own options say so)',
     ])
   })
 
@@ -280,7 +318,7 @@ describe("engagement messages (what a user reads in the logs and in a dropped re
     ).status
     expect(detail(excluded)).toEqual([
       "ClusterNotEngaged",
-      'controller not engaged with cluster "east": the controller only has For/Owns watches, which are hub-only',
+      'controller not engaged with cluster "east": no watch engages provider clusters (For/Owns are hub-only unless their own options say so)',
     ])
     const failed = step(engaging(), {
       _tag: "EngageFailed",

@@ -34,6 +34,7 @@ import {
   HUB,
   IN_PROGRESS_TAGS,
   SCOPE_OPEN_TAGS,
+  type WatchSpec,
 } from "./types.ts"
 
 const r = (n: number): RowId => rowId(ENGAGEMENT, n)
@@ -71,32 +72,47 @@ export type Verdict =
   | { readonly engage: true; readonly watches: ReadonlyArray<string> }
   | { readonly engage: false; readonly why: ExcludedWhy }
 
-/** Effective `engageWithLocalCluster`: unset means `true` without a provider, `false` with one. */
-export const engagesLocal = (o: EngagementOptions): boolean => o.engageWithLocalCluster ?? !o.hasProvider
-
-/** Effective `engageWithProviderClusters`: unset means `true`; never without a provider. */
-export const engagesProviderClusters = (o: EngagementOptions): boolean =>
-  o.hasProvider && (o.engageWithProviderClusters ?? true)
-
-/** The watches whose sources start on the pair's cluster: all on the hub, `Watches` elsewhere. */
-export const sourcesFor = (o: EngagementOptions): ReadonlyArray<string> =>
-  (o.cluster === HUB ? o.watches : o.watches.filter((w) => w.kind === "Watches")).map((w) => w.name)
+/** Effective `engageWithLocalCluster` of a watch: its own, else the controller's, else `true` without a provider and `false` with one. */
+export const watchEngagesLocal = (o: EngagementOptions, w: WatchSpec): boolean =>
+  w.engageWithLocalCluster ?? o.engageWithLocalCluster ?? !o.hasProvider
 
 /**
- * Whether the controller engages the pair's cluster, and with which watches: every watch on the
- * hub, only `Watches` on provider clusters (`For`/`Owns` are hub-only).
+ * Effective `engageWithProviderClusters` of a watch; never without a provider. Unset on the
+ * watch: the controller's for `Watches` (unset: `true`), `false` for `For`/`Owns`.
+ */
+export const watchEngagesProviderClusters = (o: EngagementOptions, w: WatchSpec): boolean =>
+  o.hasProvider &&
+  (w.engageWithProviderClusters ?? (w.kind === "Watches" ? (o.engageWithProviderClusters ?? true) : false))
+
+/** Whether a watch's filters (the controller's and its own) accept the pair's cluster. */
+const accepted = (o: EngagementOptions, w: WatchSpec): boolean =>
+  o.clusterFilter !== "reject" && w.clusterFilter !== "reject"
+
+/**
+ * The watches whose sources start on the pair's cluster: on the hub those engaging it, on a
+ * provider cluster those engaging provider clusters whose filters accept it.
+ */
+export const sourcesFor = (o: EngagementOptions): ReadonlyArray<string> =>
+  o.watches
+    .filter((w) =>
+      o.cluster === HUB ? watchEngagesLocal(o, w) : watchEngagesProviderClusters(o, w) && accepted(o, w),
+    )
+    .map((w) => w.name)
+
+/**
+ * Whether the controller engages the pair's cluster, and with which watches: a cluster is
+ * engaged when at least one watch applies to it (each watch by its own options).
  */
 export const verdict = (o: EngagementOptions): Verdict => {
-  if (o.cluster === HUB) {
-    return engagesLocal(o)
-      ? { engage: true, watches: sourcesFor(o) }
-      : { engage: false, why: "local-disabled" }
-  }
-  if (!o.hasProvider) return { engage: false, why: "no-provider" }
-  if (!engagesProviderClusters(o)) return { engage: false, why: "provider-disabled" }
-  if (o.clusterFilter === "reject") return { engage: false, why: "filtered" }
   const watches = sourcesFor(o)
-  return watches.length === 0 ? { engage: false, why: "hub-only-watches" } : { engage: true, watches }
+  if (watches.length > 0) return { engage: true, watches }
+  if (o.cluster === HUB) return { engage: false, why: "local-disabled" }
+  if (!o.hasProvider) return { engage: false, why: "no-provider" }
+  if (o.watches.some((w) => watchEngagesProviderClusters(o, w))) return { engage: false, why: "filtered" }
+  return {
+    engage: false,
+    why: o.engageWithProviderClusters === false ? "provider-disabled" : "hub-only-watches",
+  }
 }
 
 const EXCLUDED_ROW: Readonly<Record<ExcludedWhy, RowId>> = {
@@ -108,11 +124,12 @@ const EXCLUDED_ROW: Readonly<Record<ExcludedWhy, RowId>> = {
 }
 
 const WHY_TEXT: Readonly<Record<ExcludedWhy, string>> = {
-  "local-disabled": "engageWithLocalCluster is false (the default with a provider)",
+  "local-disabled": "no watch engages the hub (engageWithLocalCluster is false by default with a provider)",
   "no-provider": "the manager has no cluster provider",
   "provider-disabled": "engageWithProviderClusters is false",
   filtered: "the cluster filter rejected it",
-  "hub-only-watches": "the controller only has For/Owns watches, which are hub-only",
+  "hub-only-watches":
+    "no watch engages provider clusters (For/Owns are hub-only unless their own options say so)",
 }
 
 /** Human-readable text of an exclusion, for logs and `krtt clusters`. */

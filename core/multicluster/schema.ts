@@ -51,7 +51,13 @@ export const EngagementOptionsSchema = Schema.Struct({
   engageWithProviderClusters: Schema.optional(Schema.Boolean),
   clusterFilter: Schema.optional(Schema.Literals(["accept", "reject"])),
   watches: Schema.Array(
-    Schema.Struct({ name: Schema.String, kind: Schema.Literals(["For", "Owns", "Watches"]) }),
+    Schema.Struct({
+      name: Schema.String,
+      kind: Schema.Literals(["For", "Owns", "Watches"]),
+      engageWithLocalCluster: Schema.optional(Schema.Boolean),
+      engageWithProviderClusters: Schema.optional(Schema.Boolean),
+      clusterFilter: Schema.optional(Schema.Literals(["accept", "reject"])),
+    }),
   ),
 })
 
@@ -140,7 +146,12 @@ export const engagementInputKeys: KeyShape = obj(["observed", "desired", "trigge
       "clusterFilter",
       "watches",
     ],
-    { watches: { _tag: "Array", item: obj(["name", "kind"]) } },
+    {
+      watches: {
+        _tag: "Array",
+        item: obj(["name", "kind", "engageWithLocalCluster", "engageWithProviderClusters", "clusterFilter"]),
+      },
+    },
   ),
   trigger: tagged({
     ClusterAdded: ["generation"],

@@ -16,11 +16,25 @@ export const HUB = ""
 /** How a watch was declared on the controller's builder (seed 003, Multi-Cluster-Compatible Reconcilers). */
 export type WatchKind = "For" | "Owns" | "Watches"
 
-/** One watch of the controller: engaging a cluster starts one source per applicable watch. */
+/**
+ * One watch of the controller: engaging a cluster starts one source per watch that applies to
+ * it. A watch's own engage options override the controller's (upstream's per-watch
+ * `WithEngageWithLocalCluster`, `WithEngageWithProviderClusters`, `WithClusterFilter`).
+ */
 export interface WatchSpec {
   /** Unique within the controller, e.g. `Watches(v1/ConfigMap)`. */
   readonly name: string
   readonly kind: WatchKind
+  /** Source this watch on the hub. Unset: the controller's `engageWithLocalCluster`. */
+  readonly engageWithLocalCluster?: boolean | undefined
+  /**
+   * Source this watch on provider clusters. Unset: for `Watches` the controller's
+   * `engageWithProviderClusters`; `For` and `Owns` stay on the hub (seed 003: controllers
+   * "triggered by events on the hub cluster can continue to use For and Owns").
+   */
+  readonly engageWithProviderClusters?: boolean | undefined
+  /** The verdict of this watch's own cluster filter for the pair's cluster. Unset: accept. */
+  readonly clusterFilter?: "accept" | "reject" | undefined
 }
 
 /** The controller's engage options for this pair's cluster: the table's desired state. */
@@ -45,21 +59,21 @@ export interface EngagementOptions {
    * (accept). Applies to provider clusters only.
    */
   readonly clusterFilter?: "accept" | "reject" | undefined
-  /** The controller's watches; `For`/`Owns` start on the hub only. */
+  /** The controller's watches, each with its own engage options. */
   readonly watches: ReadonlyArray<WatchSpec>
 }
 
 /** Why a present cluster is not engaged with the controller. */
 export type ExcludedWhy =
-  /** The hub, and `engageWithLocalCluster` is false (the default with a provider). */
+  /** The hub, and no watch engages it (`engageWithLocalCluster` false: the default with a provider). */
   | "local-disabled"
   /** A provider cluster on a manager without a provider. */
   | "no-provider"
-  /** `engageWithProviderClusters` is false. */
+  /** The controller's `engageWithProviderClusters` is false and no watch overrides it. */
   | "provider-disabled"
-  /** The cluster filter rejected the cluster. */
+  /** Every watch that engages provider clusters has a cluster filter (its own or the controller's) that rejected the cluster. */
   | "filtered"
-  /** The controller only has `For`/`Owns` watches, which are hub-only. */
+  /** No watch engages provider clusters: `For`/`Owns` by default, or watches whose own options say so. */
   | "hub-only-watches"
 
 /**

@@ -23,16 +23,36 @@ export const GENERATIONS = ["g1", "g2", "g3"] as const
 export const generationArb = fc.constantFrom(...GENERATIONS)
 export const CLUSTERS = ["", "east", "west", "fleet/prod-1"] as const
 
-const watchArb: fc.Arbitrary<WatchSpec> = fc.constantFrom(
-  { name: "For(apps/v1/Deployment)", kind: "For" as const },
-  { name: "Owns(apps/v1/ReplicaSet)", kind: "Owns" as const },
-  { name: "Watches(v1/ConfigMap)", kind: "Watches" as const },
-  { name: "Watches(v1/Secret)", kind: "Watches" as const },
-  { name: "Watches(v1/Pod)", kind: "Watches" as const },
-)
-export const watchesArb = fc.uniqueArray(watchArb, { selector: (w) => w.name, maxLength: 4 })
-
 const maybeBool = fc.constantFrom(undefined, true, false)
+/** A watch's own option: unset half of the time, so that the controller's options still decide often. */
+const ownBool = fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, fc.boolean())
+const ownFilter = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(undefined) },
+  fc.constantFrom("accept" as const, "reject" as const),
+)
+
+const watchArb: fc.Arbitrary<WatchSpec> = fc
+  .record({
+    base: fc.constantFrom(
+      { name: "For(apps/v1/Deployment)", kind: "For" as const },
+      { name: "Owns(apps/v1/ReplicaSet)", kind: "Owns" as const },
+      { name: "Watches(v1/ConfigMap)", kind: "Watches" as const },
+      { name: "Watches(v1/Secret)", kind: "Watches" as const },
+      { name: "Watches(v1/Pod)", kind: "Watches" as const },
+    ),
+    engageWithLocalCluster: ownBool,
+    engageWithProviderClusters: ownBool,
+    clusterFilter: ownFilter,
+  })
+  .map(
+    ({ base, engageWithLocalCluster, engageWithProviderClusters, clusterFilter }): WatchSpec => ({
+      ...base,
+      ...(engageWithLocalCluster === undefined ? {} : { engageWithLocalCluster }),
+      ...(engageWithProviderClusters === undefined ? {} : { engageWithProviderClusters }),
+      ...(clusterFilter === undefined ? {} : { clusterFilter }),
+    }),
+  )
+export const watchesArb = fc.uniqueArray(watchArb, { selector: (w) => w.name, maxLength: 4 })
 
 export const optionsArb = (
   cluster: fc.Arbitrary<string> = fc.constantFrom(...CLUSTERS),
@@ -202,7 +222,7 @@ const providerArrival = fc
       ...rest,
       clusterFilter,
       watches: [
-        ...o.watches.filter((w) => w.kind !== "Watches"),
+        ...o.watches.filter((w) => w.kind !== "Watches" && w.engageWithProviderClusters !== true),
         { name: "Watches(v1/Node)", kind: "Watches" },
       ],
     }

@@ -48,25 +48,44 @@ const failuresBefore = (i: EngagementInput): number => {
 
 /** The cluster named "" is the hub ("The embedded cluster corresponds to GetCluster(ctx, \"\")"). */
 const hub = (i: EngagementInput) => i.desired.cluster === ""
-/** `EngageWithDefaultCluster`: unset, true without a provider and false with one (upstream's default). */
-const local = (i: EngagementInput) => i.desired.engageWithLocalCluster ?? !i.desired.hasProvider
-/** `EngageWithProviderClusters`: unset means true (upstream's default with a provider). */
-const providerClustersOn = (i: EngagementInput) => i.desired.engageWithProviderClusters !== false
-const rejected = (i: EngagementInput) => i.desired.clusterFilter === "reject"
-/** On provider clusters only `Watches` are multi-cluster; `For`/`Owns` stay on the hub. */
-const multiClusterWatches = (i: EngagementInput) =>
-  i.desired.watches.filter((w) => w.kind === "Watches").map((w) => w.name)
+type Watch = EngagementInput["desired"]["watches"][number]
+/**
+ * `EngageWithDefaultCluster` of one watch: the watch's own option (upstream's per-watch
+ * `WithEngageWithLocalCluster`), else the controller's, else true without a provider and false
+ * with one (upstream's default).
+ */
+const watchOnHub = (i: EngagementInput, w: Watch) =>
+  w.engageWithLocalCluster ?? i.desired.engageWithLocalCluster ?? !i.desired.hasProvider
+/**
+ * `EngageWithProviderClusters` of one watch, with a provider: its own option, else for `Watches`
+ * the controller's (unset: true); `For` and `Owns` are hub watches unless their own option says
+ * otherwise (seed: controllers "triggered by events on the hub cluster can continue to use For
+ * and Owns").
+ */
+const watchOnProviderClusters = (i: EngagementInput, w: Watch) =>
+  i.desired.hasProvider &&
+  (w.engageWithProviderClusters !== undefined
+    ? w.engageWithProviderClusters
+    : w.kind === "Watches" && i.desired.engageWithProviderClusters !== false)
+/** A filter rejected the cluster for this watch: the controller's or the watch's own. */
+const rejectedFor = (i: EngagementInput, w: Watch) =>
+  i.desired.clusterFilter === "reject" || w.clusterFilter === "reject"
+/** The watches engaging provider clusters, filters aside. */
+const providerWatches = (i: EngagementInput) => i.desired.watches.filter((w) => watchOnProviderClusters(i, w))
+/** The watches whose sources start on the pair's cluster, in declaration order. */
 const watchesFor = (i: EngagementInput) =>
-  hub(i) ? i.desired.watches.map((w) => w.name) : multiClusterWatches(i)
+  i.desired.watches
+    .filter((w) => (hub(i) ? watchOnHub(i, w) : watchOnProviderClusters(i, w) && !rejectedFor(i, w)))
+    .map((w) => w.name)
 
 type Why = "local-disabled" | "no-provider" | "provider-disabled" | "filtered" | "hub-only-watches"
-/** Whether the controller engages this cluster; if not, why. */
+/** Whether the controller engages this cluster (some watch applies to it); if not, why. */
 const exclusion = (i: EngagementInput): Why | undefined => {
-  if (hub(i)) return local(i) ? undefined : "local-disabled"
+  if (watchesFor(i).length > 0) return undefined
+  if (hub(i)) return "local-disabled"
   if (!i.desired.hasProvider) return "no-provider"
-  if (!providerClustersOn(i)) return "provider-disabled"
-  if (rejected(i)) return "filtered"
-  return multiClusterWatches(i).length === 0 ? "hub-only-watches" : undefined
+  if (providerWatches(i).length > 0) return "filtered"
+  return i.desired.engageWithProviderClusters === false ? "provider-disabled" : "hub-only-watches"
 }
 
 const clusterTrigger = (i: EngagementInput) => trig(i) === "ClusterAdded" || trig(i) === "CredentialsChanged"
@@ -172,13 +191,13 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
       1,
       [
         "`Absent`",
-        'Cluster `""` (the hub); `EngageWithDefaultCluster` true (unset: true without a provider)',
+        "Cluster `\"\"` (the hub); some watch engages it: `EngageWithDefaultCluster` true, the watch's own or else the controller's (unset: true without a provider)",
         "The manager starts (`ClusterAdded`)",
         "`StartCache`",
         "`StartingCache`",
       ],
       {
-        applies: (i) => arriving(i) && hub(i) && local(i),
+        applies: (i) => arriving(i) && hub(i) && i.desired.watches.some((w) => watchOnHub(i, w)),
         holds: startsEngaging,
         reason:
           'Seed: "The embedded cluster corresponds to GetCluster(ctx, \\"\\")" and, without a provider, "Controller-runtime behaviour is unchanged": the hub is engaged. The manager adds the hub like a provider adds a cluster, so it goes through the same start → sync → indexes → engage steps. A `CredentialsChanged` for a cluster the pair has not seen counts as an add.',
@@ -188,23 +207,23 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
       2,
       [
         "`Absent`",
-        'Cluster `""`; `EngageWithDefaultCluster` false (unset with a provider)',
+        'Cluster `""`; no watch engages it (`EngageWithDefaultCluster` false, or unset with a provider)',
         "`ClusterAdded`",
         "None; log why",
         "`Excluded(local-disabled)`",
       ],
       {
-        applies: (i) => arriving(i) && hub(i) && !local(i),
+        applies: (i) => arriving(i) && hub(i) && !i.desired.watches.some((w) => watchOnHub(i, w)),
         holds: excludes("local-disabled"),
         reason:
-          'Seed: "For a manager with cluster.Provider, the builder SHOULD create a controller that sources events ONLY from the provider clusters"; hub controllers "explicitly pass the intention to engage ... with the default cluster (this is only necessary if a cluster provider is plugged in)". Upstream WithEngageWithLocalCluster: "defaults to false if a cluster provider is configured, and to true otherwise".',
+          'Seed: "For a manager with cluster.Provider, the builder SHOULD create a controller that sources events ONLY from the provider clusters"; hub controllers "explicitly pass the intention to engage ... with the default cluster (this is only necessary if a cluster provider is plugged in)". Upstream WithEngageWithLocalCluster: "defaults to false if a cluster provider is configured, and to true otherwise"; upstream sets it per watch (For, Owns and Watches each take it), the seed per controller: a watch\'s own option wins, the controller\'s is the default for its watches.',
       },
     ),
     doc(
       3,
       [
         "`Absent`",
-        "Provider cluster; manager has a provider; `EngageWithProviderClusters` true (unset: true); filter accepts; a `Watches` watch",
+        "Provider cluster; manager has a provider; some watch engages provider clusters (`EngageWithProviderClusters` true: its own, or for `Watches` the controller's, unset true) and its filters accept the cluster",
         "The provider engages the cluster (`ClusterAdded`)",
         "`StartCache`",
         "`StartingCache`",
@@ -214,9 +233,7 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
           arriving(i) &&
           !hub(i) &&
           i.desired.hasProvider &&
-          providerClustersOn(i) &&
-          !rejected(i) &&
-          multiClusterWatches(i).length > 0,
+          providerWatches(i).some((w) => !rejectedFor(i, w)),
         holds: startsEngaging,
         reason:
           'Seed: providers "automatically start and stop sources ... when the cluster provider adds (\\"engages\\") or removes (\\"disengages\\") a cluster". Upstream WithEngageWithProviderClusters: "defaults to true if a cluster provider is set".',
@@ -242,23 +259,28 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
       5,
       [
         "`Absent`",
-        "Provider cluster; `EngageWithProviderClusters` false",
+        "Provider cluster; the controller's `EngageWithProviderClusters` false and no watch's own option turns it on",
         "`ClusterAdded`",
         "None; log why",
         "`Excluded(provider-disabled)`",
       ],
       {
-        applies: (i) => arriving(i) && !hub(i) && i.desired.hasProvider && !providerClustersOn(i),
+        applies: (i) =>
+          arriving(i) &&
+          !hub(i) &&
+          i.desired.hasProvider &&
+          i.desired.engageWithProviderClusters === false &&
+          providerWatches(i).length === 0,
         holds: excludes("provider-disabled"),
         reason:
-          "Seed's hub-only example: `EngageWithDefaultCluster: true, EngageWithProviderClusters: false`. Upstream issue #93: both options must be settable together (they are separate fields here).",
+          "Seed's hub-only example: `EngageWithDefaultCluster: true, EngageWithProviderClusters: false`. Upstream issue #93: both options must be settable together (they are separate fields here). A watch that sets its own `engageWithProviderClusters: true` still engages (row 3): the more specific option wins.",
       },
     ),
     doc(
       6,
       [
         "`Absent`",
-        "Provider cluster, engaged by the options, but the controller only has `For`/`Owns` watches",
+        "Provider cluster; the controller's `EngageWithProviderClusters` not false, but no watch engages provider clusters (`For`/`Owns` without their own option, or watches whose own option is false)",
         "`ClusterAdded`",
         "None; log why",
         "`Excluded(hub-only-watches)`",
@@ -268,12 +290,11 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
           arriving(i) &&
           !hub(i) &&
           i.desired.hasProvider &&
-          providerClustersOn(i) &&
-          !rejected(i) &&
-          multiClusterWatches(i).length === 0,
+          i.desired.engageWithProviderClusters !== false &&
+          providerWatches(i).length === 0,
         holds: excludes("hub-only-watches"),
         reason:
-          'Seed: "Controllers that use Owns cannot be converted to multi-cluster controllers"; controllers "triggered by events on the hub cluster can continue to use For and Owns". For/Owns sources therefore start on the hub only (row 9); a provider cluster with no `Watches` watch would get no source at all, so it is not engaged.',
+          'Seed: "Controllers that use Owns cannot be converted to multi-cluster controllers"; controllers "triggered by events on the hub cluster can continue to use For and Owns". For/Owns sources therefore start on the hub unless the watch itself asks for provider clusters (upstream: For, Owns and Watches each take WithEngageWithProviderClusters); a provider cluster that no watch engages would get no source at all, so it is not engaged.',
       },
     ),
     doc(
@@ -335,7 +356,7 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
         "`ApplyingIndexes(g)`",
         "Engaged by the options; watches W",
         "`IndexesApplied(g)`",
-        "`StartSources`: one source per watch (hub: all of W; provider cluster: the `Watches` of W), each with its own handler copy (`DeepCopyFor`)",
+        "`StartSources`: one source per watch of W that applies to the cluster (rows 1, 3: by its own engage options and filter), each with its own handler copy (`DeepCopyFor`)",
         "`Engaging(g)`",
       ],
       {
@@ -468,17 +489,21 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
       15,
       [
         "`Absent`",
-        "Provider cluster; provider clusters engaged; the cluster filter rejects it",
+        "Provider cluster; some watch engages provider clusters, but for each of them a cluster filter (the controller's or the watch's own) rejects it",
         "`ClusterAdded`",
         "None; log why",
         "`Excluded(filtered)`",
       ],
       {
         applies: (i) =>
-          arriving(i) && !hub(i) && i.desired.hasProvider && providerClustersOn(i) && rejected(i),
+          arriving(i) &&
+          !hub(i) &&
+          i.desired.hasProvider &&
+          providerWatches(i).length > 0 &&
+          providerWatches(i).every((w) => rejectedFor(i, w)),
         holds: excludes("filtered"),
         reason:
-          'Gap: the seed has no per-controller cluster selection. Upstream\'s WithClusterFilter "applies only if WithEngageWithProviderClusters is true"; the verdict is computed by the shell when the cluster is added or replaced (the table sees it as data).',
+          'Gap: the seed has no per-controller cluster selection. Upstream\'s WithClusterFilter "applies only if WithEngageWithProviderClusters is true"; upstream takes it per watch (For, Owns, Watches). Here the controller may have one and each watch its own; a watch runs on a cluster only if both accept it, and a cluster is engaged while one watch runs on it. The verdicts are computed by the shell when the cluster is added or replaced (the table sees them as data). Filters do not apply to the hub.',
       },
     ),
     derived(
