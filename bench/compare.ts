@@ -1,5 +1,5 @@
 /**
- * krtt and upstream Cluster API v1.13's core manager side by side (issue 17, items 1 and 2): the
+ * krtt and upstream Cluster API v1.13's core manager side by side: the
  * same workload, on the same testenv control plane, one operator after the other.
  *
  * One control plane (etcd, a management kube-apiserver, a few workload kube-apiservers and

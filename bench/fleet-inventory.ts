@@ -1,5 +1,5 @@
 /**
- * Benchmark of `krtt inventory`'s controllers (issue 14, items 2 and 4; the inventory part of the
+ * Benchmark of `krtt inventory`'s controllers (the inventory part of the
  * fleet benchmarks), over in-memory API servers: the network is left out so that the figures are
  * the controllers' own (the runtime's reflectors and queues, the `inventory.entry` decisions, the
  * ConfigMap writes), on one process.

@@ -1,5 +1,5 @@
 /**
- * Benchmark of `krtt propagate`'s controllers (issue 14, item 4; the propagation part of the
+ * Benchmark of `krtt propagate`'s controllers (the propagation part of the
  * fleet benchmarks; `bench/fleet-inventory.ts` is the inventory's), over in-memory API servers:
  * the network is left out so that the figures are the controller's own (the runtime's reflectors
  * and queues, the scoped caches' informers, the `propagate.copy` decisions, the writes).

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the multi-cluster runtime with its providers (issue 12, item 6).
+ * Benchmark of the multi-cluster runtime with its providers.
  *
  * 1. Engagement, on a real control plane (testenv: a hub and `--workloads` workload
  *    kube-apiservers): `--clusters` kubeconfig Secrets on the hub (round robin over the

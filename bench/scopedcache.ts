@@ -1,5 +1,5 @@
 /**
- * Benchmark of the scoped cache (seed 002, issue 13 item 5): 200 namespaces × 5 resources of
+ * Benchmark of the scoped cache (seed 002): 200 namespaces × 5 resources of
  * informers, each added (one dependent) and removed (its last dependent, so it stops) in every
  * cycle, 1,000 cycles; on the in-memory API server (the project's `FakeApiServer` through the
  * memory client), so the figures are the cache's own cost: the registry's transition, starting a

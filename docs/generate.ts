@@ -224,7 +224,7 @@ const areas: ReadonlyArray<Area> = [
   },
   {
     file: "inventory.md",
-    title: "Inventory table (issue 14, seed 003's aggregating controller)",
+    title: "Inventory table (seed 003's aggregating controller)",
     prefix: "inventory.",
     intro:
       "`krtt inventory` keeps one hub ConfigMap `krtt-inventory` with a key per engaged cluster ([../fleet.md](../fleet.md)). The pure decision for one cluster's entry lives in `core/inventory/entry.ts`; the transcription in `spec/inventory/`. Rows 1, 3-8 and 10 are the issue's sentences, rows 2, 9, 11 and 12 derived, each with its reason. An input example for `krtt explain` is in [../fleet.md](../fleet.md).",
@@ -232,7 +232,7 @@ const areas: ReadonlyArray<Area> = [
   },
   {
     file: "propagate.md",
-    title: "Propagation table (issue 14, seed 003's uniform controller)",
+    title: "Propagation table (seed 003's uniform controller)",
     prefix: "propagate.",
     intro:
       '`krtt propagate` keeps every hub ConfigMap and Secret labelled `krtt.io/propagate: "true"` identical in every engaged cluster ([../fleet.md](../fleet.md)). The pure decision for one source and one cluster lives in `core/propagate/copy.ts`, the source-level summary (finalizer, `krtt.io/propagated-to`) in `core/propagate/summary.ts`; the transcription in `spec/propagate/`. Rows 1-7 are the issue\'s sentences, rows 8-10 derived, each with its reason. An input example for `krtt explain` is in [../fleet.md](../fleet.md).',

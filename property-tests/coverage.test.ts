@@ -36,12 +36,12 @@ describe("krtt:coverage", () => {
     ])
   })
 
-  it("lists the propagate table (issue 14) with 7 documented and 3 derived rows", () => {
+  it("lists the propagate table with 7 documented and 3 derived rows", () => {
     const rows = report.tables.find((t) => t.id === "propagate.copy")?.rows ?? []
     expect([rows.filter((r) => !r.derived).length, rows.filter((r) => r.derived).length]).toEqual([7, 3])
   })
 
-  it("lists the inventory table (issue 14) with 8 documented and 4 derived rows", () => {
+  it("lists the inventory table with 8 documented and 4 derived rows", () => {
     const rows = report.tables.find((t) => t.id === "inventory.entry")?.rows ?? []
     expect([rows.filter((r) => !r.derived).length, rows.filter((r) => r.derived).length]).toEqual([8, 4])
   })

@@ -1,5 +1,5 @@
 /**
- * Every named invariant of the simulator proves itself (issue 11, item 5): for each check, a
+ * Every named invariant of the simulator proves itself: for each check, a
  * deliberately broken core that the check catches, with a violation naming the Cluster and the
  * rows. `simulation.test.ts` has the first three (retry-interval, failure-threshold,
  * infrastructure-after-control-plane); this file has the others.

@@ -1,5 +1,5 @@
 /**
- * The simulator's checks are precise as well as strong (issue 11, item 5): `brokenCores.test.ts`
+ * The simulator's checks are precise as well as strong: `brokenCores.test.ts`
  * shows that each check catches a broken core; this file shows that the checks blame a correct
  * core in none of the shapes that sit next to a violation (a Cluster deleted while its deadline
  * runs, readiness that ends and starts again, a Cluster re-created under the same name, a

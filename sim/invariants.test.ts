@@ -1,6 +1,6 @@
 /**
  * The violation log of the simulator's invariants: counts per named check, the first few
- * examples of each, merging another worker's log, and the one-line form (issue 11, item 5: a
+ * examples of each, merging another worker's log, and the one-line form (a
  * check proves itself only if what it finds reaches the report intact).
  */
 import { describe, expect, it } from "vitest"

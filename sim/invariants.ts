@@ -33,7 +33,7 @@ export const Checks = {
   "no-reconcile-storm":
     "A Cluster is not reconciled over and over at one instant, and no reconcile requeues after 0 ms (the tables converge; a loop fails the run instead of hanging it)",
   "ipam-disjoint":
-    "With IPAM on: CIDRs recorded for different Clusters (applied-rules annotations and ClusterConfigs) never overlap, on every step, and each lies within a parent CIDR of the config (seed 004, issue 15)",
+    "With IPAM on: CIDRs recorded for different Clusters (applied-rules annotations and ClusterConfigs) never overlap, on every step, and each lies within a parent CIDR of the config (seed 004)",
   "ipam-restore":
     "With IPAM on: every recorded CIDR is allocated in the controller's state, and the state rebuilt from annotations and ClusterConfigs alone holds exactly the same CIDRs (a restart loses nothing and changes nothing)",
 } as const

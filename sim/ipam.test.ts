@@ -36,7 +36,7 @@ const tight = (): IpamSimSettings => {
   return v as IpamSimSettings
 }
 
-describe("krtt simulate with IPAM (issue 15, item 5)", () => {
+describe("krtt simulate with IPAM", () => {
   it("keeps the fleet's trace hash: the IPAM controller only observes", async () => {
     const off = await runFleet(fleet)
     const on = runIpamFleet(fleet, defaultIpamSettings())

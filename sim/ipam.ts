@@ -1,5 +1,5 @@
 /**
- * The IPAM core inside the fleet simulator (issue 15, item 5): with IPAM enabled
+ * The IPAM core inside the fleet simulator: with IPAM enabled
  * (`krtt simulate --ipam`, or an `ipam:` section in the scenario file), every Cluster the fleet
  * creates and deletes also goes through the IPAM controller of `ipamWorld.ts`, and its
  * invariants (`ipam-disjoint`, `ipam-restore`) are checked on every step beside the fleet's.

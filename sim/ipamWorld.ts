@@ -49,7 +49,7 @@ import {
 /** The invariants of the IPAM world, by name (the fleet simulator adds them to its checks). */
 export const IpamChecks = {
   "ipam-disjoint":
-    "CIDRs recorded for different Clusters (applied-rules annotations and ClusterConfigs) never overlap, on every step, and each lies within a parent CIDR of the config (seed 004, issue 15: allocated CIDRs pairwise disjoint and inside their parents)",
+    "CIDRs recorded for different Clusters (applied-rules annotations and ClusterConfigs) never overlap, on every step, and each lies within a parent CIDR of the config (seed 004: allocated CIDRs pairwise disjoint and inside their parents)",
   "ipam-restore":
     "Every recorded CIDR is allocated in the controller's state, and the state rebuilt from annotations and ClusterConfigs alone holds exactly the same CIDRs: a restart loses nothing and changes nothing (upstream docs/controllers/state.md)",
 } as const

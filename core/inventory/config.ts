@@ -1,5 +1,5 @@
 /**
- * Every number of `krtt inventory` (issue 14, item 2), in one object. Seed 003 documents no
+ * Every number of `krtt inventory` in one object. Seed 003 documents no
  * number; each default is chosen here with its reason, and every value is configurable (the
  * command's flags, or {@link inventoryConfig}). Durations are milliseconds.
  *

@@ -157,7 +157,7 @@ describe("entryTransition", () => {
   })
 })
 
-describe("entryKey and parseEntry at their edges (issue 14 item 2: one key per cluster, a stored value that is not this cluster's document counts as none)", () => {
+describe("entryKey and parseEntry at their edges (one key per cluster, a stored value that is not this cluster's document counts as none)", () => {
   const doc = {
     cluster: "east",
     kubernetesVersion: "v1.34.4",

@@ -1,5 +1,5 @@
 /**
- * `krtt inventory` (issue 14, item 2; seed 003, Goals 2: an AGGREGATING multi-cluster
+ * `krtt inventory` (seed 003, Goals 2: an AGGREGATING multi-cluster
  * controller) as a pure decision: what one cluster's entry in the hub ConfigMap `krtt-inventory`
  * must be. Rows are `inventory.entry#n`; `spec/inventory/entry.ts` transcribes the issue's
  * sentences as rows, independently of this file.

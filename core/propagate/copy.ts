@@ -1,6 +1,6 @@
 /**
- * Table `propagate.copy`: what one source's copy must be in one workload cluster (issue 14 item
- * 1; seed 003, Goals 1, "operate on multiple clusters in a uniform way ... sourcing information
+ * Table `propagate.copy`: what one source's copy must be in one workload cluster (seed 003,
+ * Goals 1, "operate on multiple clusters in a uniform way ... sourcing information
  * from one central hub cluster"): create it (and its namespace), update it, replace it, delete
  * it, leave it, or refuse (no permission, an object that is not ours, a bad selector).
  *

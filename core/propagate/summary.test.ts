@@ -3,7 +3,7 @@ import { pendingAfterRelease, summarize } from "./summary.ts"
 
 const wanted = { labelled: true, deleting: false, hasFinalizer: true, propagatedTo: undefined }
 
-describe("summarize (issue 14 item 1: finalizer and krtt.io/propagated-to)", () => {
+describe("summarize (the finalizer and krtt.io/propagated-to)", () => {
   it("counts synced over targeted engaged clusters; untargeted clusters are in neither", () => {
     const d = summarize(wanted, [
       { cluster: "a", targeted: true, status: "Synced" },
@@ -60,7 +60,7 @@ describe("summarize (issue 14 item 1: finalizer and krtt.io/propagated-to)", () 
   })
 })
 
-describe("summarize at the edges (issue 14 item 1)", () => {
+describe("summarize at the edges", () => {
   it("a wanted source is not settled while an untargeted cluster still holds a copy", () => {
     const d = summarize(wanted, [
       { cluster: "a", targeted: true, status: "Synced" },

@@ -1,5 +1,5 @@
 /**
- * What a source's per-cluster results mean for the source itself (issue 14 item 1): its
+ * What a source's per-cluster results mean for the source itself (docs/fleet.md): its
  * finalizer and its `krtt.io/propagated-to: "<n>/<m>"` annotation.
  *
  * - A wanted source (labelled, not being deleted) carries the finalizer.

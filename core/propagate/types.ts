@@ -1,5 +1,5 @@
 /**
- * The vocabulary of `krtt propagate` (issue 14 item 1; seed 003, Goals 1: a UNIFORM controller
+ * The vocabulary of `krtt propagate` (seed 003, Goals 1: a UNIFORM controller
  * "sourcing information from one central hub cluster"): a source ConfigMap or Secret in the hub,
  * its copy in one workload cluster, and what table `propagate.copy` decides for that pair.
  *

@@ -1,4 +1,4 @@
-// Chaos on the real control plane (issue 16, item 5): the management cluster's kube-apiserver is
+// Chaos on the real control plane: the management cluster's kube-apiserver is
 // killed (SIGKILL) and started again on the same port and certificates, over and over, while
 // Clusters are created and deleted and one operator process (`krtt run`) reconciles them.
 // Afterwards: no Cluster stuck (each reached Provisioned or is gone), no provider object left

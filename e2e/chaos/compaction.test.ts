@@ -1,4 +1,4 @@
-// etcd compaction mid-watch (issue 16, item 5): the operator's reflectors are watching; their
+// etcd compaction mid-watch: the operator's reflectors are watching; their
 // connections are cut (a TCP proxy between the operator and its API server goes down); while they
 // are away, Clusters and their providers change, one Cluster is deleted and one created; etcd is
 // compacted past every version the reflectors saw; the proxy comes back. Each reflector resumes

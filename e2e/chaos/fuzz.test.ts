@@ -1,4 +1,4 @@
-// Fuzzed inputs through the real API server while the operator runs (issue 16, item 5): 10,000
+// Fuzzed inputs through the real API server while the operator runs: 10,000
 // inputs from fast-check with a fixed seed — Cluster objects (names, references, endpoints,
 // labels, unknown fields, wrong types) and kubeconfig Secrets (garbage, truncated YAML, a wrong CA,
 // missing keys, a huge value, a refused token). The API server rejects many of the Clusters (CRD

@@ -1,4 +1,4 @@
-// A workload cluster whose API server hangs (issue 16, item 5): one Cluster's kubeconfig points at
+// A workload cluster whose API server hangs: one Cluster's kubeconfig points at
 // a TCP server that accepts connections and never answers (not even the TLS handshake). The other
 // Clusters connect and are probed as usual: their time to connected and to RemoteConnectionProbe
 // True stays within a bound of a reference run without the hanging one, measured first in the

@@ -1,4 +1,4 @@
-// Leader failover with two replicas (issue 16, item 5): two `krtt run --leader-elect` processes
+// Leader failover with two replicas: two `krtt run --leader-elect` processes
 // on one management cluster, upstream's Lease figures (lease 15 s, renew deadline 10 s, retry
 // 2 s: the manager defaults, shell/manager/options.ts). The leader is killed (SIGKILL: no release,
 // its Lease just stops being renewed); the second takes the Lease and acts. An observer writes

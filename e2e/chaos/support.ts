@@ -33,11 +33,11 @@ import {
 } from "../fixtures/index.ts"
 
 /**
- * The issue's figures (issue 16, item 5) and the ones the fast runs in `npm test` use instead.
- * `KRTT_CHAOS_LONG=1` runs the issue's figures (several minutes per file).
+ * The long runs' figures (docs/reliability-e2e.md) and the ones the fast runs in `npm test` use
+ * instead. `KRTT_CHAOS_LONG=1` runs the long figures (several minutes per file).
  */
 export const CHAOS_DEFAULTS = {
-  /** kube-apiserver killed and restarted every 30 s (issue 16 item 5). */
+  /** kube-apiserver killed and restarted every 30 s. */
   restartEveryMs: 30_000,
   /** "for several minutes": restarts in a long run (30 s apart: 5 minutes). */
   restarts: 10,

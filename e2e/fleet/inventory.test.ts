@@ -1,4 +1,4 @@
-// `krtt inventory` as users run it (issue 14, items 2, 4, 5): a process of its own against a hub
+// `krtt inventory` as users run it: a process of its own against a hub
 // and three workload API servers of a control plane of this file's own (Nodes are cluster-scoped:
 // the shared plane's other tests must not see ours). The hub identity has exactly the Role of
 // deploy/inventory/hub.yaml, each workload identity exactly the ClusterRole of

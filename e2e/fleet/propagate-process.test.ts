@@ -1,4 +1,4 @@
-// `krtt propagate` as users run it (issue 14 items 1, 4, 5): the binary as a child process on the
+// `krtt propagate` as users run it: the binary as a child process on the
 // run's shared control plane (hub cluster-0, workloads cluster-1 and cluster-2), the hub identity
 // holding exactly deploy/propagate/hub.yaml's rules and each workload identity exactly
 // deploy/propagate/workload-role.yaml's; every manifest of deploy/propagate passes a strict

@@ -1,4 +1,4 @@
-// krtt propagate on real API servers (issue 14 items 1 and 4; seed 003, Goals 1, a uniform
+// krtt propagate on real API servers (seed 003, Goals 1, a uniform
 // controller sourcing from the hub): the run's shared hub (cluster-0) and workloads cluster-1 and
 // cluster-2, plus a control plane of this file's own for a third workload and a fourth added
 // live; the kubeconfig-secrets provider; every workload cluster on the scoped cache. cluster-1

@@ -1,5 +1,5 @@
 // testenv's kube-controller-manager: owner references cascade, deleted namespaces go away and
-// aggregated ClusterRoles are filled, as on a real cluster (issue 15, item 4); and a control plane
+// aggregated ClusterRoles are filled, as on a real cluster; and a control plane
 // started without it has none of that.
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"

@@ -5,7 +5,7 @@ import { entryTable } from "../../spec/inventory/index.ts"
 import { conformanceProperty, rowHits } from "../conformance.ts"
 import { configArb, entryInput, freeInput, scenarioInput } from "./arbitraries.ts"
 
-describe("inventory.entry conforms to issue 14 item 2 (seed 003, Goals 2)", () => {
+describe("inventory.entry conforms to its spec (seed 003, Goals 2)", () => {
   it("the documented row decides and holds at the default debounce (2 s)", () => {
     fc.assert(conformanceProperty(entryTable, entryTransition as never, entryInput, InventoryDefaults), {
       numRuns: 3_000,

@@ -5,7 +5,7 @@ import { tables } from "../../spec/propagate/index.ts"
 import { conformanceProperty, rowHits } from "../conformance.ts"
 import { inputs } from "./arbitraries.ts"
 
-describe("propagate.copy conforms to issue 14 item 1 (seed 003, uniform controller)", () => {
+describe("propagate.copy conforms to its spec (seed 003, uniform controller)", () => {
   for (const spec of tables) {
     const id = spec.id as keyof typeof transitions
     const transition = transitions[id]

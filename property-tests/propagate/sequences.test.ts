@@ -1,5 +1,5 @@
 /**
- * `propagate.copy` over sequences (issue 14 item 1): one source and its copy in one cluster,
+ * `propagate.copy` over sequences: one source and its copy in one cluster,
  * driven by random events in the hub (edits, unlabelled, labelled again, deleted), in the
  * cluster (the copy edited or deleted, an object of someone else in the way, the namespace
  * missing) and of the runtime (permission revoked and restored, the selector changed). After

@@ -1,5 +1,5 @@
 /**
- * The semantics the chaos perturbations depend on (issue 16 item 1: "resourceVersion conflicts,
+ * The semantics the chaos perturbations depend on ("resourceVersion conflicts,
  * finalizers and deletion timestamps, status subresource, 410 on compacted watches"), each held
  * to what kube-apiserver does.
  */

@@ -1,4 +1,4 @@
-// The chaos campaign (issue 16): the fixed fast campaign over the real ClusterCache and Cluster
+// The chaos campaign: the fixed fast campaign over the real ClusterCache and Cluster
 // controllers, and the deliberately broken operators it must catch, each with a clear failure.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -64,7 +64,7 @@ describe("bugs the campaign found, kept as regressions (docs/reliability.md)", (
     )
 })
 
-describe("chaos campaign (issue 16)", () => {
+describe("chaos campaign", () => {
   it("documents its numbers", () => {
     assert.deepStrictEqual(
       { ...ChaosDefaults },

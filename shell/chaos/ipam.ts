@@ -3,7 +3,7 @@
  * situations of e2e/ipam/scenario.test.ts, on the same perturbations and oracles as the operator.
  *
  * Safety on every committed write of the management server (seed 004: "We can only release the
- * CIDRs after the `Cluster` has been fully deleted"; issue 16: "never a CIDR allocated twice"):
+ * CIDRs after the `Cluster` has been fully deleted"; never a CIDR allocated twice):
  * - no two ClusterConfigs hold overlapping CIDRs (a ClusterConfig holds its CIDRs while it
  *   carries the CIDR finalizer: removing it is the release, seed 004);
  * - a ClusterConfig loses its CIDR finalizer (its CIDRs are released) only once the Cluster that

@@ -8,8 +8,8 @@
  *
  * Every engagement is an epoch (recorded by a gate in front of the manager: `ManagerOptions.gate`);
  * it ends when the provider closes its engage scope or disengages it. Safety (seed 003, Proposal:
- * "the engage scope cancelled when the cluster leaves"; issue 16 "never a disengaged cluster
- * reconciled"), on every reconcile:
+ * "the engage scope cancelled when the cluster leaves": never a disengaged cluster
+ * reconciled), on every reconcile:
  * - the request carries a cluster name (never the hub's `""` here: the controller watches only
  *   the provider's clusters);
  * - the cluster the manager hands the reconcile is of an epoch still engaged, under that name.

@@ -1,6 +1,6 @@
 /**
- * Deliberately broken operators (issue 16, item 4), to show that the campaign catches each class
- * of bug the issue names. Each is the real operator with one broken part: a write path bent by a
+ * Deliberately broken operators , to show that the campaign catches each class
+ * of bug docs/reliability.md names. Each is the real operator with one broken part: a write path bent by a
  * client wrapper, or a small broken controller started next to the real ones. They are never run
  * by `krtt run`; `krtt chaos --mutant <name>` and shell/chaos/chaos.test.ts use them.
  *

@@ -269,7 +269,7 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
   {
     name: "rotate",
     description: "a kubeconfig Secret rotated to another server and token",
-    source: "e2e/operator/operator.test.ts: a rotated kubeconfig Secret is used at once (issue 10)",
+    source: "e2e/operator/operator.test.ts: a rotated kubeconfig Secret is used at once",
     steps: [createCluster("r1", { provisioned: true }), rotateKubeconfig("r1", "r1b")],
   },
   {

@@ -14,7 +14,7 @@ const base = {
   mutant: none,
 }
 
-describe("krtt chaos flags (issue 16, item 3)", () => {
+describe("krtt chaos flags", () => {
   it("without --budget: the fast campaign of every controller; with it, every point", () => {
     const fast = chaosOptions(base)
     assert.strictEqual(fast.depth, "fast")

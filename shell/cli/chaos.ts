@@ -1,6 +1,6 @@
 /**
  * `krtt chaos [--controllers a,b] [--seed N] [--budget SECONDS] [--json]`: the perturbation
- * campaign of issue 16 over the real shell controllers, on the in-memory API server and virtual
+ * campaign (docs/reliability.md) over the real shell controllers, on the in-memory API server and virtual
  * time. `--controllers` picks suites by controller (shell/chaos/suites.ts): `clustercache`,
  * `cluster` (the operator), `ipam`, `multicluster`, `propagate`; the default runs all. Without `--budget` it runs the fixed fast campaign (the one `npm test` runs); with it,
  * every point of every perturbation until the budget is spent. `--scenario`, `--perturbation`,

@@ -1,5 +1,5 @@
 /**
- * `krtt inventory`: the aggregating fleet controller (issue 14, item 2). One hub ConfigMap
+ * `krtt inventory`: the aggregating fleet controller (seed 003, Goals 2). One hub ConfigMap
  * `krtt-inventory` in `--namespace` holds a key per engaged cluster: Kubernetes version, Node
  * count, Ready Node count, engaged since, last change; unreachable while disengaged by health;
  * removed when the cluster leaves the provider.

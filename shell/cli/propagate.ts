@@ -1,5 +1,5 @@
 /**
- * `krtt propagate`: the uniform fleet controller (issue 14, item 1). Every hub ConfigMap and
+ * `krtt propagate`: the uniform fleet controller (seed 003, Goals 1). Every hub ConfigMap and
  * Secret labelled `krtt.io/propagate: "true"` is kept identical in the namespace of the same name
  * in every engaged cluster (docs/fleet.md).
  *

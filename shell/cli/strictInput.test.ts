@@ -1,5 +1,5 @@
 /**
- * `krtt explain` inputs are strict (issue 11, item 6): an unknown key is an error naming the
+ * `krtt explain` inputs are strict: an unknown key is an error naming the
  * closest known key, negative durations and counts are refused, and a time later than `now` is
  * refused; the binary exits 2 for each, as for every input error, and for a command line the
  * CLI refuses.

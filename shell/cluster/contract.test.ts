@@ -48,7 +48,7 @@ describe("resolveContract", () => {
     )
     expect(unserved).toMatchObject({ version: "v1beta1" })
   })
-  it("resolves a provider of the v1beta1 contract through its cluster.x-k8s.io/v1beta1 label (issue 10)", () => {
+  it("resolves a provider of the v1beta1 contract through its cluster.x-k8s.io/v1beta1 label", () => {
     expect(
       resolveContract(
         [

@@ -64,8 +64,8 @@ const V1 = new Set<string>(V1Beta1ConditionTypes)
 /**
  * Our conditions, plus the other writers' conditions as they are. The core's status carries
  * over every condition it observed, other writers' included: only the types we own are taken
- * from it, so a foreign condition appears once, as `current` has it (a `krtt chaos` finding: a
- * third-party condition was doubled by every write, and every write caused the next).
+ * from it, so a foreign condition appears once, as `current` has it: taking it from both would
+ * double it on every write, and every write would cause the next.
  */
 const mergeConditions = (
   ours: ReadonlyArray<Condition> | undefined,
@@ -209,7 +209,7 @@ const run = (
     case "SetControlPlaneEndpoint":
       // Like the finalizer, with the version read and advancing it: the status patch that
       // follows in the same reconcile carries that version, so it must not be left behind by
-      // this write (it was: every Cluster's first status patch got a 409 and a live GET).
+      // this write (else every Cluster's first status patch would get a 409 and a live GET).
       return client
         .patch(
           ClusterResource,

@@ -1,6 +1,6 @@
 // observe(): while a Cluster is deleting, a store's miss is confirmed live, since absence lets the
-// deletion go on (seed 001, Deletion Reconciliation rows 6 to 8). Found by the chaos e2e: after an
-// API server restart, reflectors of different kinds come back at different times.
+// deletion go on (seed 001, Deletion Reconciliation rows 6 to 8): after an API server restart,
+// reflectors of different kinds come back at different times.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Fetched } from "../../core/cluster/types.ts"

@@ -12,8 +12,9 @@
  * (Deletion Reconciliation rows 6 to 8: a provider object or a descendant that is gone lets the
  * deletion go on, and the finalizer goes last), so there a miss is confirmed live (`confirm`):
  * one GET per missing provider object, one LIST per descendant kind the store shows empty. A
- * Cluster that is not deleting never pays for it. Found by the chaos e2e (apiserver restarts):
- * without it a Cluster deleted mid-provisioning lost its finalizer and left its providers.
+ * Cluster that is not deleting never pays for it. Without it, a Cluster deleted mid-provisioning
+ * while its reflectors relist after an API server restart would lose its finalizer and leave its
+ * providers (e2e/chaos/apiserver-restart.test.ts).
  *
  * @module
  */

@@ -2,7 +2,7 @@
  * Model-based sequences (fast-check, the fixed seed of property-tests/setup.ts) of `krtt
  * inventory` over in-memory API servers: clusters added, removed, turned unhealthy and healthy,
  * Nodes created, deleted and flipped Ready, in any order. After every step the ConfigMap settles
- * to exactly what a model of the issue's sentences says (issue 14, item 2; inventory.entry rows
+ * to exactly what a model of docs/fleet.md's sentences says (inventory.entry rows
  * 1, 2, 6, 7, 8, 9, 10): a key per cluster that has been engaged and is still in the provider;
  * the cluster's Node and Ready Node counts while it is engaged; its last counts, marked
  * unreachable, while it is disengaged by health; no key once it has left.
@@ -189,8 +189,8 @@ describe("krtt inventory: model-based sequences on in-memory API servers", () =>
       {
         numRuns: 12,
         examples: [
-          // found by this test: "a" joins with no Node while its Node watch is still syncing; the
-          // reconcile then saw it Waiting and, with no Node event to come, never looked again
+          // "a" joins with no Node while its Node watch is still syncing: the reconcile sees it
+          // Waiting and, with no Node event to come, must still look again once it has synced
           [
             [
               { _tag: "Node", cluster: 1, node: 2, ready: false },

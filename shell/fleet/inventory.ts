@@ -1,5 +1,5 @@
 /**
- * `krtt inventory`'s controller (issue 14, item 2): an AGGREGATING multi-cluster controller
+ * `krtt inventory`'s controller : an AGGREGATING multi-cluster controller
  * (seed 003, Goals 2) that keeps one hub ConfigMap `krtt-inventory` with a key per engaged
  * cluster, built only on the public multi-cluster runtime (`shell/multicluster/index.ts`).
  *

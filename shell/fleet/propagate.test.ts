@@ -73,7 +73,7 @@ const fleet = (names: ReadonlyArray<string>) =>
     return { hubServer, provider, servers, manager }
   })
 
-describe("krtt propagate's controller on in-memory API servers (issue 14 item 1)", () => {
+describe("krtt propagate's controller on in-memory API servers (seed 003, Goals 1)", () => {
   it("propagates to every cluster (namespace created), restores edits and deletions, and removes copies when unlabelled", async () => {
     await Effect.runPromise(
       Effect.scoped(

@@ -1,5 +1,5 @@
 /**
- * `krtt propagate`'s controller (issue 14 item 1; seed 003, Goals 1: a UNIFORM multi-cluster
+ * `krtt propagate`'s controller (seed 003, Goals 1: a UNIFORM multi-cluster
  * controller sourcing from the hub), built only on the public APIs of the multi-cluster runtime
  * (`controllerManagedBy`, the manager's clusters and provider) and of the scoped cache
  * (`asScopedCache`: `addInformer`, `removeInformer`, `subscribeEvents`).
@@ -714,9 +714,8 @@ export const addPropagateControllers = (
 
     // A cluster engaged (new, or back): every source again, and its pending cleanups. A cluster
     // gone: every source again too, so that `krtt.io/propagated-to` counts the clusters engaged
-    // now (it kept counting the gone one until the source changed: found by `krtt chaos`,
-    // propagate-delete, stale at 4, where a restarted operator wrote "1/1" and the fault-free one
-    // kept "2/2").
+    // now, not until the source next changes (`krtt chaos --scenario propagate-delete` holds a
+    // restarted operator's count to a fault-free one's).
     const known = yield* Ref.make<ReadonlySet<string>>(new Set())
     const sweep = Effect.gen(function* () {
       const clusters = yield* manager.clusters

@@ -1,5 +1,5 @@
 /**
- * The manager's options: upstream Cluster API core manager's flags and defaults (issue 10: the
+ * The manager's options: upstream Cluster API core manager's flags and defaults (the
  * Lease `controller-leader-election-capi`, `/metrics` on :8443 over authenticated HTTPS, probes on
  * :9440), Cluster API's concurrency and client limits. Durations are milliseconds.
  *
@@ -80,7 +80,7 @@ export interface ManagerOptions {
 /** The label `--watch-filter` selects on (upstream's `clusterv1.WatchLabel`). */
 export const WatchFilterLabel = "cluster.x-k8s.io/watch-filter"
 
-/** Upstream's defaults of the options that came with its command line (issue 10). */
+/** Upstream's defaults of the options of its command line. */
 export const UpstreamManagerDefaults = {
   diagnosticsAddress: ":8443",
   healthAddr: ":9440",

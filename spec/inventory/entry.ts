@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 2 (`krtt inventory`, seed 003's AGGREGATING multi-cluster controller),
+ * `krtt inventory` (seed 003's AGGREGATING multi-cluster controller; docs/fleet.md),
  * transcribed sentence by sentence as the rows of one cluster's inventory entry:
  *
  * > one ConfigMap `krtt-inventory` in NS holds a key per engaged cluster with a small JSON
@@ -124,7 +124,7 @@ const withOutcome = (rows: ReadonlyArray<EntryRowSpec>): ReadonlyArray<EntryRowS
 export const entryTable: TableSpec<EntryInput, EntryResult, InventoryConfig> = {
   id: "inventory.entry",
   source: "003_424e4e9fdc1cae8c.txt",
-  title: "Inventory entry of one cluster (issue 14, item 2; Goals 2, aggregating controller)",
+  title: "Inventory entry of one cluster (seed 003, Goals 2, aggregating controller)",
   columns: ENTRY_COLUMNS,
   rows: withOutcome([
     doc(

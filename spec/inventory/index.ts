@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 2 (`krtt inventory`, seed 003's aggregating multi-cluster controller),
+ * `krtt inventory` (seed 003's aggregating multi-cluster controller; docs/fleet.md),
  * transcribed as data: one cluster's inventory entry.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
- * Table `propagate.copy`, transcribed from issue 14 item 1 (the behaviour asked of `krtt
- * propagate`, seed 003's UNIFORM pattern, Goals 1: "reconciling the same resources on multiple
+ * Table `propagate.copy`, transcribed from the behaviour `krtt propagate` promises (docs/fleet.md;
+ * seed 003's UNIFORM pattern, Goals 1: "reconciling the same resources on multiple
  * clusters ... sourcing information from one central hub cluster"). One row per sentence of the
  * issue that decides what a copy must be in one cluster (rows 1-7); rows 8-10 are derived, each
  * with its reason. The predicates are written from these texts, not from `core/`.
@@ -84,7 +84,7 @@ const oneEvent = (r: CopyResult, reason: string, cluster: string, mentions: stri
 export const copy: TableSpec<CopyInput, CopyResult, PropagateConfig> = {
   id: "propagate.copy",
   source: "003_424e4e9fdc1cae8c.txt",
-  title: "Propagation of one source to one cluster (issue 14, uniform controller)",
+  title: "Propagation of one source to one cluster (seed 003, uniform controller)",
   columns: KRTT_COLUMNS,
   rows: [
     doc(

@@ -1,5 +1,5 @@
 /**
- * The table of `krtt propagate` (issue 14 item 3), transcribed as data.
+ * The table of `krtt propagate` (docs/fleet.md), transcribed as data.
  *
  * @module
  */
