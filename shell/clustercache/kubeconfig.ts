@@ -75,3 +75,21 @@ export const parseKubeconfig = (
     }
     return Effect.succeed(kc)
   })
+
+/**
+ * What a connection's informers depend on: the API server's address, the CA that proves it, and
+ * how TLS and proxies reach it. Two kubeconfigs with the same endpoint differ only in their
+ * credentials (token, client certificate, user), which new requests can take without
+ * reconnecting. Compared as a string; never logged (it may hold a CA bundle).
+ */
+export const endpointOf = (kc: KubeConfig): string => {
+  const c = kc.getCurrentCluster()
+  return JSON.stringify([
+    c?.server ?? "",
+    c?.caData ?? "",
+    c?.caFile ?? "",
+    c?.tlsServerName ?? "",
+    c?.skipTLSVerify ?? false,
+    c?.proxyUrl ?? "",
+  ])
+}

@@ -8,6 +8,7 @@ import { ClusterCacheDefaults } from "../../core/clustercache/index.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { KubeClient } from "../kube/client.ts"
+import { Unauthorized } from "../kube/errors.ts"
 import { Resources } from "../kube/resource.ts"
 import { ClusterResource, type ConnectionFactory, make } from "./service.ts"
 
@@ -234,50 +235,129 @@ describe("ClusterCache service (seed 000)", () => {
   )
 })
 
-describe("ClusterCache service and a rotated kubeconfig Secret (issue 10)", () => {
+/** A connected ClusterCache whose kubeconfig Secret a test can replace in the Secret store. */
+const rotationSetup = Effect.gen(function* () {
+  const mgmt = yield* FakeApiServer.make()
+  mgmt.register(ClusterResource)
+  const workloads = new Map([
+    ["https://workload.example", yield* FakeApiServer.make()],
+    ["https://moved.example", yield* FakeApiServer.make()],
+  ])
+  const mc = yield* makeMemoryClient(mgmt)
+  yield* mc.create(ClusterResource, {
+    apiVersion: "cluster.x-k8s.io/v1beta2",
+    kind: "Cluster",
+    metadata: { namespace: "default", name: "c1" },
+  })
+  yield* mc.patchStatus(ClusterResource, cluster, {
+    type: "merge",
+    body: { status: { initialization: { infrastructureProvisioned: true } } },
+  })
+  const holder = {
+    secret: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: "default", name: "c1-kubeconfig" },
+      data: { value: kubeconfig("https://workload.example") },
+    },
+  }
+  /** Tokens the workload servers accept (others are answered 401 by the factory's client). */
+  const accepted = new Set(["secret-token", "secret-token-rotated"])
+  const tokens: Array<string> = []
+  const factory: ConnectionFactory = (kc) =>
+    Effect.gen(function* () {
+      const token = kc.getCurrentUser()?.token ?? ""
+      tokens.push(token)
+      const server = workloads.get(kc.getCurrentCluster()?.server ?? "")
+      if (server === undefined) return yield* Effect.die(new Error("unknown server"))
+      const client = yield* makeMemoryClient(server)
+      return accepted.has(token)
+        ? client
+        : {
+            ...client,
+            probe: () =>
+              Effect.fail(new Unauthorized({ verb: "probe", path: "/", message: "token refused" })),
+          }
+    })
+  // No Secret on the management fake: every read must come from the store, without a request.
+  const cc = yield* make({ connectionFactory: factory, secrets: { get: () => holder.secret } }).pipe(
+    Effect.provideService(KubeClient, mc),
+  )
+  const rotate = (server: string, suffix: string) => {
+    holder.secret = { ...holder.secret, data: { value: kubeconfig(server, suffix) } }
+  }
+  return { cc, workloads, tokens, rotate, accepted }
+})
+
+describe("ClusterCache service and a rotated kubeconfig Secret", () => {
+  it.effect("same server and CA: new requests use the new credentials, informers and watches go on", () =>
+    Effect.gen(function* () {
+      const { cc, workloads, tokens, rotate } = yield* rotationSetup
+      const workload = workloads.get("https://workload.example") as FakeApiServer
+      yield* cc.reconcile(cluster)
+      const seen: Array<string> = []
+      yield* cc.watch(cluster, {
+        name: "cm",
+        resource: Resources.configMaps,
+        onEvent: (e) => Effect.sync(() => seen.push(`${e._tag} ${e.object.metadata.name}`)),
+      })
+      const client = yield* cc.getClient(cluster)
+      const steady = yield* cc.reconcile(cluster)
+      assert.isFalse(steady.rows.includes("clustercache.accessor#6"))
+      const before = tokens.length
+      rotate("https://workload.example", "-rotated")
+      const rotated = yield* cc.reconcile(cluster)
+      assert.isFalse(rotated.rows.includes("clustercache.accessor#6"), rotated.rows.join(" "))
+      assert.deepStrictEqual(tokens.slice(before), ["secret-token-rotated", "secret-token-rotated"])
+      // The same client, the same informer: an object created now reaches the watch.
+      assert.strictEqual(yield* cc.getClient(cluster), client)
+      const wc = yield* makeMemoryClient(workload)
+      yield* wc.create(Resources.configMaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: "default", name: "after" },
+      })
+      yield* TestClock.adjust("1 second")
+      assert.include(seen, "Added after")
+      // Nothing changes at the next reconcile: the rotated Secret is the current one.
+      const next = yield* cc.reconcile(cluster)
+      assert.isFalse(next.rows.includes("clustercache.accessor#6"))
+      assert.strictEqual(tokens.length, before + 2)
+    }),
+  )
+
+  it.effect("another server: disconnects and connects again at once (clusterAccessor row 6)", () =>
+    Effect.gen(function* () {
+      const { cc, tokens, rotate } = yield* rotationSetup
+      yield* cc.reconcile(cluster)
+      const client = yield* cc.getClient(cluster)
+      const before = tokens.length
+      rotate("https://moved.example", "-rotated")
+      const moved = yield* cc.reconcile(cluster)
+      assert.isTrue(moved.rows.includes("clustercache.accessor#6"), moved.rows.join(" "))
+      assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: true }])
+      assert.notStrictEqual(yield* cc.getClient(cluster), client)
+      assert.isTrue(tokens.slice(before).every((t) => t === "secret-token-rotated"))
+    }),
+  )
+
   it.effect(
-    "reconnects at once with the new credentials when the Secret store shows another kubeconfig",
+    "credentials the server refuses are not taken: the current ones stay, the Secret is tried again",
     () =>
       Effect.gen(function* () {
-        const mgmt = yield* FakeApiServer.make()
-        mgmt.register(ClusterResource)
-        const workload = yield* FakeApiServer.make()
-        const mc = yield* makeMemoryClient(mgmt)
-        yield* mc.create(ClusterResource, {
-          apiVersion: "cluster.x-k8s.io/v1beta2",
-          kind: "Cluster",
-          metadata: { namespace: "default", name: "c1" },
-        })
-        yield* mc.patchStatus(ClusterResource, cluster, {
-          type: "merge",
-          body: { status: { initialization: { infrastructureProvisioned: true } } },
-        })
-        let secret = {
-          apiVersion: "v1",
-          kind: "Secret",
-          metadata: { namespace: "default", name: "c1-kubeconfig" },
-          data: { value: kubeconfig("https://workload.example") },
-        }
-        const tokens: Array<string> = []
-        const factory: ConnectionFactory = (kc) => {
-          tokens.push(kc.getCurrentUser()?.token ?? "")
-          return makeMemoryClient(workload)
-        }
-        // No Secret on the management fake: every read must come from the store, without a request.
-        const cc = yield* make({ connectionFactory: factory, secrets: { get: () => secret } }).pipe(
-          Effect.provideService(KubeClient, mc),
-        )
+        const { cc, tokens, rotate, accepted } = yield* rotationSetup
         yield* cc.reconcile(cluster)
+        const client = yield* cc.getClient(cluster)
+        rotate("https://workload.example", "-early")
+        const kept = yield* cc.reconcile(cluster)
+        assert.isFalse(kept.rows.includes("clustercache.accessor#6"))
+        assert.strictEqual(yield* cc.getClient(cluster), client)
         assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: true }])
-        const steady = yield* cc.reconcile(cluster)
-        assert.isFalse(steady.rows.includes("clustercache.accessor#6"))
+        // Accepted a little later: the next reconcile takes them.
+        accepted.add("secret-token-early")
         const before = tokens.length
-        secret = { ...secret, data: { value: kubeconfig("https://workload.example", "-rotated") } }
-        const rotated = yield* cc.reconcile(cluster)
-        assert.isTrue(rotated.rows.includes("clustercache.accessor#6"), rotated.rows.join(" "))
-        assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: true }])
-        assert.isTrue(tokens.slice(before).every((t) => t === "secret-token-rotated"))
-        assert.isAbove(tokens.length, before)
+        yield* cc.reconcile(cluster)
+        assert.deepStrictEqual(tokens.slice(before), ["secret-token-early", "secret-token-early"])
       }),
   )
 })
@@ -302,28 +382,120 @@ describe("ClusterCache service reading Clusters from a reflector's store", () =>
 
 describe("ClusterCache watches", () => {
   it.effect(
-    "a watch that does not sync within the initial sync timeout (5 min) fails and is not added (Watch Management row 5)",
+    "Watch() returns at once; a watch not synced within the initial sync timeout (5 min) is dropped and added again by the next call (Watch Management rows 4, 5)",
     () =>
       Effect.gen(function* () {
         const { cc, workload } = yield* setup
         yield* cc.reconcile(cluster)
+        const wc = yield* makeMemoryClient(workload)
+        yield* wc.create(Resources.configMaps, {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { namespace: "default", name: "a" },
+        })
         workload.inject({ verb: "list", error: "Forbidden" })
-        const fiber = yield* Effect.forkChild(
-          Effect.flip(
-            cc.watch(cluster, { name: "cm", resource: Resources.configMaps, onEvent: () => Effect.void }),
-          ),
-        )
+        const first: Array<string> = []
+        // No clock adjustment: Watch() does not wait for the informer.
+        yield* cc.watch(cluster, {
+          name: "cm",
+          resource: Resources.configMaps,
+          onEvent: (e) => Effect.sync(() => first.push(e.object.metadata.name ?? "")),
+        })
         yield* TestClock.adjust("5 minutes")
-        const err = yield* Fiber.join(fiber)
-        assert.strictEqual(err._tag, "WatchError")
-        assert.match(err.message, /failed to create watch cm: not synced within 300000 ms/)
         workload.clearFaults()
-        // Not in the set: a later Watch() tries again.
-        const again = yield* Effect.forkChild(
-          cc.watch(cluster, { name: "cm", resource: Resources.configMaps, onEvent: () => Effect.void }),
-        )
-        yield* TestClock.adjust("1 second")
-        yield* Fiber.join(again)
+        const second: Array<string> = []
+        yield* cc.watch(cluster, {
+          name: "cm",
+          resource: Resources.configMaps,
+          onEvent: (e) => Effect.sync(() => second.push(e.object.metadata.name ?? "")),
+        })
+        yield* TestClock.adjust("2 minutes")
+        // The first watch was dropped; the second one was added and receives the objects.
+        assert.deepStrictEqual(first, [])
+        assert.deepStrictEqual(second, ["a"])
       }),
+  )
+})
+
+describe("ClusterCache cached client and reader (seed 000: GetClient, GetReader)", () => {
+  it.effect("get and list read the cache (no GET on the server); writes go to the server", () =>
+    Effect.gen(function* () {
+      const { cc, workload } = yield* setup
+      yield* cc.reconcile(cluster)
+      const wc = yield* makeMemoryClient(workload)
+      yield* wc.create(Resources.configMaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: "default", name: "a", labels: { app: "x" } },
+      })
+      const client = yield* cc.getClient(cluster)
+      const reader = yield* cc.getReader(cluster)
+      workload.inject({ verb: "get", error: "Unreachable" })
+      const a = yield* client.get(Resources.configMaps, { namespace: "default", name: "a" })
+      assert.strictEqual(a.metadata.name, "a")
+      const listed = yield* reader.list(Resources.configMaps, {
+        namespace: "default",
+        labelSelector: "app=x",
+      })
+      assert.deepStrictEqual(
+        listed.items.map((o) => o.metadata.name),
+        ["a"],
+      )
+      const missing = yield* Effect.flip(
+        reader.get(Resources.configMaps, { namespace: "default", name: "b" }),
+      )
+      assert.strictEqual(missing._tag, "NotFound")
+      workload.clearFaults()
+      yield* client.create(Resources.configMaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: "default", name: "b" },
+      })
+      assert.strictEqual(
+        (yield* wc.get(Resources.configMaps, { namespace: "default", name: "b" })).metadata.name,
+        "b",
+      )
+      // The uncached client reads the server.
+      workload.inject({ verb: "get", error: "Unreachable" })
+      const live = yield* Effect.flip(
+        (yield* cc.getUncachedClient(cluster)).get(Resources.configMaps, { namespace: "default", name: "a" }),
+      )
+      assert.strictEqual(live._tag, "Unreachable")
+    }),
+  )
+
+  it.effect(
+    "a cached read whose informer does not sync fails with Timeout after the client timeout (10 s)",
+    () =>
+      Effect.gen(function* () {
+        const { cc, workload } = yield* setup
+        yield* cc.reconcile(cluster)
+        workload.inject({ verb: "list", error: "Unreachable" })
+        const reader = yield* cc.getReader(cluster)
+        const fiber = yield* Effect.forkChild(
+          Effect.flip(reader.get(Resources.configMaps, { namespace: "default", name: "a" })),
+        )
+        yield* TestClock.adjust(ClusterCacheDefaults.client.timeout - 1)
+        assert.isUndefined(fiber.pollUnsafe())
+        yield* TestClock.adjust(1)
+        const err = yield* Fiber.join(fiber)
+        assert.strictEqual(err._tag, "Timeout")
+      }),
+  )
+
+  it.effect("disableFor: those resources are always read from the server", () =>
+    Effect.gen(function* () {
+      const { mc, workload } = yield* setup
+      const cc = yield* make({
+        connectionFactory: () => makeMemoryClient(workload),
+        disableFor: [Resources.secrets],
+      }).pipe(Effect.provideService(KubeClient, mc))
+      yield* cc.reconcile(cluster)
+      workload.inject({ verb: "get", error: "Unreachable" })
+      const err = yield* Effect.flip(
+        (yield* cc.getReader(cluster)).get(Resources.secrets, { namespace: "default", name: "s" }),
+      )
+      assert.strictEqual(err._tag, "Unreachable")
+    }),
   )
 })

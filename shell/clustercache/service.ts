@@ -36,6 +36,7 @@ import {
   ClusterCacheDefaults,
   type ClusterSource,
   type ClusterView,
+  type ConnectStep,
   type HealthCheckingState,
   type ReconcilerAction,
   type ReconcilerTrigger,
@@ -43,20 +44,25 @@ import {
   watchTransition,
 } from "../../core/clustercache/index.ts"
 import type { RowId } from "../../core/krtt/index.ts"
-import type { Cache, CacheFactory } from "../cache/types.ts"
+import { informerCacheFactory } from "../cache/informerCache.ts"
+import type { Cache, CacheFactory, Informer } from "../cache/types.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
 import { isKubeError, type KubeError } from "../kube/errors.ts"
 import { type KubeObject, keyOf, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
-import { make as makeReflector, type ReflectorEvent } from "../reflector/reflector.ts"
-import type { ReadonlyStore } from "../reflector/store.ts"
+import type { ReflectorEvent } from "../reflector/reflector.ts"
+import { type CachedReader, makeCachedClient, makeCachedReader } from "./cachedClient.ts"
 import {
+  endpointOf,
   InvalidKubeconfig,
   kubeconfigFromSecret,
   kubeconfigSecretName,
   parseKubeconfig,
 } from "./kubeconfig.ts"
 import { applyMetrics, removeClusterMetrics } from "./metrics.ts"
+import { makeRotatingClient, type RotatingClient } from "./rotatingClient.ts"
+
+export type { CachedReader }
 
 /** The Cluster resource of `cluster.x-k8s.io/v1beta2`. */
 export const ClusterResource: ResourceRef = {
@@ -87,17 +93,22 @@ export class WatchError extends Data.TaggedError("WatchError")<{
 
 /** A connection to one workload cluster. */
 interface Connection {
-  readonly config: KubeConfig
-  readonly client: KubeClientShape
-  readonly uncached: KubeClientShape
-  /** Owns the cache's watches; closed on disconnect. */
+  /** The REST config of the current credentials (replaced by a rotation that keeps the endpoint). */
+  config: KubeConfig
+  /** The live client the cache's informers, writes and probes use; its credentials can rotate. */
+  readonly live: RotatingClient
+  readonly uncached: RotatingClient
+  /** `GetClient`'s client: reads from `cache`, writes on `live`. */
+  readonly cached: KubeClientShape
+  readonly reader: CachedReader
+  /** Owns the cache and its watches; closed on disconnect. */
   readonly scope: Scope.Closeable
-  /** Objects seen by each watch, by watch name then `namespace/name`. */
-  readonly stores: Map<string, { readonly resource: ResourceRef; readonly store: ReadonlyStore<KubeObject> }>
-  /** The cluster's cache when `ClusterCacheOptions.cacheFactory` is set; Watch() takes its informers. */
-  readonly cache?: Cache | undefined
-  /** A digest of the kubeconfig the connection was made with: a rotated Secret differs. */
-  readonly kubeconfigDigest?: string | undefined
+  /** The cluster's cache: Watch() takes its informers, the cached client reads its stores. */
+  readonly cache: Cache
+  /** A digest of the kubeconfig Secret the current credentials came from: a rotated Secret differs. */
+  kubeconfigDigest: string
+  /** The server and CA the connection was made to (`endpointOf`). */
+  readonly endpoint: string
 }
 
 interface Entry {
@@ -138,16 +149,23 @@ export interface ClusterCacheOptions {
    */
   readonly clusters?: { readonly get: (key: ObjectKey) => KubeObject | undefined } | undefined
   /**
-   * Runs each cluster's watches on a cache of this factory (e.g. `scopedCacheFactory` of
-   * `shell/scopedcache/`, for an identity that may read only some namespaces) instead of one
-   * reflector per watch. Default: none, a reflector per watch.
+   * The cache of each connection: Watch() takes its informers and the cached client reads its
+   * stores. Default: the informer cache (`informerCacheFactory`, an informer per resource started
+   * on first use). `scopedCacheFactory` of `krtt/scopedcache` suits an identity that may read only
+   * some namespaces.
    */
   readonly cacheFactory?: CacheFactory | undefined
   /**
+   * Resources the cached client always reads from the API server (upstream's
+   * `Client.Cache.DisableFor`). Default: none.
+   */
+  readonly disableFor?: ReadonlyArray<ResourceRef> | undefined
+  /**
    * Where to read `<cluster>-kubeconfig` Secrets: the store of a synced Secret reflector
    * (label-selected, no request per connect). A Secret not in it is read with a GET. When the
-   * Secret in the store no longer matches the kubeconfig a connection was made with (a rotation),
-   * the next reconcile disconnects and connects again with the new credentials at once.
+   * Secret in the store no longer matches the one the credentials came from (a rotation), the next
+   * reconcile takes the new credentials: for new requests, informers kept, when the server and CA
+   * are the same; by disconnecting and connecting again when they changed.
    */
   readonly secrets?: { readonly get: (key: ObjectKey) => KubeObject | undefined } | undefined
 }
@@ -162,13 +180,22 @@ export interface ReconcileOutcome {
 export interface ClusterCacheShape {
   /** Reconciles the accessor of one Cluster (the ClusterCache Reconciler table). */
   readonly reconcile: (cluster: ClusterKey) => Effect.Effect<ReconcileOutcome>
+  /**
+   * The cached client (seed 000: "a cached client"): `get` and `list` read the connection's
+   * cache, writes go to the API server. The same object for the whole connection, including
+   * credential rotations.
+   */
   readonly getClient: (cluster: ClusterKey) => Effect.Effect<KubeClientShape, ErrClusterNotConnected>
-  /** Reads served from the cache's watches where one covers the resource, else live. */
+  /** The cached client's reads, `get` and `list` (seed 000: `GetReader`). */
   readonly getReader: (cluster: ClusterKey) => Effect.Effect<CachedReader, ErrClusterNotConnected>
   readonly getUncachedClient: (cluster: ClusterKey) => Effect.Effect<KubeClientShape, ErrClusterNotConnected>
   readonly getRESTConfig: (cluster: ClusterKey) => Effect.Effect<KubeConfig, ErrClusterNotConnected>
   readonly getHealthCheckingState: (cluster: ClusterKey) => Effect.Effect<HealthCheckingState>
-  /** Adds a watch once per connection (Watch Management table). */
+  /**
+   * Adds a watch once per connection (Watch Management table) and returns at once: the informer
+   * lists and syncs on its own fiber. A watch whose informer stops before it syncs, or does not
+   * sync within the initial sync timeout, is dropped and forgotten, so the next call adds it again.
+   */
   readonly watch: (
     cluster: ClusterKey,
     watcher: Watcher,
@@ -187,21 +214,27 @@ export interface ClusterCacheShape {
   >
 }
 
-/** Reads from the cache. */
-export interface CachedReader {
-  readonly get: (resource: ResourceRef, key: ObjectKey) => Effect.Effect<KubeObject, KubeError>
-}
-
 /** The ClusterCache as an Effect service, for programs that provide it with `layer`. */
 export class ClusterCache extends Context.Service<ClusterCache, ClusterCacheShape>()(
   "krtt/shell/ClusterCache",
 ) {}
 
 /** A digest of a kubeconfig Secret's data (never logged, never the content itself). */
-const kubeconfigDigest = (secret: KubeObject & { data?: Record<string, string> }): string =>
+const kubeconfigDigest = (secret: SecretObject): string =>
   createHash("sha256")
     .update(JSON.stringify(secret.data ?? {}))
     .digest("hex")
+
+type SecretObject = KubeObject & { data?: Record<string, string> }
+
+/** The error of a `GET /` with a kubeconfig's credentials, without the kubeconfig. */
+const refused = (secretName: string) => (e: KubeError) =>
+  new InvalidKubeconfig({
+    message:
+      e._tag === "Unauthorized" || e._tag === "Forbidden"
+        ? `the workload cluster refused the credentials of secret ${secretName} (${e._tag})`
+        : `cluster is not reachable: ${e.message}`,
+  })
 
 const probeOutcome = (e: KubeError) => (e._tag === "Unauthorized" ? "unauthorized" : "failure")
 const describe = (e: unknown) => (isKubeError(e) || e instanceof InvalidKubeconfig ? e.message : String(e))
@@ -250,6 +283,17 @@ export const make = (options: ClusterCacheOptions = {}) =>
             ),
           )
 
+    const cacheFactory = options.cacheFactory ?? informerCacheFactory
+
+    /** The Cluster's kubeconfig Secret: from the Secret store, else a GET. */
+    const readSecret = (cluster: ClusterKey): Effect.Effect<SecretObject, KubeError> => {
+      const key = { namespace: cluster.namespace, name: kubeconfigSecretName(cluster.name) }
+      const cached = options.secrets?.get(key) as SecretObject | undefined
+      return cached !== undefined
+        ? Effect.succeed(cached)
+        : management.get<SecretObject>(Resources.secrets, key)
+    }
+
     const closeConnection = (c: Connection | undefined) =>
       c === undefined ? Effect.void : Scope.close(c.scope, Exit.void)
 
@@ -267,58 +311,56 @@ export const make = (options: ClusterCacheOptions = {}) =>
         if (first.status.connect !== "pending") return { state: first.status.accessor, connection: undefined }
         const secretName = kubeconfigSecretName(cluster.name)
         const scope = yield* Scope.make()
+        let failedStep: ConnectStep = "createConnection"
         const attempt = Effect.gen(function* () {
           // Row 1: the REST config from the kubeconfig Secret, and reachability (`GET /`).
-          const cached = options.secrets?.get({ namespace: cluster.namespace, name: secretName }) as
-            | (KubeObject & { data?: Record<string, string> })
-            | undefined
-          const secret =
-            cached ??
-            (yield* management.get<KubeObject & { data?: Record<string, string> }>(Resources.secrets, {
-              namespace: cluster.namespace,
-              name: secretName,
-            }))
+          const secret = yield* readSecret(cluster)
           const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
           const client = yield* factory(kc, config)
-          yield* client.probe({ timeout: config.healthProbe.timeout }).pipe(
-            Effect.mapError(
-              (e) =>
-                new InvalidKubeconfig({
-                  message:
-                    e._tag === "Unauthorized" || e._tag === "Forbidden"
-                      ? `the workload cluster refused the credentials of secret ${secretName} (${e._tag})`
-                      : `cluster is not reachable: ${e.message}`,
-                }),
-            ),
-          )
+          yield* client
+            .probe({ timeout: config.healthProbe.timeout })
+            .pipe(Effect.mapError(refused(secretName)))
           yield* step({ _tag: "ConnectionCreated" }, state)
-          // Row 2: clients and a started cache (its watches are added by Watch()).
-          const uncached = yield* factory(kc, config)
-          const cache =
-            options.cacheFactory === undefined
-              ? undefined
-              : yield* Effect.tap(
-                  options.cacheFactory(client, { cluster: keyOf(cluster) }),
-                  (c) => c.start,
-                ).pipe(Scope.provide(scope))
-          const connection: Connection = {
-            config: kc,
-            client,
-            uncached,
-            scope,
-            stores: new Map(),
+          // Row 2: clients and a started cache (its informers come with reads and Watch()).
+          failedStep = "createClients"
+          const live = makeRotatingClient(client)
+          const uncached = makeRotatingClient(yield* factory(kc, config))
+          const cache = yield* Effect.tap(
+            cacheFactory(live.client, { cluster: keyOf(cluster) }),
+            (c) => c.start,
+          ).pipe(Scope.provide(scope))
+          const readerOptions = {
+            live: live.client,
             cache,
-            kubeconfigDigest: kubeconfigDigest(secret),
+            timeout: config.client.timeout,
+            disableFor: options.disableFor,
           }
           yield* step({ _tag: "CacheStarted" }, state)
-          // Row 3: the cache starts empty, so it is synced at once; watches sync on their own.
+          // Row 3: wait for the cache's informers to sync, up to the initial sync timeout.
+          failedStep = "cacheSync"
+          const synced = yield* Effect.timeoutOption(cache.waitForCacheSync, config.initialSyncTimeout)
+          if (synced._tag === "None" || !synced.value)
+            return yield* new InvalidKubeconfig({
+              message: "the cache did not sync: initial sync timeout expired",
+            })
+          const connection: Connection = {
+            config: kc,
+            live,
+            uncached,
+            cached: makeCachedClient(readerOptions),
+            reader: makeCachedReader(readerOptions),
+            scope,
+            cache,
+            kubeconfigDigest: kubeconfigDigest(secret),
+            endpoint: endpointOf(kc),
+          }
           return connection
         })
         const result = yield* Effect.result(attempt)
         if (result._tag === "Failure") {
           yield* Scope.close(scope, Exit.void)
           const r = yield* step(
-            { _tag: "ConnectionFailed", step: "createConnection", error: describe(result.failure) },
+            { _tag: "ConnectionFailed", step: failedStep, error: describe(result.failure) },
             state,
           )
           yield* applyMetrics(cluster, r.actions)
@@ -333,10 +375,12 @@ export const make = (options: ClusterCacheOptions = {}) =>
       })
 
     /**
-     * A rotated kubeconfig Secret (its content differs from the one the connection was made
-     * with, as the Secret store shows it, without a request): Disconnect() (clusterAccessor row
-     * 6) so that this reconcile connects again with the new credentials at once, without waiting
-     * for the old ones to fail (upstream's newer behaviour; seed 000 is silent).
+     * A rotated kubeconfig Secret (its content differs from the one the credentials came from, as
+     * the Secret store shows it, without a request). Same server and CA: the new credentials are
+     * tried with a `GET /` and, once accepted, serve every new request while the cache's informers
+     * go on (`rotateCredentials`). Another server or CA: Disconnect() (clusterAccessor row 6), so
+     * that this reconcile connects again at once. Seed 000 only disconnects on a 401 (Reconciler
+     * row 11); see docs/clustercache.md, "A rotated kubeconfig".
      */
     const reconnectIfRotated = (cluster: ClusterKey, entry: Entry | undefined, rows: Array<RowId>) =>
       Effect.gen(function* () {
@@ -346,8 +390,10 @@ export const make = (options: ClusterCacheOptions = {}) =>
         const secret = options.secrets.get({
           namespace: cluster.namespace,
           name: kubeconfigSecretName(cluster.name),
-        })
+        }) as SecretObject | undefined
         if (secret === undefined || kubeconfigDigest(secret) === c.kubeconfigDigest) return entry
+        const rotated = yield* rotateCredentials(cluster, c, secret)
+        if (rotated !== "endpoint changed") return entry
         const now = yield* Clock.currentTimeMillis
         const r = accessorTransition(
           {
@@ -361,12 +407,51 @@ export const make = (options: ClusterCacheOptions = {}) =>
         rows.push(r.row)
         yield* closeConnection(c)
         yield* applyMetrics(cluster, r.actions)
-        yield* Effect.logInfo("the kubeconfig Secret changed: reconnecting with the new credentials").pipe(
+        yield* Effect.logInfo("the kubeconfig Secret names another server or CA: reconnecting").pipe(
           Effect.annotateLogs({ cluster: keyOf(cluster), row: r.row }),
         )
         const next: Entry = { state: r.status.accessor, connection: undefined }
         yield* setEntry(cluster, next)
         return next
+      })
+
+    /**
+     * Takes the rotated Secret's credentials into connection `c` when its server and CA are the
+     * same: "rotated" once the new credentials answered `GET /`, "kept" when the Secret does not
+     * parse or the server refused them (the current credentials stay; the Secret is tried again
+     * at the next reconcile), "endpoint changed" otherwise.
+     */
+    const rotateCredentials = (cluster: ClusterKey, c: Connection, secret: SecretObject) =>
+      Effect.gen(function* () {
+        const secretName = kubeconfigSecretName(cluster.name)
+        const attempt = Effect.gen(function* () {
+          const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
+          if (endpointOf(kc) !== c.endpoint) return "endpoint changed" as const
+          const client = yield* factory(kc, config)
+          yield* client
+            .probe({ timeout: config.healthProbe.timeout })
+            .pipe(Effect.mapError(refused(secretName)))
+          yield* c.live.replace(client)
+          yield* c.uncached.replace(yield* factory(kc, config))
+          c.config = kc
+          c.kubeconfigDigest = kubeconfigDigest(secret)
+          return "rotated" as const
+        })
+        const result = yield* Effect.result(attempt)
+        const outcome = result._tag === "Success" ? result.success : ("kept" as const)
+        const log = Effect.annotateLogs({
+          cluster: keyOf(cluster),
+          ...(result._tag === "Failure" ? { error: describe(result.failure) } : {}),
+        })
+        if (outcome === "rotated")
+          yield* Effect.logInfo("the kubeconfig Secret was rotated: new requests use its credentials").pipe(
+            log,
+          )
+        if (outcome === "kept")
+          yield* Effect.logWarning(
+            "the rotated kubeconfig Secret was not taken; the current credentials stay",
+          ).pipe(log)
+        return outcome
       })
 
     const reconcile = (cluster: ClusterKey): Effect.Effect<ReconcileOutcome> =>
@@ -400,7 +485,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
                 break
               }
               case "Probe": {
-                const probe = connection?.client.probe({ timeout: action.timeout }) ?? Effect.void
+                const probe = connection?.live.client.probe({ timeout: action.timeout }) ?? Effect.void
                 const outcome = yield* Effect.result(probe)
                 next = {
                   _tag: "ProbeFinished",
@@ -499,48 +584,20 @@ export const make = (options: ClusterCacheOptions = {}) =>
             : new WatchError({ cluster: keyOf(cluster), message })
         }
         const c = e.connection as Connection
-        // The watch is a reflector (list, then watch with bookmarks) in the connection's scope:
-        // a disconnect stops it with the cache. It must sync within the initial sync timeout.
+        // The watch subscribes to the cache's informer in a scope of the connection: a disconnect
+        // stops it with the cache. The informer lists and syncs on its own fiber.
         const watchScope = yield* Scope.fork(c.scope)
-        const cache = c.cache
-        const started = yield* Effect.gen(function* () {
-          const reflector =
-            cache === undefined
-              ? yield* makeReflector(c.client, {
-                  resource: watcher.resource,
-                  namespace: watcher.namespace,
-                  name: `${keyOf(cluster)}/${watcher.name}`,
-                })
-              : yield* Effect.catch(
-                  cache.getInformer(watcher.resource, { namespace: watcher.namespace }),
-                  (e) => Effect.succeed({ failed: e.message } as const),
-                )
-          if ("failed" in reflector) return reflector
-          yield* reflector.subscribe(watcher.onEvent)
-          return reflector
-        }).pipe(Scope.provide(watchScope))
-        // A cache's informer may stop without syncing (the scoped cache's on 403): not synced.
-        const synced =
-          "failed" in started
-            ? ({ _tag: "None" } as const)
-            : yield* Effect.timeoutOption(
-                Effect.andThen(started.waitForSync, started.hasSynced),
-                config.initialSyncTimeout,
-              )
-        if ("failed" in started || synced._tag === "None" || synced.value === false) {
-          const status =
-            "failed" in started
-              ? { lastError: { message: started.failed } }
-              : "status" in started
-                ? yield* started.status
-                : { lastError: undefined }
+        const informer = yield* Effect.result(
+          c.cache.getInformer(watcher.resource, { namespace: watcher.namespace }),
+        )
+        if (informer._tag === "Failure") {
           yield* Scope.close(watchScope, Exit.void)
           const failed = watchTransition({
             observed,
             desired: { name: watcher.name },
             trigger: {
               _tag: "WatchFailed",
-              error: `${"failed" in started ? "the cache has no informer for it" : synced._tag === "Some" ? "the cache's informer stopped before it synced" : `not synced within ${config.initialSyncTimeout} ms`}${status.lastError === undefined ? "" : `: ${status.lastError.message}`}`,
+              error: `the cache has no informer for it: ${informer.failure.message}`,
             },
             now,
           })
@@ -549,38 +606,70 @@ export const make = (options: ClusterCacheOptions = {}) =>
             message: failed.status.error?.message ?? "watch failed",
           })
         }
-        c.stores.set(watcher.name, { resource: watcher.resource, store: started.store })
+        yield* informer.success.subscribe(watcher.onEvent).pipe(Scope.provide(watchScope))
         const done = watchTransition({
           observed,
           desired: { name: watcher.name },
           trigger: { _tag: "WatchStarted" },
           now,
         })
-        yield* Ref.update(entries, (m) => {
-          const cur = m.get(keyOf(cluster))
-          if (cur === undefined || cur.connection !== c) return m
-          const next = new Map(m)
-          next.set(keyOf(cluster), { ...cur, state: { ...cur.state, watches: done.status.watches } })
-          return next
-        })
+        yield* setWatches(cluster, c, () => done.status.watches)
+        yield* Effect.forkIn(awaitWatchSync(cluster, c, watcher.name, informer.success, watchScope), c.scope)
+      })
+
+    /** Replaces the watch names of the accessor, if it still has connection `c`. */
+    const setWatches = (
+      cluster: ClusterKey,
+      c: Connection,
+      f: (watches: ReadonlyArray<string>) => ReadonlyArray<string>,
+    ) =>
+      Ref.update(entries, (m) => {
+        const cur = m.get(keyOf(cluster))
+        if (cur === undefined || cur.connection !== c) return m
+        const next = new Map(m)
+        next.set(keyOf(cluster), { ...cur, state: { ...cur.state, watches: f(cur.state.watches) } })
+        return next
+      })
+
+    /**
+     * Waits, off the caller's fiber, for a new watch's informer to sync within the initial sync
+     * timeout. An informer that stops first (the scoped cache's after a 403) or does not sync in
+     * time: the watch is stopped and forgotten (Watch Management row 5, "watch not added"), so that
+     * the next Watch() call adds it again.
+     */
+    const awaitWatchSync = (
+      cluster: ClusterKey,
+      c: Connection,
+      name: string,
+      informer: Informer,
+      watchScope: Scope.Closeable,
+    ) =>
+      Effect.gen(function* () {
+        const synced = yield* Effect.timeoutOption(
+          Effect.andThen(informer.waitForSync, informer.hasSynced),
+          config.initialSyncTimeout,
+        )
+        if (synced._tag === "Some" && synced.value) return
+        yield* Scope.close(watchScope, Exit.void)
+        yield* setWatches(cluster, c, (watches) => watches.filter((w) => w !== name))
+        yield* Effect.logWarning("a watch was dropped: its informer did not sync").pipe(
+          Effect.annotateLogs({
+            cluster: keyOf(cluster),
+            watch: name,
+            reason:
+              synced._tag === "None"
+                ? `not synced within ${config.initialSyncTimeout} ms`
+                : "the cache's informer stopped before it synced",
+          }),
+        )
       })
 
     return ClusterCache.of({
       reconcile,
-      getClient: (cluster) => Effect.map(connected(cluster), (c) => c.client),
-      getUncachedClient: (cluster) => Effect.map(connected(cluster), (c) => c.uncached),
+      getClient: (cluster) => Effect.map(connected(cluster), (c) => c.cached),
+      getUncachedClient: (cluster) => Effect.map(connected(cluster), (c) => c.uncached.client),
       getRESTConfig: (cluster) => Effect.map(connected(cluster), (c) => c.config),
-      getReader: (cluster) =>
-        Effect.map(connected(cluster), (c) => ({
-          get: (resource: ResourceRef, key: ObjectKey) => {
-            for (const { resource: watched, store } of c.stores.values()) {
-              if (watched.group !== resource.group || watched.resource !== resource.resource) continue
-              const hit = store.get(key)
-              if (hit !== undefined) return Effect.succeed(hit)
-            }
-            return c.client.get(resource, key)
-          },
-        })),
+      getReader: (cluster) => Effect.map(connected(cluster), (c) => c.reader),
       getHealthCheckingState: (cluster) =>
         Effect.map(entryOf(cluster), (e) => ({
           lastProbeTime: e?.state.lastProbeTime,
