@@ -1,7 +1,7 @@
 // deploy/ipam on a real API server, and krtt ipam running as the krtt-ipam ServiceAccount with
 // exactly that RBAC: a Cluster deleted and re-created under its name while the controller was
 // down (its old ClusterConfig held by the finalizer after the garbage collector took it), state
-// refresh cycles, IPv6, leader election (issue 15, items 1, 3, 5; seed 004).
+// refresh cycles, IPv6, leader election (seed 004).
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"

@@ -1,5 +1,5 @@
 // The IPAM controller (`node bin/krtt.js ipam`) on the real control plane with its
-// kube-controller-manager (issue 15, item 5): 50 Clusters across rules and purposes, the process
+// kube-controller-manager: 50 Clusters across rules and purposes, the process
 // killed mid-way and restarted (state restored from the cluster), Clusters deleted (CIDRs
 // released only once the Cluster is fully gone and the garbage collector took its
 // ClusterConfigs), re-created while the old CIDRs are still held, the reconcile annotation, a rule

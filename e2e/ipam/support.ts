@@ -78,6 +78,8 @@ export const startIpam = async (options: {
     options.config,
     `--metrics-bind-address=127.0.0.1:${metricsPort}`,
     `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+    // plain HTTP, so that the tests read /metrics without a token (upstream's default is HTTPS)
+    "--metrics-secure=false",
     ...(options.args ?? []),
   ]
   const env: NodeJS.ProcessEnv = { ...process.env }

@@ -20,6 +20,17 @@ const positive = (flag: string, n: number): number => {
   return n
 }
 
+const nonEmpty = (flag: string, v: string): string => {
+  if (v.trim() === "") throw new Error(`--${flag}: must not be empty`)
+  return v
+}
+
+const port = (flag: string, n: number): number => {
+  if (!Number.isInteger(n) || n < 1 || n > 65_535)
+    throw new Error(`--${flag}: must be a port from 1 to 65535, got ${n}`)
+  return n
+}
+
 /** Turns the parsed flags into options; a bad value throws an error naming the flag. */
 export const toIpamOptions = (f: IpamParsedFlags): IpamOptions => {
   if (f.config.trim() === "") throw new Error("--config: give the name of the IPAMConfig to follow")
@@ -30,6 +41,17 @@ export const toIpamOptions = (f: IpamParsedFlags): IpamOptions => {
     environment: f.environment,
     concurrency: positive("concurrency", f.concurrency),
     metricsBindAddress: f.metricsBindAddress,
+    metricsSecure: f.metricsSecure,
+    metricsCertPath: f.metricsCertPath,
+    metricsCertName: nonEmpty("metrics-cert-name", f.metricsCertName),
+    metricsCertKey: nonEmpty("metrics-cert-key", f.metricsCertKey),
+    webhookCertPath: f.webhookCertPath,
+    webhookCertName: nonEmpty("webhook-cert-name", f.webhookCertName),
+    webhookCertKey: nonEmpty("webhook-cert-key", f.webhookCertKey),
+    webhookPort: port("webhook-port", f.webhookPort),
+    webhooks: !f.disableWebhooks,
+    enableHttp2: f.enableHttp2,
+    pprofBindAddress: f.pprofBindAddress,
     healthProbeBindAddress: f.healthProbeBindAddress,
     leaderElect: f.leaderElect,
     leaderElectNamespace:
@@ -58,6 +80,11 @@ export const ipamMain = (f: IpamParsedFlags): Effect.Effect<void> =>
     } catch (e) {
       process.stderr.write(`krtt ipam: ${(e as Error).message}\n`)
       process.exitCode = 2
+      return
+    }
+    if (f.dryRun) {
+      // upstream's --dry-run: the options the flags give, then stop
+      process.stdout.write(`${JSON.stringify(options, null, 2)}\n=== END OF DRY RUN ===\n`)
       return
     }
     if (resolved === undefined) {

@@ -18,7 +18,17 @@ import * as Effect from "effect/Effect"
 export const IpamFlagDefaults = {
   concurrency: 10,
   environment: "default",
-  metricsBindAddress: ":8080",
+  metricsBindAddress: "0",
+  metricsSecure: true,
+  metricsCertPath: "",
+  metricsCertName: "tls.crt",
+  metricsCertKey: "tls.key",
+  webhookCertPath: "",
+  webhookCertName: "tls.crt",
+  webhookCertKey: "tls.key",
+  webhookPort: 9443,
+  enableHttp2: false,
+  pprofBindAddress: "",
   healthProbeBindAddress: ":8081",
   leaderElect: false,
   leaderElectId: "krtt-ipam-leader-election",
@@ -39,6 +49,12 @@ const str = (name: string, fallback: string, description: string) =>
   )
 const int = (name: string, fallback: number, description: string) =>
   Flag.Int(name).pipe(
+    Flag.withDefault(fallback),
+    Flag.withDescription(`${description} (default ${fallback})`),
+  )
+
+const bool = (name: string, fallback: boolean, description: string) =>
+  Flag.Boolean(name).pipe(
     Flag.withDefault(fallback),
     Flag.withDescription(`${description} (default ${fallback})`),
   )
@@ -70,6 +86,38 @@ const flags = {
     d.metricsBindAddress,
     "Address of /metrics (host:port, :port; 0 turns it off)",
   ),
+  metricsSecure: bool(
+    "metrics-secure",
+    d.metricsSecure,
+    "Serve /metrics over HTTPS to callers the API server authenticates (TokenReview) and authorizes (SubjectAccessReview); --metrics-secure=false: plain HTTP",
+  ),
+  metricsCertPath: str(
+    "metrics-cert-path",
+    d.metricsCertPath,
+    "Directory of the metrics server's certificate; empty: a self-signed one",
+  ),
+  metricsCertName: str("metrics-cert-name", d.metricsCertName, "File name of the metrics certificate"),
+  metricsCertKey: str("metrics-cert-key", d.metricsCertKey, "File name of the metrics certificate's key"),
+  webhookCertPath: str(
+    "webhook-cert-path",
+    d.webhookCertPath,
+    "Directory of the webhook server's certificate; empty: /tmp/k8s-webhook-server/serving-certs",
+  ),
+  webhookCertName: str("webhook-cert-name", d.webhookCertName, "File name of the webhook certificate"),
+  webhookCertKey: str("webhook-cert-key", d.webhookCertKey, "File name of the webhook certificate's key"),
+  webhookPort: int("webhook-port", d.webhookPort, "Port of the webhook server (HTTPS)"),
+  enableHttp2: bool(
+    "enable-http2",
+    d.enableHttp2,
+    "Accepted for upstream's command line; the metrics and webhook servers speak HTTP/1.1",
+  ),
+  pprofBindAddress: str(
+    "pprof-bind-address",
+    d.pprofBindAddress,
+    "Accepted for upstream's command line; Node has no pprof, a value is logged and ignored",
+  ),
+  disableWebhooks: bool("disable-webhooks", false, "Do not serve the Cluster and IPAMConfig webhooks"),
+  dryRun: bool("dry-run", false, "Print the options the flags give and exit"),
   healthProbeBindAddress: str(
     "health-probe-bind-address",
     d.healthProbeBindAddress,

@@ -10,6 +10,8 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -34,6 +36,23 @@ export interface IpamOptions {
   readonly environment: string
   readonly concurrency: number
   readonly metricsBindAddress: string
+  /** HTTPS with TokenReview and SubjectAccessReview per request (upstream's default), else HTTP. */
+  readonly metricsSecure: boolean
+  /** Directory of the metrics certificate; empty: self-signed. */
+  readonly metricsCertPath: string
+  readonly metricsCertName: string
+  readonly metricsCertKey: string
+  /** Directory of the webhook certificate; empty: controller-runtime's default directory. */
+  readonly webhookCertPath: string
+  readonly webhookCertName: string
+  readonly webhookCertKey: string
+  readonly webhookPort: number
+  /** Serve the Cluster defaulting and IPAMConfig validating webhooks. */
+  readonly webhooks: boolean
+  /** Accepted as upstream's flag; Node's servers here speak HTTP/1.1. */
+  readonly enableHttp2: boolean
+  /** Accepted as upstream's flag; there is no pprof in Node (a value is logged). */
+  readonly pprofBindAddress: string
   readonly healthProbeBindAddress: string
   readonly leaderElect: boolean
   readonly leaderElectNamespace: string
@@ -46,11 +65,25 @@ export interface IpamOptions {
   readonly gracefulShutdownTimeout: number
 }
 
-/** The documented defaults of `krtt ipam` (controller-runtime's for the manager's flags). */
+/**
+ * The documented defaults of `krtt ipam`: upstream's `run` for the flags it has (metrics off, and
+ * secure when on; certificates `tls.crt`/`tls.key`; probes on :8081), controller-runtime's for the
+ * manager's others.
+ */
 export const IpamDefaults = {
   concurrency: IpamControllerDefaults.concurrency,
   environment: IpamControllerDefaults.environment,
-  metricsBindAddress: ":8080",
+  metricsBindAddress: "0",
+  metricsSecure: true,
+  metricsCertPath: "",
+  metricsCertName: "tls.crt",
+  metricsCertKey: "tls.key",
+  webhookCertPath: "",
+  webhookCertName: "tls.crt",
+  webhookCertKey: "tls.key",
+  webhookPort: 9443,
+  enableHttp2: false,
+  pprofBindAddress: "",
   healthProbeBindAddress: ":8081",
   leaderElect: false,
   leaderElectId: "krtt-ipam-leader-election",
@@ -59,6 +92,26 @@ export const IpamDefaults = {
   kubeApiBurst: 200,
   gracefulShutdownTimeout: 30_000,
 } as const
+
+/** Reads a certificate and its key from a directory, naming the file that cannot be read. */
+export const readCertificate = (dir: string, certName: string, keyName: string) =>
+  Effect.try({
+    try: () => ({
+      cert: readFileSync(join(dir, certName), "utf8"),
+      key: readFileSync(join(dir, keyName), "utf8"),
+    }),
+    catch: (e) => new Error(`cannot read the certificate in ${dir}: ${(e as Error).message}`),
+  })
+
+/** Logs the upstream flags that have no effect here. */
+const noteUnsupported = (options: IpamOptions) =>
+  Effect.gen(function* () {
+    if (options.pprofBindAddress !== "")
+      yield* Effect.logWarning("--pprof-bind-address is ignored: Node has no pprof").pipe(
+        Effect.annotateLogs({ address: options.pprofBindAddress }),
+      )
+    if (options.enableHttp2) yield* Effect.logWarning("--enable-http2 is ignored: the servers speak HTTP/1.1")
+  })
 
 /** Runs the IPAM controller until interrupted; `onStarted` sees the controller (tests, benchmarks). */
 export const runIpam = (
@@ -94,7 +147,16 @@ export const runIpam = (
         )
     }
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
-    yield* serveMetricsAndHealth(client, { metricsAddress, healthAddress }, Effect.flatten(Ref.get(ready)))
+    yield* noteUnsupported(options)
+    const metricsCertificate =
+      options.metricsCertPath === ""
+        ? undefined
+        : yield* readCertificate(options.metricsCertPath, options.metricsCertName, options.metricsCertKey)
+    yield* serveMetricsAndHealth(
+      client,
+      { metricsAddress, healthAddress, metricsSecure: options.metricsSecure, metricsCertificate },
+      Effect.flatten(Ref.get(ready)),
+    )
     const lost = yield* lead(client, options)
     const { controller, start } = yield* makeIpamController(client, {
       config: options.config,

@@ -30,6 +30,8 @@ export interface ServeOptions {
   readonly tlsCipherSuites?: ReadonlyArray<string> | undefined
   /** OpenSSL names of the key exchange groups (`--tls-curve-preferences`); empty: Node's. */
   readonly tlsCurvePreferences?: ReadonlyArray<string> | undefined
+  /** The secure endpoint's certificate (PEM); absent: a self-signed one. */
+  readonly metricsCertificate?: { readonly cert: string; readonly key: string } | undefined
 }
 
 /** Starts the metrics (or diagnostics) and health servers until the scope closes. */
@@ -45,7 +47,8 @@ export const serveMetricsAndHealth = (
         yield* Effect.promise(() => import("./diagnostics.ts"))
       const authorize = yield* makeAuthorizer(client)
       const now = yield* Clock.currentTimeMillis
-      const certificate = selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
+      const certificate =
+        options.metricsCertificate ?? selfSignedCertificate(["localhost", "127.0.0.1", hostname()], now)
       const tls = {
         minVersion: options.tlsMinVersion ?? "TLSv1.2",
         ciphers: options.tlsCipherSuites ?? [],
