@@ -37,7 +37,8 @@ export const reconcileInfrastructure = (s: Scope): void => {
   const t = s.trace
   if (ref === undefined) {
     t.infrastructure = "NoRef"
-    mark(s, "infrastructure")
+    // Upstream marks it only while the Cluster is not being deleted.
+    if (!s.deleting) mark(s, "infrastructure")
     return
   }
   const fetched = s.observed.infrastructure

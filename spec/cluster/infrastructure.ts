@@ -48,7 +48,9 @@ export const infrastructureTable: TableSpec<I, R, C> = withStatus({
   rows: [
     doc(1, ["A → B -No→ C", "InfraRef Defined? No", "Mark InfrastructureProvisioned=true"], {
       applies: (i) => phasesRun(i) && i.desired.infrastructureRef === undefined,
-      holds: (_, r) => flag(r) && noPatch(r),
+      holds: (i, r) => flag(r) === (!clusterDeleting(i) || infraFlagBefore(i)) && noPatch(r),
+      reason:
+        "Upstream v1.14.2 marks it only while the Cluster is not being deleted (reconcileInfrastructure checks the deletion timestamp first); a deleting Cluster keeps the flag it had.",
     }),
     doc(
       2,

@@ -20,6 +20,7 @@ import {
   conditionOf,
   cpFlagBefore,
   cpFound,
+  deletingMeta,
   endpointAfter,
   endpointAfterInfra,
   endpointCopied,
@@ -117,9 +118,12 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
       ],
       {
         applies: (i) => stage(i) === "topologyWait",
-        holds: (i, r) => r.actions.length === 0 && r.status === clusterOf(i)?.status,
+        holds: (_, r) =>
+          r.actions.every(
+            (a) => a._tag === "PatchStatus" || (a._tag === "Event" && a.reason === r.status?.phase),
+          ) && statusPatched(r),
         reason:
-          "Only for a Cluster that is not being deleted: the Overview flowchart draws the topology check before 'Deleting?', but upstream v1.13 checks deletion first, so a deleting Cluster whose refs were never generated is deleted rather than kept with its finalizer forever (issue 10).",
+          "Only for a Cluster that is not being deleted: the Overview flowchart draws the topology check before 'Deleting?', but upstream v1.13 checks deletion first, so a deleting Cluster whose refs were never generated is deleted rather than kept with its finalizer forever (issue 10). 'No change' is read as 'nothing reconciled': upstream v1.14.2's deferred updateStatus still writes the status, having read nothing (phase Pending until a ref is set, InfrastructureReady and ControlPlaneAvailable False 'Waiting for cluster topology to be reconciled', ControlPlaneInitialized Unknown, the descendant conditions InternalError, the control-plane counters cleared, the worker counters kept), with the phase's event when the phase changes; spec/cluster/status.ts holds that status.",
       },
     ),
     doc(
@@ -164,15 +168,15 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
         holds: (i, r) => {
           const infra = infraFound(i)
           if (infra === undefined || !statusPatched(r)) return false
-          const ready = conditionOf(infra.status?.conditions, "Ready")?.status ?? "False"
+          const ready = conditionOf(infra.status?.conditions, "Ready")?.status
           return (
             ownership(i, r, "infrastructure") &&
-            cond(r, "InfrastructureReady")?.status === ready &&
-            v1cond(r, "InfrastructureReady")?.status === ready
+            cond(r, "InfrastructureReady")?.status === (ready ?? (infraFlagBefore(i) ? "True" : "False")) &&
+            v1cond(r, "InfrastructureReady")?.status === (ready ?? "False")
           )
         },
         reason:
-          "'Initial creation' is read as 'the InfraCluster exists but is not provisioned yet', whatever the phase: the flowchart's 'Provisioned? No → Log & Wait' path.",
+          "'Initial creation' is read as 'the InfraCluster exists but is not provisioned yet', whatever the phase: the flowchart's 'Provisioned? No → Log & Wait' path. Without a Ready condition to mirror, upstream v1.14.2 falls back to the Cluster's flag for the v1beta2 condition and to the object's provisioned field for the v1beta1 one.",
       },
     ),
     doc(
@@ -192,8 +196,9 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
         holds: (_, r, c) =>
           statusPatched(r) &&
           requeuesAfter(r, c.missingReferenceRequeueAfter) &&
-          r.status?.initialization?.infrastructureProvisioned === false &&
+          r.status?.initialization?.infrastructureProvisioned === undefined &&
           endpointCopied(r, "infrastructure").length === 0,
+        reason: "'No change': the flag stays unset (upstream never writes false) and nothing is copied.",
       },
     ),
     doc(
@@ -247,10 +252,13 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
       {
         applies: (i) =>
           normal(i) && i.desired.controlPlaneRef !== undefined && i.observed.controlPlane._tag === "NotFound",
-        holds: (_, r, c) =>
+        holds: (i, r, c) =>
           statusPatched(r) &&
           requeuesAfter(r, c.missingReferenceRequeueAfter) &&
-          v1cond(r, "ControlPlaneReady")?.status === "False",
+          v1cond(r, "ControlPlaneReady")?.status ===
+            conditionOf(clusterOf(i)?.status?.deprecated?.v1beta1?.conditions, "ControlPlaneReady")?.status,
+        reason:
+          "'ControlPlaneReady=False' is read as 'not made True': upstream v1.14.2 sets the v1beta1 ControlPlaneReady only from a control-plane object it read, so it keeps what it was (False when a previous reconcile saw the object not ready, absent when never set).",
       },
     ),
     doc(
@@ -282,7 +290,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
           return (
             r.status?.initialization?.controlPlaneInitialized === true &&
             cond(r, "ControlPlaneInitialized")?.status === "True" &&
-            v1cond(r, "ControlPlaneInitialized")?.status === "True" &&
+            (deletingMeta(cp.metadata) || v1cond(r, "ControlPlaneInitialized")?.status === "True") &&
             (expectCopy
               ? copied.length === 1 && copied[0]?.host === e?.host && copied[0]?.port === e?.port
               : copied.length === 0)
@@ -341,17 +349,21 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
         "ControlPlaneInitialized=True when found",
       ],
       {
-        applies: (i) => normal(i) && i.desired.controlPlaneRef === undefined && !cpFlagBefore(i),
+        applies: (i) =>
+          normal(i) &&
+          i.desired.controlPlaneRef === undefined &&
+          conditionOf(clusterOf(i)?.status?.deprecated?.v1beta1?.conditions, "ControlPlaneInitialized")
+            ?.status !== "True",
         holds: (i, r) => {
           const found = activeCpMachineWithNode(i)
           return (
             statusPatched(r) &&
-            r.status?.initialization?.controlPlaneInitialized === found &&
-            (cond(r, "ControlPlaneInitialized")?.status === "True") === found
+            r.status?.initialization?.controlPlaneInitialized === (cpFlagBefore(i) ? true : undefined) &&
+            (v1cond(r, "ControlPlaneInitialized")?.status === "True") === found
           )
         },
         reason:
-          "The check runs whenever the control plane is not yet initialized; 'active' Machines are those without a deletion timestamp.",
+          "The check runs whenever the v1beta1 ControlPlaneInitialized condition is not yet True (upstream's reconcileV1Beta1ControlPlaneInitialized); 'active' Machines are those without a deletion timestamp. 'ControlPlaneInitialized=True' is that condition: upstream v1.14.2 sets status.initialization.controlPlaneInitialized from a control-plane object only, so without a controlPlaneRef the flag stays unset; the v1beta2 ControlPlaneInitialized counts any control-plane Machine with a nodeRef (spec/cluster/status.ts).",
       },
     ),
     doc(

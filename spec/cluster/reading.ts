@@ -141,21 +141,30 @@ export const endpointAfter = (i: I) => {
 
 const isCpMachine = (m: Machine): boolean => m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined
 
+/**
+ * The phases run, or re-run for the status after a failed action: not while waiting for the
+ * topology controller (Normal Reconciliation row 4), where updateStatus reads nothing.
+ */
+export const phasesRead = (i: I): boolean => stage(i) !== "topologyWait"
+
 /** Infrastructure provisioned after this reconcile (row 5: no infraRef counts as provisioned). */
 export const infraAfter = (i: I): boolean => {
-  if (infraFlagBefore(i) || i.desired.infrastructureRef === undefined) return true
+  if (infraFlagBefore(i)) return true
+  if (!phasesRead(i)) return false
+  if (i.desired.infrastructureRef === undefined) return !clusterDeleting(i)
   const infra = infraFound(i)
   return infra !== undefined && provisioned(infra)
 }
 
-/** Control plane initialized after this reconcile (row 10, or row 12's Machine fallback). */
+/**
+ * Control plane initialized after this reconcile (row 10): upstream v1.14.2 sets the flag from
+ * a control-plane object alone; row 12's Machine fallback sets the v1beta1 condition only.
+ */
 export const cpAfter = (i: I): boolean => {
   if (cpFlagBefore(i)) return true
-  if (i.desired.controlPlaneRef !== undefined) {
-    const cp = cpFound(i)
-    return cp !== undefined && initialized(cp)
-  }
-  return stage(i) === "normal" && activeCpMachineWithNode(i)
+  if (!phasesRead(i) || i.desired.controlPlaneRef === undefined) return false
+  const cp = cpFound(i)
+  return cp !== undefined && initialized(cp)
 }
 
 export const activeCpMachineWithNode = (i: I): boolean => {
@@ -170,14 +179,21 @@ export const activeCpMachineWithNode = (i: I): boolean => {
  * The phase updateStatus sets (Status Fields; Normal Reconciliation rows 5 and 13), read as
  * upstream v1.13's setPhase where the seed is silent (issue 10): Provisioned needs the
  * infrastructure provisioned and a valid `spec.controlPlaneEndpoint` (what row 13's "CP
- * initialized" publishes); Failed is never derived; with nothing to say the phase stays.
+ * initialized" publishes); Failed is never derived; with nothing to say (waiting for the
+ * topology controller, no ref set) the phase stays, `Pending` at first.
  */
 export const phaseAfter = (i: I): ClusterStatus["phase"] => {
   if (clusterDeleting(i)) return "Deleting"
-  if (infraAfter(i) && endpointAfter(i) !== undefined) return "Provisioned"
-  if (infraAfter(i) || i.desired.infrastructureRef !== undefined || i.desired.controlPlaneRef !== undefined)
+  const endpoint = phasesRead(i) ? endpointAfter(i) : validEndpoint(i.desired.controlPlaneEndpoint)
+  if (infraAfter(i) && endpoint !== undefined && endpoint !== false) return "Provisioned"
+  if (
+    (phasesRead(i) && infraAfter(i)) ||
+    i.desired.infrastructureRef !== undefined ||
+    i.desired.controlPlaneRef !== undefined
+  )
     return "Provisioning"
-  return clusterOf(i)?.status?.phase ?? "Pending"
+  const old = clusterOf(i)?.status?.phase
+  return old === undefined || (old as string) === "" ? "Pending" : old
 }
 
 /**

@@ -16,20 +16,27 @@ import { isDeepStrictEqual } from "node:util"
 import type { Condition, ConditionStatus, Machine, MachineGroup } from "../../core/cluster/index.ts"
 import type { TableSpec } from "../../core/krtt/index.ts"
 import {
+  activeCpMachineWithNode,
   type C,
   clusterDeleting,
   clusterOf,
   conditionOf,
-  cpFlagBefore,
+  cpAfter,
   cpFound,
+  cpNotFound,
   deletingMeta,
   failureDomains,
+  hookBlocks,
   type I,
   infraAfter,
-  infraFlagBefore,
   infraFound,
+  infraNotFound,
   initialized,
+  listFailed,
+  malformedOwner,
+  pending,
   phaseAfter,
+  phasesRead,
   provisioned,
   type R,
   stage,
@@ -66,10 +73,14 @@ export const DELETING_REASONS = [
 // ---------------------------------------------------------------------------------------------
 // Reading the input
 
-/** The reconcile ran the always-reconcile phases and updateStatus (the deferred patch). */
+/**
+ * The reconcile ran updateStatus (the deferred patch): after the phases, while waiting for the
+ * topology controller (nothing read), or after a failed action other than the finalizer or
+ * status patch.
+ */
 export const statusWritten = (i: I): boolean => {
   const s = stage(i)
-  if (s === "normal" || s === "delete") return true
+  if (s === "normal" || s === "delete" || s === "topologyWait") return true
   if (i.trigger._tag !== "ActionFailed" || clusterOf(i) === undefined) return false
   const a = i.trigger.action._tag
   return a !== "AddFinalizer" && a !== "PatchStatus"
@@ -77,7 +88,9 @@ export const statusWritten = (i: I): boolean => {
 
 const paused = (i: I) =>
   i.desired.paused === true || clusterOf(i)?.metadata.annotations?.[PAUSED] !== undefined
-const listed = (i: I) => (i.observed.descendants._tag === "Listed" ? i.observed.descendants : undefined)
+/** The descendants as updateStatus reads them: not when listing failed or nothing was read. */
+const listed = (i: I) =>
+  phasesRead(i) && i.observed.descendants._tag === "Listed" ? i.observed.descendants : undefined
 const isCp = (m: Machine) => m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined
 const cpMachines = (i: I) => listed(i)?.machines.filter(isCp) ?? []
 /** `cluster.x-k8s.io/pool-name`: a MachinePool's Machine, left out of the status (v1.14.2). */
@@ -85,6 +98,11 @@ const POOL_LABEL = "cluster.x-k8s.io/pool-name"
 const isPoolMachine = (m: Machine) => m.metadata.labels?.[POOL_LABEL] !== undefined
 const workerMachines = (i: I) => listed(i)?.machines.filter((m) => !isCp(m) && !isPoolMachine(m)) ?? []
 const pools = (i: I) => (i.observed.featureGates.machinePool ? (listed(i)?.machinePools ?? []) : [])
+/** The provider objects as updateStatus reads them: fetched by the phases. */
+const infraRead = (i: I) => (phasesRead(i) ? i.observed.infrastructure._tag : "GetFailed")
+const cpRead = (i: I) => (phasesRead(i) ? i.observed.controlPlane._tag : "GetFailed")
+const infraObject = (i: I) => (phasesRead(i) ? infraFound(i) : undefined)
+const cpObject = (i: I) => (phasesRead(i) ? cpFound(i) : undefined)
 
 /** A MachineSet or Machine whose owner reference names the Cluster itself. */
 const ownedByCluster = (
@@ -101,26 +119,15 @@ const ownedByCluster = (
   )
 }
 
-/** Control plane initialized after this reconcile (Normal Reconciliation rows 10 and 12). */
-const cpInitializedAfter = (i: I): boolean => {
-  if (cpFlagBefore(i)) return true
-  if (i.desired.controlPlaneRef !== undefined) {
-    const cp = cpFound(i)
-    return cp !== undefined && initialized(cp)
-  }
-  // reconcileV1Beta1ControlPlaneInitialized runs in reconcileNormal only.
-  return (
-    !clusterDeleting(i) &&
-    cpMachines(i).some((m) => !deletingMeta(m.metadata) && m.status?.nodeRef !== undefined)
-  )
-}
-
 const statusOfType = (
   o: { readonly status?: { readonly conditions?: ReadonlyArray<Condition> } },
   type: string,
 ) => conditionOf(o.status?.conditions, type)?.status
 
-/** Positive-polarity summary over objects: False wins, then Unknown (or not reported), else True. */
+/**
+ * Upstream's aggregate over objects (positive polarity): False wins, then Unknown (a type not
+ * reported counts as Unknown), else True; `none` when there is nothing to aggregate.
+ */
 const summary = (
   objects: ReadonlyArray<{ readonly status?: { readonly conditions?: ReadonlyArray<Condition> } }>,
   type: string,
@@ -135,32 +142,100 @@ const summary = (
 
 const INTERNAL: Expected = { status: "Unknown", reason: "InternalError" }
 
-/** A provider's condition mirrored, its reason kept when the CRD accepts it. */
-const mirrored = (c: Condition, trueReason: string, falseReason: string): Expected => ({
-  status: c.status,
-  reason: v1beta2Reason(c.reason) ? c.reason : c.status === "True" ? trueReason : falseReason,
-})
+/**
+ * A provider's condition mirrored: its reason when the CRD takes it; none given reads
+ * `NoReasonReported`, replaced by the True reason when True.
+ */
+const mirrored = (c: Condition, trueReason: string, falseReason: string): Expected => {
+  if (c.reason === undefined || c.reason === "")
+    return { status: c.status, reason: c.status === "True" ? trueReason : "NoReasonReported" }
+  return {
+    status: c.status,
+    reason: v1beta2Reason(c.reason) ? c.reason : c.status === "True" ? trueReason : falseReason,
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // v1beta2
 
 /**
- * A v1beta2 condition of a referenced provider object: Unknown when it could not be read; False
- * (Deleted once it had been ready, DoesNotExist before) when it is not there; its own condition
- * of that type mirrored; else the contract's flag.
+ * A v1beta2 condition of a referenced provider object, as upstream v1.14.2's
+ * setInfrastructureReadyCondition and setControlPlaneAvailableCondition: False DoesNotExist
+ * while a topology has not set the ref; Unknown when it was not read (no ref at all included);
+ * False (Deleted once the Cluster's flag is set, DoesNotExist before) when it is not there; its
+ * own condition of that type mirrored; else the Cluster's flag after this reconcile.
  */
 const providerCondition = (
+  i: I,
+  ref: unknown,
   tag: "Found" | "NotFound" | "GetFailed",
   conditions: ReadonlyArray<Condition> | undefined,
-  ready: boolean,
+  flag: boolean,
   wasReady: boolean,
   [type, isTrue, isFalse]: readonly [type: string, isTrue: string, isFalse: string],
 ): Expected => {
-  if (tag === "GetFailed") return INTERNAL
+  if (ref === undefined && i.desired.topology !== undefined)
+    return { status: "False", reason: "DoesNotExist" }
+  if (ref === undefined || tag === "GetFailed") return INTERNAL
   if (tag === "NotFound") return { status: "False", reason: wasReady ? "Deleted" : "DoesNotExist" }
   const c = conditionOf(conditions, type)
   if (c !== undefined) return mirrored(c, isTrue, isFalse)
-  return ready ? { status: "True", reason: isTrue } : { status: "False", reason: isFalse }
+  return flag ? { status: "True", reason: isTrue } : { status: "False", reason: isFalse }
+}
+
+/** A Machine counts towards MachinesUpToDate once it reports UpToDate or is older than 10 s. */
+const upToDateCounted = (i: I) => (m: Machine) => {
+  if (conditionOf(m.status?.conditions, "UpToDate") !== undefined) return true
+  const t = m.metadata.creationTimestamp
+  const created = t === undefined ? Number.NaN : Date.parse(t)
+  return Number.isNaN(created) || i.now - created > 10_000
+}
+
+/** ControlPlaneInitialized (setControlPlaneInitializedCondition); it stays True once True. */
+const controlPlaneInitializedOf = (i: I, d: unknown): Expected => {
+  const kept = conditionOf(clusterOf(i)?.status?.conditions, "ControlPlaneInitialized")
+  if (kept?.status === "True") return { status: "True", reason: kept.reason ?? "Initialized" }
+  const cpRef = i.desired.controlPlaneRef
+  if (cpRef === undefined && i.desired.topology !== undefined)
+    return { status: "Unknown", reason: "DoesNotExist" }
+  if (cpRef !== undefined) {
+    const tag = cpRead(i)
+    if (tag === "GetFailed") return INTERNAL
+    if (tag === "NotFound") return { status: "Unknown", reason: "DoesNotExist" }
+    const cp = cpObject(i)
+    return cp !== undefined && initialized(cp)
+      ? { status: "True", reason: "Initialized" }
+      : { status: "False", reason: "NotInitialized" }
+  }
+  if (d === undefined) return INTERNAL
+  return cpMachines(i).some((m) => m.status?.nodeRef !== undefined)
+    ? { status: "True", reason: "Initialized" }
+    : { status: "False", reason: "NotInitialized" }
+}
+
+/**
+ * RollingOut, ScalingUp, ScalingDown (negative polarity): the control-plane object when it
+ * reports the type, the MachineDeployments, and for scaling the Cluster's own MachineSets; True
+ * when one reports True, Unknown when one has not reported, False otherwise or with none.
+ */
+const inProgressOf = (
+  i: I,
+  d: ReturnType<typeof listed>,
+  type: "RollingOut" | "ScalingUp" | "ScalingDown",
+): Expected => {
+  const cpRef = i.desired.controlPlaneRef
+  if ((cpRef !== undefined && cpRead(i) === "GetFailed") || d === undefined) return INTERNAL
+  const sources: Array<{ readonly status?: { readonly conditions?: ReadonlyArray<Condition> } }> = []
+  const cp = cpRef === undefined ? undefined : cpObject(i)
+  if (cp !== undefined && statusOfType(cp, type) !== undefined) sources.push(cp)
+  sources.push(...d.machineDeployments)
+  // Upstream's ScalingUp/ScalingDown count the Cluster's own MachineSets; RollingOut does not.
+  if (type !== "RollingOut")
+    sources.push(...d.machineSets.filter((g: MachineGroup) => ownedByCluster(i, g.metadata)))
+  const states = sources.map((s) => statusOfType(s, type) ?? "Unknown")
+  if (states.includes("True")) return { status: "True", reason: type }
+  if (states.includes("Unknown")) return { status: "Unknown", reason: `${type}Unknown` }
+  return { status: "False", reason: `Not${type}` }
 }
 
 /** The expected v1beta2 conditions of a reconcile that wrote the status. */
@@ -170,58 +245,30 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
   const infraRef = i.desired.infrastructureRef
   const cpRef = i.desired.controlPlaneRef
 
-  const infra = infraFound(i)
-  const infrastructureReady: Expected =
-    infraRef === undefined
-      ? { status: "True", reason: "Ready" }
-      : providerCondition(
-          i.observed.infrastructure._tag,
-          infra?.status?.conditions,
-          infra !== undefined && provisioned(infra),
-          infraFlagBefore(i),
-          ["Ready", "Ready", "NotReady"],
-        )
-
-  let controlPlaneAvailable: Expected
-  if (cpRef === undefined) {
-    const cps = cpMachines(i)
-    controlPlaneAvailable =
-      d === undefined
-        ? INTERNAL
-        : cps.length === 0
-          ? { status: "False", reason: "DoesNotExist" }
-          : cps.some((m) => statusOfType(m, "Available") === "True")
-            ? { status: "True", reason: "Available" }
-            : { status: "False", reason: "NotAvailable" }
-  } else {
-    const cp = cpFound(i)
-    controlPlaneAvailable = providerCondition(
-      i.observed.controlPlane._tag,
-      cp?.status?.conditions,
-      cp !== undefined && initialized(cp),
-      cpFlagBefore(i),
-      ["Available", "Available", "NotAvailable"],
-    )
-  }
-
-  let controlPlaneInitialized: Expected
-  if (cpInitializedAfter(i)) controlPlaneInitialized = { status: "True", reason: "Initialized" }
-  else if (cpRef === undefined)
-    controlPlaneInitialized = d === undefined ? INTERNAL : { status: "False", reason: "NotInitialized" }
-  else
-    controlPlaneInitialized =
-      i.observed.controlPlane._tag === "GetFailed"
-        ? INTERNAL
-        : {
-            status: "False",
-            reason: i.observed.controlPlane._tag === "NotFound" ? "DoesNotExist" : "NotInitialized",
-          }
+  const infrastructureReady = providerCondition(
+    i,
+    infraRef,
+    infraRead(i),
+    infraObject(i)?.status?.conditions,
+    infraAfter(i),
+    infraAfter(i),
+    ["Ready", "Ready", "NotReady"],
+  )
+  const controlPlaneAvailable = providerCondition(
+    i,
+    cpRef,
+    cpRead(i),
+    cpObject(i)?.status?.conditions,
+    cpAfter(i),
+    cpAfter(i),
+    ["Available", "Available", "NotAvailable"],
+  )
 
   const machines = (ms: ReadonlyArray<Machine>, type: "Ready" | "UpToDate"): Expected =>
     d === undefined
       ? INTERNAL
       : summary(
-          ms,
+          type === "UpToDate" ? ms.filter(upToDateCounted(i)) : ms,
           type,
           type === "Ready"
             ? ["NoReplicas", "Ready", "NotReady", "ReadyUnknown"]
@@ -238,66 +285,100 @@ export const expectedV1Beta2 = (i: I, c: C): Readonly<Record<string, Expected>> 
           "AvailableUnknown",
         ])
 
-  const inProgress = (type: "RollingOut" | "ScalingUp" | "ScalingDown"): Expected => {
-    if (cpRef !== undefined && i.observed.controlPlane._tag === "GetFailed") return INTERNAL
-    if (d === undefined) return INTERNAL
-    const sources: Array<{ readonly status?: { readonly conditions?: ReadonlyArray<Condition> } }> = []
-    const cp = cpRef === undefined ? undefined : cpFound(i)
-    if (cp !== undefined) sources.push(cp)
-    sources.push(...d.machineDeployments)
-    // Upstream's ScalingUp/ScalingDown count the Cluster's own MachineSets; RollingOut does not.
-    if (type !== "RollingOut")
-      sources.push(...d.machineSets.filter((g: MachineGroup) => ownedByCluster(i, g.metadata)))
-    return sources.some((s) => statusOfType(s, type) === "True")
-      ? { status: "True", reason: type }
-      : { status: "False", reason: `Not${type}` }
-  }
-
+  // Remediating: a Machine unhealthy (HealthCheckSucceeded False) that waits for its owner's
+  // remediation (OwnerRemediated False).
   const remediating: Expected =
     d === undefined
       ? INTERNAL
-      : d.machines.some((m) => !isPoolMachine(m) && statusOfType(m, "OwnerRemediated") === "False")
+      : d.machines.some(
+            (m) =>
+              !isPoolMachine(m) &&
+              statusOfType(m, "HealthCheckSucceeded") === "False" &&
+              statusOfType(m, "OwnerRemediated") === "False",
+          )
         ? { status: "True", reason: "Remediating" }
         : { status: "False", reason: "NotRemediating" }
 
   const remoteConnectionProbe = remoteConnection(i, c)
+  const deletingCondition: Expected = deleting
+    ? { status: "True", reason: DELETING_REASONS }
+    : { status: "False", reason: "NotDeleting" }
 
-  const available = ((): Expected => {
-    if (deleting) return { status: "False", reason: "NotAvailable" }
-    const parts = [remoteConnectionProbe, infrastructureReady, controlPlaneAvailable, workersAvailable].map(
-      (e) => e.status,
-    )
-    for (const g of gates(i)) {
-      const s = conditionOf(clusterOf(i)?.status?.conditions, g.conditionType)?.status ?? "Unknown"
-      parts.push(
-        s === "Unknown" ? "Unknown" : (s === "True") === (g.polarity !== "Negative") ? "True" : "False",
-      )
-    }
-    if (parts.includes("False")) return { status: "False", reason: "NotAvailable" }
-    if (parts.includes("Unknown")) return { status: "Unknown", reason: "AvailableUnknown" }
-    return { status: "True", reason: "Available" }
-  })()
+  const available = availableOf(i, {
+    Deleting: deletingCondition.status,
+    RemoteConnectionProbe: remoteConnectionProbe.status,
+    InfrastructureReady: infrastructureReady,
+    ControlPlaneAvailable: controlPlaneAvailable,
+    WorkersAvailable: workersAvailable.status,
+  })
 
   return {
     InfrastructureReady: infrastructureReady,
     ControlPlaneAvailable: controlPlaneAvailable,
-    ControlPlaneInitialized: controlPlaneInitialized,
+    ControlPlaneInitialized: controlPlaneInitializedOf(i, d),
     ControlPlaneMachinesReady: machines(cpMachines(i), "Ready"),
     ControlPlaneMachinesUpToDate: machines(cpMachines(i), "UpToDate"),
     WorkersAvailable: workersAvailable,
     WorkerMachinesReady: machines(workerMachines(i), "Ready"),
     WorkerMachinesUpToDate: machines(workerMachines(i), "UpToDate"),
     RemoteConnectionProbe: remoteConnectionProbe,
-    RollingOut: inProgress("RollingOut"),
-    ScalingUp: inProgress("ScalingUp"),
-    ScalingDown: inProgress("ScalingDown"),
+    RollingOut: inProgressOf(i, d, "RollingOut"),
+    ScalingUp: inProgressOf(i, d, "ScalingUp"),
+    ScalingDown: inProgressOf(i, d, "ScalingDown"),
     Remediating: remediating,
-    Deleting: deleting
-      ? { status: "True", reason: DELETING_REASONS }
-      : { status: "False", reason: "NotDeleting" },
+    Deleting: deletingCondition,
     Available: available,
     Paused: paused(i) ? { status: "True", reason: "Paused" } : { status: "False", reason: "NotPaused" },
   }
+}
+
+/**
+ * Available, as upstream's setAvailableCondition summarizes: Deleting (True is the issue),
+ * RemoteConnectionProbe, InfrastructureReady, ControlPlaneAvailable, WorkersAvailable,
+ * TopologyReconciled (not required without a topology) and the availability gates; a type not
+ * reported counts as Unknown. While deleting, a gone provider object is no issue; a False
+ * TopologyReconciled is one only when reconciling failed.
+ */
+const availableOf = (
+  i: I,
+  parts: {
+    readonly Deleting: ConditionStatus
+    readonly RemoteConnectionProbe: ConditionStatus
+    readonly InfrastructureReady: Expected
+    readonly ControlPlaneAvailable: Expected
+    readonly WorkersAvailable: ConditionStatus
+  },
+): Expected => {
+  const deleting = clusterDeleting(i)
+  const gone = (e: Expected) =>
+    deleting && (e.reason === "Deleted" || e.reason === "DoesNotExist") ? "True" : e.status
+  const states: Array<ConditionStatus> = [
+    parts.Deleting === "True" ? "False" : parts.Deleting === "False" ? "True" : "Unknown",
+    parts.RemoteConnectionProbe,
+    gone(parts.InfrastructureReady),
+    gone(parts.ControlPlaneAvailable),
+    parts.WorkersAvailable,
+  ]
+  const conditions = clusterOf(i)?.status?.conditions
+  const topology = conditionOf(conditions, "TopologyReconciled")
+  if (topology !== undefined)
+    states.push(
+      topology.status === "False" &&
+        topology.reason !== "ReconcileFailed" &&
+        topology.reason !== "ClusterClassNotReconciled"
+        ? "True"
+        : topology.status,
+    )
+  else if (i.desired.topology !== undefined) states.push("Unknown")
+  for (const g of gates(i)) {
+    const s = conditionOf(conditions, g.conditionType)?.status ?? "Unknown"
+    states.push(
+      s === "Unknown" ? "Unknown" : (s === "True") === (g.polarity !== "Negative") ? "True" : "False",
+    )
+  }
+  if (states.includes("False")) return { status: "False", reason: "NotAvailable" }
+  if (states.includes("Unknown")) return { status: "Unknown", reason: "AvailableUnknown" }
+  return { status: "True", reason: "Available" }
 }
 
 /**
@@ -324,86 +405,129 @@ const remoteConnection = (i: I, c: C): Expected => {
     : { status: "False", reason: "ProbeFailed" }
 }
 
-/** Availability gates: the Cluster's, else its ClusterClass's; TopologyReconciled for a topology. */
+/** Availability gates: the Cluster's, else its ClusterClass's (with a topology). */
 const gates = (i: I) => {
-  const topology = i.desired.topology !== undefined
   const cc = i.observed.clusterClass
-  const own =
+  return (
     i.desired.availabilityGates ??
-    (topology && cc._tag === "Found" ? (cc.object.spec?.availabilityGates ?? []) : [])
-  return topology && !own.some((g) => g.conditionType === "TopologyReconciled")
-    ? [...own, { conditionType: "TopologyReconciled" }]
-    : own
+    (i.desired.topology !== undefined && cc._tag === "Found" ? (cc.object.spec?.availabilityGates ?? []) : [])
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
 // v1beta1
 
-/** The expected deprecated v1beta1 conditions; `ControlPlaneReady` only with a controlPlaneRef. */
-export const expectedV1Beta1 = (i: I): Readonly<Record<string, Expected | undefined>> => {
-  const deleting = clusterDeleting(i)
-  const mirror = (
-    ref: unknown,
-    tag: string,
-    object: { readonly status?: { readonly conditions?: ReadonlyArray<Condition> } } | undefined,
-    ready: boolean,
-    wasReady: boolean,
-    waiting: string,
-  ): Expected => {
-    if (tag === "GetFailed") return INTERNAL
-    if (object === undefined || ref === undefined)
-      return { status: "False", reason: deleting || wasReady ? "Deleted" : waiting }
-    const c = conditionOf(object.status?.conditions, "Ready")
-    if (c !== undefined)
-      return {
+/** A v1beta1 condition: no reason (`undefined`) for upstream's MarkTrue and mirrored ones without. */
+export interface ExpectedV1 {
+  readonly status: ConditionStatus
+  readonly reason: string | undefined
+  readonly severity: string | undefined
+}
+
+const v1True: ExpectedV1 = { status: "True", reason: undefined, severity: undefined }
+const v1Info = (reason: string): ExpectedV1 => ({ status: "False", reason, severity: "Info" })
+const v1Of = (c: Condition | undefined): ExpectedV1 | undefined =>
+  c === undefined
+    ? undefined
+    : {
         status: c.status,
-        reason: v1beta1Reason(c.reason) ? c.reason : c.status === "True" ? "Ready" : waiting,
+        reason: c.reason === "" ? undefined : c.reason,
+        severity:
+          c.severity === "Error" || c.severity === "Warning" || c.severity === "Info"
+            ? c.severity
+            : undefined,
       }
-    if (ready) return { status: "True", reason: "Ready" }
-    return { status: "False", reason: deleting ? "Deleting" : waiting }
+
+/** A provider's v1beta1 Ready mirrored; a reason longer than the CRD's 256 is replaced. */
+const v1Mirror = (
+  o: { readonly status?: { readonly conditions?: ReadonlyArray<Condition> } },
+  fallback: ExpectedV1,
+  waiting: string,
+): ExpectedV1 => {
+  const c = v1Of(conditionOf(o.status?.conditions, "Ready"))
+  if (c === undefined) return fallback
+  if (c.reason !== undefined && !v1beta1Reason(c.reason))
+    return { ...c, reason: c.status === "True" ? undefined : waiting }
+  return c
+}
+
+/** reconcileDelete gets to the control-plane and infrastructure steps. */
+const deleteReachesRefs = (i: I): boolean =>
+  clusterDeleting(i) && !hookBlocks(i) && !listFailed(i) && !malformedOwner(i) && pending(i).length === 0
+
+/** The v1beta1 Ready summary: the first (ControlPlaneReady, then InfrastructureReady) of the most severe. */
+const v1Summary = (cs: ReadonlyArray<ExpectedV1 | undefined>): ExpectedV1 | undefined => {
+  const rank = (c: ExpectedV1) =>
+    c.status === "False"
+      ? c.severity === "Error"
+        ? 0
+        : c.severity === "Warning"
+          ? 1
+          : c.severity === "Info"
+            ? 2
+            : 99
+      : c.status === "True"
+        ? 3
+        : 4
+  let top: ExpectedV1 | undefined
+  for (const c of cs) if (c !== undefined && (top === undefined || rank(c) < rank(top))) top = c
+  if (top === undefined) return undefined
+  return top.status === "True" ? v1True : top.status === "Unknown" ? { ...top, severity: undefined } : top
+}
+
+/**
+ * The expected deprecated v1beta1 conditions, as upstream v1.14.2 keeps them: each is changed
+ * by its own step only and keeps its value otherwise (`undefined`: never set).
+ */
+export const expectedV1Beta1 = (i: I): Readonly<Record<string, ExpectedV1 | undefined>> => {
+  const deleting = clusterDeleting(i)
+  const prev = (type: string) =>
+    v1Of(conditionOf(clusterOf(i)?.status?.deprecated?.v1beta1?.conditions, type))
+  let infrastructure = prev("InfrastructureReady")
+  let controlPlane = prev("ControlPlaneReady")
+  let cpInitialized = prev("ControlPlaneInitialized")
+  if (phasesRead(i)) {
+    const infra = infraFound(i)
+    if (i.desired.infrastructureRef === undefined) {
+      if (!deleting) infrastructure = v1True
+    } else if (infra !== undefined)
+      infrastructure = v1Mirror(
+        infra,
+        deleting ? v1Info("Deleting") : provisioned(infra) ? v1True : v1Info("WaitingForInfrastructure"),
+        "WaitingForInfrastructure",
+      )
+    const cp = cpFound(i)
+    if (i.desired.controlPlaneRef !== undefined && cp !== undefined) {
+      controlPlane = v1Mirror(
+        cp,
+        deleting ? v1Info("Deleting") : initialized(cp) ? v1True : v1Info("WaitingForControlPlane"),
+        "WaitingForControlPlane",
+      )
+      if (!deletingMeta(cp.metadata) && cpInitialized?.status !== "True")
+        cpInitialized = initialized(cp) ? v1True : v1Info("WaitingForControlPlaneProviderInitialized")
+    }
+    if (deleteReachesRefs(i)) {
+      if (i.desired.controlPlaneRef !== undefined && cpNotFound(i)) controlPlane = v1Info("Deleted")
+      if (
+        (i.desired.controlPlaneRef === undefined || cpNotFound(i)) &&
+        i.desired.infrastructureRef !== undefined &&
+        infraNotFound(i)
+      )
+        infrastructure = v1Info("Deleted")
+    }
+    if (
+      !deleting &&
+      i.desired.controlPlaneRef === undefined &&
+      cpInitialized?.status !== "True" &&
+      listed(i) !== undefined
+    )
+      cpInitialized = activeCpMachineWithNode(i) ? v1True : v1Info("MissingNodeRef")
   }
-  const infra = infraFound(i)
-  const infrastructureReady: Expected =
-    i.desired.infrastructureRef === undefined
-      ? { status: "True", reason: "NoInfrastructure" }
-      : mirror(
-          i.desired.infrastructureRef,
-          i.observed.infrastructure._tag,
-          infra,
-          infra !== undefined && provisioned(infra),
-          infraFlagBefore(i),
-          "WaitingForInfrastructure",
-        )
-  const cp = cpFound(i)
-  const controlPlaneReady: Expected | undefined =
-    i.desired.controlPlaneRef === undefined
-      ? undefined
-      : mirror(
-          i.desired.controlPlaneRef,
-          i.observed.controlPlane._tag,
-          cp,
-          cp !== undefined && (cp.status?.ready ?? initialized(cp)),
-          cpFlagBefore(i),
-          "WaitingForControlPlane",
-        )
-  const notReady = [controlPlaneReady, infrastructureReady].find(
-    (e) => e !== undefined && e.status !== "True",
-  )
   return {
-    Ready: deleting
-      ? { status: "False", reason: "Deleting" }
-      : (notReady ?? { status: "True", reason: "Ready" }),
-    ControlPlaneReady: controlPlaneReady,
-    InfrastructureReady: infrastructureReady,
-    ControlPlaneInitialized: cpInitializedAfter(i)
-      ? { status: "True", reason: "Initialized" }
-      : {
-          status: "False",
-          reason:
-            i.desired.controlPlaneRef === undefined
-              ? "MissingNodeRef"
-              : "WaitingForControlPlaneProviderInitialized",
-        },
+    Ready: v1Summary([controlPlane, infrastructure]) ?? prev("Ready"),
+    ControlPlaneReady: controlPlane,
+    InfrastructureReady: infrastructure,
+    ControlPlaneInitialized: cpInitialized,
   }
 }
 
@@ -431,28 +555,30 @@ const count = (ms: ReadonlyArray<Machine>, type?: string): number | undefined =>
 }
 
 /**
- * `status.controlPlane` (Status Fields): the control-plane object's counters with a
- * controlPlaneRef (the v1beta1 contract's `unavailableReplicas` and `updatedReplicas` read as
- * upstream does), none while the object is not there or only a topology is set; without one, the
- * control-plane Machines counted; the previous counters when the Machines could not be listed.
+ * `status.controlPlane` (Status Fields): with a controlPlaneRef, each counter the control-plane
+ * object publishes (the v1beta1 contract's `unavailableReplicas` and `updatedReplicas` read as
+ * upstream does), a counter it does not publish keeping its value; none while the object was not
+ * read or only a topology is set; without one, the control-plane Machines counted; the previous
+ * counters when the Machines could not be listed.
  */
 export const expectedControlPlaneCounters = (i: I): Counters | undefined => {
   const cpRef = i.desired.controlPlaneRef
   if (cpRef !== undefined || i.desired.topology !== undefined) {
-    const cp = cpRef === undefined ? undefined : cpFound(i)
+    const cp = cpRef === undefined ? undefined : cpObject(i)
     if (cp === undefined) return undefined
+    const old = clusterOf(i)?.status?.controlPlane
     const st = cp.status
-    const desired = cp.spec?.replicas
+    const desired = cp.spec?.replicas ?? old?.desiredReplicas
     return counters({
       desiredReplicas: desired,
-      replicas: st?.replicas,
-      readyReplicas: st?.readyReplicas,
+      replicas: st?.replicas ?? old?.replicas,
+      readyReplicas: st?.readyReplicas ?? old?.readyReplicas,
       availableReplicas:
         st?.availableReplicas ??
         (st?.unavailableReplicas !== undefined && desired !== undefined
           ? Math.max(0, desired - st.unavailableReplicas)
-          : undefined),
-      upToDateReplicas: st?.upToDateReplicas ?? st?.updatedReplicas,
+          : old?.availableReplicas),
+      upToDateReplicas: st?.upToDateReplicas ?? st?.updatedReplicas ?? old?.upToDateReplicas,
     })
   }
   if (listed(i) === undefined) return clusterOf(i)?.status?.controlPlane
@@ -563,6 +689,32 @@ const reasonOk = (e: Expected, reason: string | undefined) =>
 
 const rfc3339 = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`
 
+/**
+ * A v1beta1 condition's `lastTransitionTime` moves to `now` exactly when its status, reason,
+ * severity or message changes (upstream's v1beta1 `HasSameState`).
+ */
+const transitionOkV1 = (before: Condition | undefined, after: Condition, now: number) =>
+  after.lastTransitionTime ===
+  (before !== undefined &&
+  before.status === after.status &&
+  (before.reason ?? "") === (after.reason ?? "") &&
+  (before.severity ?? "") === (after.severity ?? "") &&
+  (before.message ?? "") === (after.message ?? "") &&
+  before.lastTransitionTime !== undefined
+    ? before.lastTransitionTime
+    : rfc3339(now))
+
+/**
+ * While a deleting topology Cluster has no ref yet, upstream leaves the message of the
+ * conditions about it empty.
+ */
+const topologyWhileDeleting = (i: I, type: string): boolean =>
+  clusterDeleting(i) &&
+  i.desired.topology !== undefined &&
+  ((type === "InfrastructureReady" && i.desired.infrastructureRef === undefined) ||
+    ((type === "ControlPlaneAvailable" || type === "ControlPlaneInitialized") &&
+      i.desired.controlPlaneRef === undefined))
+
 /** A condition's `lastTransitionTime` moves to `now` exactly when its status changes. */
 const transitionOk = (before: Condition | undefined, after: Condition, now: number) =>
   after.lastTransitionTime ===
@@ -594,8 +746,11 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   const st = r.status
   if (st === undefined) return "no status"
   if (st.phase !== phaseAfter(i)) return `phase ${st.phase}, expected ${phaseAfter(i)}`
-  if (st.initialization?.infrastructureProvisioned !== infraAfter(i)) return "infrastructureProvisioned"
-  if (st.initialization?.controlPlaneInitialized !== cpInitializedAfter(i)) return "controlPlaneInitialized"
+  // Upstream only ever sets the flags to true: one not true is left out.
+  if (st.initialization?.infrastructureProvisioned !== (infraAfter(i) ? true : undefined))
+    return "infrastructureProvisioned"
+  if (st.initialization?.controlPlaneInitialized !== (cpAfter(i) ? true : undefined))
+    return "controlPlaneInitialized"
   if (!sameCounters(st.controlPlane, expectedControlPlaneCounters(i))) return "status.controlPlane"
   if (!sameCounters(st.workers, expectedWorkerCounters(i))) return "status.workers"
   const versions = checkControlPlaneVersions(i, st) ?? checkWorkerVersions(i, st)
@@ -607,7 +762,7 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   if (st.observedGeneration !== (og !== undefined && og >= 1 ? og : undefined)) return "observedGeneration"
   // failureDomains: copied from a provisioned InfraCluster (Normal Reconciliation row 8), else
   // kept; left out when empty.
-  const infra = i.desired.infrastructureRef === undefined ? undefined : infraFound(i)
+  const infra = i.desired.infrastructureRef === undefined ? undefined : infraObject(i)
   const domains = infra !== undefined && provisioned(infra) ? failureDomains(infra) : before?.failureDomains
   const wantDomains = domains === undefined || domains.length === 0 ? undefined : domains
   if (!isDeepStrictEqual(st.failureDomains, wantDomains)) return "failureDomains"
@@ -619,7 +774,12 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
     if (got.status !== e.status || !reasonOk(e, got.reason))
       return `v1beta2 ${type} ${got.status}/${got.reason}, expected ${e.status}/${String(e.reason)}`
     if (typeof got.message !== "string") return `v1beta2 ${type} without a message`
-    if (got.status !== NORMAL[type] && got.message === "" && !mirroredMessage(i, c, type))
+    if (
+      got.status !== NORMAL[type] &&
+      got.message === "" &&
+      !mirroredMessage(i, c, type) &&
+      !topologyWhileDeleting(i, type)
+    )
       return `v1beta2 ${type} ${got.status} without saying why`
     if (got.observedGeneration !== observedGeneration) return `v1beta2 ${type} observedGeneration`
     if (!transitionOk(conditionOf(before?.conditions, type), got, i.now))
@@ -630,16 +790,17 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   for (const [type, e] of Object.entries(expectedV1Beta1(i))) {
     const got = conditionOf(v1, type)
     if (e === undefined) {
-      if (got !== undefined) return `v1beta1 ${type} set without a controlPlaneRef`
+      if (got !== undefined) return `v1beta1 ${type} set though nothing sets it`
       continue
     }
     if (got === undefined) return `v1beta1 ${type} missing`
-    if (got.status !== e.status || !reasonOk(e, got.reason))
+    if (got.status !== e.status || got.reason !== e.reason)
       return `v1beta1 ${type} ${got.status}/${got.reason}, expected ${e.status}/${String(e.reason)}`
-    // v1beta1: a severity exactly when False, no observed generation.
-    if ((got.status === "False") !== (got.severity !== undefined)) return `v1beta1 ${type} severity`
+    if (got.severity !== e.severity) return `v1beta1 ${type} severity ${got.severity}, expected ${e.severity}`
+    if (got.reason === "" || got.message === "") return `v1beta1 ${type} with an empty reason or message`
     if (got.observedGeneration !== undefined) return `v1beta1 ${type} observedGeneration`
-    if (!transitionOk(conditionOf(previousV1, type), got, i.now)) return `v1beta1 ${type} lastTransitionTime`
+    if (!transitionOkV1(conditionOf(previousV1, type), got, i.now))
+      return `v1beta1 ${type} lastTransitionTime`
   }
   // Conditions of other types (other controllers') are kept as they were.
   const owned = new Set(Object.keys(NORMAL))
@@ -664,8 +825,8 @@ const failureMismatch = (i: I, r: R): string | undefined => {
   let reason = old?.failureReason
   let message = (m: string | undefined) => m === old?.failureMessage
   for (const [ref, o] of [
-    [i.desired.infrastructureRef, infraFound(i)],
-    [i.desired.controlPlaneRef, cpFound(i)],
+    [i.desired.infrastructureRef, infraObject(i)],
+    [i.desired.controlPlaneRef, cpObject(i)],
   ] as const) {
     if (ref === undefined || o === undefined) continue
     const fr = o.status?.failureReason

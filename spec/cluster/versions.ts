@@ -11,7 +11,7 @@
  */
 import { isDeepStrictEqual } from "node:util"
 import type { ClusterStatus, Machine, StatusVersion } from "../../core/cluster/index.ts"
-import { clusterOf, cpFound, type I } from "./reading.ts"
+import { clusterOf, cpFound, type I, phasesRead } from "./reading.ts"
 
 const CP_LABEL = "cluster.x-k8s.io/control-plane"
 const POOL_LABEL = "cluster.x-k8s.io/pool-name"
@@ -87,7 +87,8 @@ const machineTotals = (ms: ReadonlyArray<Machine>): Totals => {
 export const checkWorkerVersions = (i: I, st: ClusterStatus): string | undefined => {
   const d = i.observed.descendants
   const before = clusterOf(i)?.status?.workers?.versions
-  if (d._tag === "ListFailed")
+  // Nothing is listed while waiting for the topology controller.
+  if (d._tag === "ListFailed" || !phasesRead(i))
     return isDeepStrictEqual(st.workers?.versions, before)
       ? undefined
       : "workers.versions changed though listing failed"
@@ -134,7 +135,7 @@ export const checkControlPlaneVersions = (i: I, st: ClusterStatus): string | und
   const got = st.controlPlane?.versions
   const before = clusterOf(i)?.status?.controlPlane?.versions
   if (i.desired.controlPlaneRef !== undefined || i.desired.topology !== undefined) {
-    const cp = i.desired.controlPlaneRef === undefined ? undefined : cpFound(i)
+    const cp = i.desired.controlPlaneRef === undefined || !phasesRead(i) ? undefined : cpFound(i)
     if (cp === undefined)
       return got === undefined ? undefined : "controlPlane.versions without a control-plane object"
     const status = (cp as { status?: Record<string, unknown> }).status
@@ -151,7 +152,7 @@ export const checkControlPlaneVersions = (i: I, st: ClusterStatus): string | und
     return undefined
   }
   const d = i.observed.descendants
-  if (d._tag === "ListFailed")
+  if (d._tag === "ListFailed" || !phasesRead(i))
     return isDeepStrictEqual(got, before) ? undefined : "controlPlane.versions changed though listing failed"
   const why = checkAggregated(
     got,
