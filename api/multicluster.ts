@@ -1,7 +1,10 @@
 /**
  * `krtt/multicluster`: the multi-cluster runtime (seed 003). A manager that cluster providers
- * engage clusters with; controllers built with `controllerManagedBy` whose requests carry the
- * cluster they are for, with one cluster-fair work queue each; event handlers; sharding of
+ * engage clusters with, and that engages every cluster-aware runnable added to it; controllers
+ * built with `controllerManagedBy` (or `typedControllerManagedBy` for a request type of one's
+ * own) whose requests carry the cluster they are for, with one cluster-fair work queue each and
+ * engage options per watch; the reconcile's cluster in context (`currentCluster`); event
+ * handlers, among them a fan-out of one hub object to the clusters it names; sharding of
  * clusters across replicas; the providers (`cluster-api`, `kubeconfig-secrets`,
  * `kubeconfig-file`, `namespaces`, their composition, and an in-memory one for tests); and
  * `programMain`, which runs a program with the command line and signals of an operator.
@@ -20,9 +23,16 @@ export {
   BuilderError,
   type BuilderOptions,
   controllerManagedBy,
+  typedControllerManagedBy,
   type WatchOptions,
 } from "../shell/multicluster/builder.ts"
 export { type ClusterOptions, makeCluster } from "../shell/multicluster/cluster.ts"
+export {
+  clusterFromContext,
+  currentCluster,
+  NoClusterInContext,
+  ReconcileCluster,
+} from "../shell/multicluster/context.ts"
 export {
   type EngageOptions,
   type MultiClusterController,
@@ -33,7 +43,9 @@ export {
   type ClusterEventHandler,
   enqueueRequestForObject,
   enqueueRequestForOwner,
+  enqueueRequestsForClusters,
   enqueueRequestsFromMapFunc,
+  type FanOutOptions,
   type OwnerHandlerOptions,
 } from "../shell/multicluster/handler.ts"
 export {
@@ -72,6 +84,15 @@ export {
   providerNames,
 } from "../shell/multicluster/providers/index.ts"
 export {
+  type ClusterAware,
+  type CustomRequestOptions,
+  clusterRequest,
+  customRequest,
+  type ObjectKey,
+  type RequestType,
+  RequestTypeError,
+} from "../shell/multicluster/request.ts"
+export {
   makeShardGate,
   ShardDefaults,
   type ShardGate,
@@ -81,6 +102,7 @@ export {
 export {
   type Aware,
   type Cluster,
+  type ClusterAwareRunnable,
   ClusterNotFound,
   type ClusterState,
   EngageFailed,

@@ -6,14 +6,21 @@
  * ```ts
  * yield* controllerManagedBy(manager)
  *   .named("configmap-mirror")
- *   .watches(Resources.configMaps, enqueueRequestForObject())
+ *   .for(Resources.configMaps, { engageWithLocalCluster: true })
+ *   .watches(Resources.secrets, enqueueRequestForObject(), { clusterFilter: (c) => c.name !== "x" })
  *   .complete((req) => reconcile(req))
  * ```
  *
- * `For` and `Owns` watch the hub only (seed 003: "Controllers that should be triggered by events on
- * the hub cluster can continue to use For and Owns"); with a provider, such a controller needs
- * `withOptions({ engageWithLocalCluster: true })`, as the seed's example shows. `Watches` watch
- * every cluster the controller is engaged with.
+ * Each of `for`, `owns` and `watches` takes its own engage options (hub, provider clusters, both)
+ * and cluster filter, as upstream's `WithEngageWithLocalCluster`, `WithEngageWithProviderClusters`
+ * and `WithClusterFilter`; `withOptions` sets the controller's, the defaults of its watches.
+ * Unset, a watch runs on the hub without a provider; with one, `Watches` run on the provider's
+ * clusters and `For`/`Owns` on the hub only (seed 003: controllers "triggered by events on the
+ * hub cluster can continue to use For and Owns"), which then needs `engageWithLocalCluster`.
+ *
+ * `typedControllerManagedBy(manager, requestType)` builds a controller of the user's own request
+ * type (upstream's `TypedControllerManagedBy[request]`); `for`/`owns` need the type's
+ * `forObject`.
  *
  * @module
  */
@@ -27,147 +34,184 @@ import type { ReconcileResult } from "../controller/result.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { Request } from "../workqueue/request.ts"
 import {
+  type EngageOptions,
   type MultiClusterController,
   type MultiClusterControllerOptions,
   make as makeController,
   type WatchDeclaration,
 } from "./controller.ts"
-import { type ClusterEventHandler, enqueueRequestForObject, enqueueRequestForOwner } from "./handler.ts"
+import {
+  type ClusterEventHandler,
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  mapHandler,
+} from "./handler.ts"
 import type { MultiClusterManager } from "./manager.ts"
+import { type ClusterAware, clusterRequest, type RequestType } from "./request.ts"
 
-/** Options of `withOptions`: everything but the name, the watches and the reconciler. */
-export type BuilderOptions = Omit<MultiClusterControllerOptions<never>, "name" | "reconcile" | "watches">
+/** Options of `withOptions`: everything but the name, the watches, the request type and the reconciler. */
+export type BuilderOptions = Omit<
+  MultiClusterControllerOptions<never>,
+  "name" | "reconcile" | "watches" | "requestType"
+>
 
-/** Options of one watch. */
-export interface WatchOptions<T extends KubeObject> {
+/** Options of one watch: its namespace, predicates, and its own engage options and cluster filter. */
+export interface WatchOptions<T extends KubeObject> extends EngageOptions {
   readonly namespace?: string | undefined
   readonly predicates?: ReadonlyArray<Predicate<T>> | undefined
 }
 
 /** A builder; each call returns a new one. */
-export interface Builder {
-  readonly named: (name: string) => Builder
-  readonly withOptions: (options: BuilderOptions) => Builder
-  /** Requests for the objects of `resource` on the hub. */
+export interface Builder<Req extends ClusterAware = Request> {
+  readonly named: (name: string) => Builder<Req>
+  readonly withOptions: (options: BuilderOptions) => Builder<Req>
+  /** Requests for the objects of `resource` (hub only unless its options say otherwise). */
   readonly for: <T extends KubeObject = KubeObject>(
     resource: ResourceRef,
     options?: WatchOptions<T>,
-  ) => Builder
-  /** Requests for the `For` object that controls each object of `resource` on the hub. */
+  ) => Builder<Req>
+  /** Requests for the `For` object that controls each object of `resource`, in the object's cluster. */
   readonly owns: <T extends KubeObject = KubeObject>(
     resource: ResourceRef,
     options?: WatchOptions<T>,
-  ) => Builder
-  /** Requests from `handler` for events of `resource` on every engaged cluster. */
+  ) => Builder<Req>
+  /** Requests from `handler` for events of `resource` (provider clusters unless its options say otherwise). */
   readonly watches: <T extends KubeObject = KubeObject>(
     resource: ResourceRef,
-    handler: ClusterEventHandler<T>,
+    handler: ClusterEventHandler<T, Req>,
     options?: WatchOptions<T>,
-  ) => Builder
+  ) => Builder<Req>
   /** Builds the controller and adds it to the manager (it runs until the scope closes). */
   readonly complete: <Err>(
-    reconcile: (request: Request) => Effect.Effect<ReconcileResult, Err>,
+    reconcile: (request: Req) => Effect.Effect<ReconcileResult, Err>,
   ) => Effect.Effect<MultiClusterController, BuilderError, Scope.Scope>
 }
 
-/** A builder used wrongly (no name, `Owns` before `For`, no watch). */
+/** A builder used wrongly (no name, `Owns` before `For`, no watch, `For` without `forObject`). */
 export class BuilderError extends Data.TaggedError("BuilderError")<{ readonly message: string }> {}
 
-interface State {
+interface State<Req extends ClusterAware> {
   readonly name: string | undefined
   readonly options: BuilderOptions
   readonly forResource: ResourceRef | undefined
-  readonly watches: ReadonlyArray<WatchDeclaration<never>>
-  readonly ownsBeforeFor: boolean
+  readonly watches: ReadonlyArray<WatchDeclaration<never, Req>>
+  readonly problems: ReadonlyArray<string>
 }
 
-const builder = (manager: MultiClusterManager, s: State): Builder => ({
-  named: (name) => builder(manager, { ...s, name }),
-  withOptions: (options) => builder(manager, { ...s, options: { ...s.options, ...options } }),
-  for: (resource, o = {}) =>
-    builder(manager, {
-      ...s,
-      forResource: resource,
-      watches: [
-        ...s.watches,
-        {
-          kind: "For",
-          resource,
-          namespace: o.namespace,
-          handler: enqueueRequestForObject(),
-          predicates: o.predicates,
-        } as WatchDeclaration<never>,
-      ],
-    }),
-  owns: (resource, o = {}) => {
-    const owner = s.forResource
-    if (owner === undefined) return builder(manager, { ...s, ownsBeforeFor: true })
-    return builder(manager, {
-      ...s,
-      watches: [
-        ...s.watches,
-        {
-          kind: "Owns",
-          resource,
-          namespace: o.namespace,
-          handler: enqueueRequestForOwner({
-            ownerGroup: owner.group,
-            ownerKind: owner.kind,
-            ownerClusterScoped: !owner.namespaced,
-          }),
-          predicates: o.predicates,
-        } as WatchDeclaration<never>,
-      ],
-    })
-  },
-  watches: (resource, handler, o = {}) =>
-    builder(manager, {
-      ...s,
-      watches: [
-        ...s.watches,
-        {
-          kind: "Watches",
-          resource,
-          namespace: o.namespace,
-          handler,
-          predicates: o.predicates,
-        } as WatchDeclaration<never>,
-      ],
-    }),
-  complete: (reconcile) =>
-    E.gen(function* () {
-      if (s.ownsBeforeFor)
-        return yield* E.fail(
-          new BuilderError({ message: "owns() needs for() first: it enqueues the owner of the For kind" }),
-        )
-      const name = s.name ?? s.forResource?.resource
-      if (name === undefined || name === "")
-        return yield* E.fail(
-          new BuilderError({ message: "the controller needs a name: call named() (or for())" }),
-        )
-      if (s.watches.length === 0)
-        return yield* E.fail(
-          new BuilderError({
-            message: `controller ${name}: declare at least one watch (for, owns, watches)`,
-          }),
-        )
-      const controller = yield* makeController(manager, {
-        ...s.options,
-        name,
-        reconcile: reconcile as (request: Request) => Effect.Effect<ReconcileResult, unknown>,
-        watches: s.watches,
-      })
-      yield* manager.add(controller)
-      return controller
-    }),
-})
+const declare = <T extends KubeObject, Req extends ClusterAware>(
+  kind: WatchDeclaration["kind"],
+  resource: ResourceRef,
+  handler: ClusterEventHandler<T, Req>,
+  o: WatchOptions<T>,
+): WatchDeclaration<never, Req> =>
+  ({
+    kind,
+    resource,
+    handler,
+    namespace: o.namespace,
+    predicates: o.predicates,
+    engageWithLocalCluster: o.engageWithLocalCluster,
+    engageWithProviderClusters: o.engageWithProviderClusters,
+    clusterFilter: o.clusterFilter,
+  }) as unknown as WatchDeclaration<never, Req>
 
-/** A builder of a controller managed by `manager`. */
-export const controllerManagedBy = (manager: MultiClusterManager): Builder =>
-  builder(manager, {
+const builder = <Req extends ClusterAware>(
+  manager: MultiClusterManager,
+  requestType: RequestType<Req>,
+  s: State<Req>,
+): Builder<Req> => {
+  const next = (change: Partial<State<Req>>) => builder(manager, requestType, { ...s, ...change })
+  const forObject = requestType.forObject
+  const refuse = (call: string) =>
+    `${call} needs a request type with forObject: ${requestType.name} cannot be made from an object key`
+  const add = (w: WatchDeclaration<never, Req>) => [...s.watches, w]
+  return {
+    named: (name) => next({ name }),
+    withOptions: (options) => next({ options: { ...s.options, ...options } }),
+    for: (resource, o = {}) =>
+      forObject === undefined
+        ? next({ problems: [...s.problems, refuse("for()")] })
+        : next({
+            forResource: resource,
+            watches: add(
+              declare(
+                "For",
+                resource,
+                mapHandler(enqueueRequestForObject(), (r) => forObject(r.cluster, r)),
+                o,
+              ),
+            ),
+          }),
+    owns: (resource, o = {}) => {
+      const owner = s.forResource
+      if (forObject === undefined) return next({ problems: [...s.problems, refuse("owns()")] })
+      if (owner === undefined)
+        return next({
+          problems: [...s.problems, "owns() needs for() first: it enqueues the owner of the For kind"],
+        })
+      const handler = enqueueRequestForOwner({
+        ownerGroup: owner.group,
+        ownerKind: owner.kind,
+        ownerClusterScoped: !owner.namespaced,
+      })
+      return next({
+        watches: add(
+          declare(
+            "Owns",
+            resource,
+            mapHandler(handler, (r) => forObject(r.cluster, r)),
+            o,
+          ),
+        ),
+      })
+    },
+    watches: (resource, handler, o = {}) => next({ watches: add(declare("Watches", resource, handler, o)) }),
+    complete: (reconcile) => completeWith(manager, requestType, s, reconcile),
+  }
+}
+
+const completeWith = <Req extends ClusterAware, Err>(
+  manager: MultiClusterManager,
+  requestType: RequestType<Req>,
+  s: State<Req>,
+  reconcile: (request: Req) => Effect.Effect<ReconcileResult, Err>,
+): Effect.Effect<MultiClusterController, BuilderError, Scope.Scope> =>
+  E.gen(function* () {
+    const problem = s.problems[0]
+    if (problem !== undefined) return yield* E.fail(new BuilderError({ message: problem }))
+    const name = s.name ?? s.forResource?.resource
+    if (name === undefined || name === "")
+      return yield* E.fail(
+        new BuilderError({ message: "the controller needs a name: call named() (or for())" }),
+      )
+    if (s.watches.length === 0)
+      return yield* E.fail(
+        new BuilderError({ message: `controller ${name}: declare at least one watch (for, owns, watches)` }),
+      )
+    const controller = yield* makeController<unknown, Req>(manager, {
+      ...s.options,
+      name,
+      requestType,
+      reconcile: reconcile as (request: Req) => Effect.Effect<ReconcileResult, unknown>,
+      watches: s.watches,
+    })
+    yield* manager.add(controller)
+    return controller
+  })
+
+/** A builder of a controller managed by `manager`, its requests `{cluster, namespace, name}`. */
+export const controllerManagedBy = (manager: MultiClusterManager): Builder<Request> =>
+  typedControllerManagedBy(manager, clusterRequest)
+
+/** A builder of a controller of the request type `requestType` (see `customRequest`). */
+export const typedControllerManagedBy = <Req extends ClusterAware>(
+  manager: MultiClusterManager,
+  requestType: RequestType<Req>,
+): Builder<Req> =>
+  builder(manager, requestType, {
     name: undefined,
     options: {},
     forResource: undefined,
     watches: [],
-    ownsBeforeFor: false,
+    problems: [],
   })

@@ -19,8 +19,13 @@
  * - The table decides; this module only performs. State changes are synchronous (no lock at
  *   all), and I/O (waiting for a cache to sync) runs on a fiber of the pair's own lifetime scope,
  *   so a slow or hanging cluster delays only its own pair.
- * - `For`/`Owns` watches are sources on the hub only; `Watches` on every engaged cluster.
- * - Requests are `{cluster, namespace, name}` and print as `cluster://<cluster>/<namespace>/<name>`.
+ * - Each watch runs on the clusters its own engage options and filter select (the controller's
+ *   options are their defaults): by default `For`/`Owns` on the hub, `Watches` on provider
+ *   clusters (the hub too without a provider).
+ * - Requests are `{cluster, namespace, name}` (printed `cluster://<cluster>/<namespace>/<name>`)
+ *   or of the controller's own `RequestType`; a request a handler makes that is not of the type
+ *   (no `cluster` string, not JSON data) is logged and skipped.
+ * - While a reconcile runs, `currentCluster`/`clusterFromContext` (`context.ts`) give its cluster.
  *
  * @module
  */
@@ -39,44 +44,59 @@ import {
   type EngagementTrigger,
   engagementConfig,
   engagementTransition,
+  sourcesFor,
   type WatchKind,
+  type WatchSpec,
 } from "../../core/multicluster/index.ts"
 import { type Controller, make as makeController } from "../controller/controller.ts"
 import type { Predicate } from "../controller/predicate.ts"
 import { done, type ReconcileResult, requeueAfter } from "../controller/result.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { BackoffOptions } from "../workqueue/backoff.ts"
-import { formatRequest, type Request } from "../workqueue/request.ts"
+import type { Request } from "../workqueue/request.ts"
 import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
+import { withCluster } from "./context.ts"
 import { type ClusterEventHandler, handlerFor } from "./handler.ts"
+import { type ClusterAware, checkRequest, clusterRequest, type RequestType } from "./request.ts"
 import type { Cluster, ClusterName, EngageFailed } from "./types.ts"
 
-/** One watch of the controller. */
-export interface WatchDeclaration<T extends KubeObject = KubeObject> {
-  /** `For`/`Owns` watch the hub only; `Watches` every engaged cluster. */
-  readonly kind: WatchKind
-  readonly resource: ResourceRef
-  /** Only this namespace (all when absent). */
-  readonly namespace?: string | undefined
-  readonly handler: ClusterEventHandler<T>
-  readonly predicates?: ReadonlyArray<Predicate<T>> | undefined
-}
-
-/** Which clusters a controller engages with (seed 003, "EngageWithDefaultCluster"). */
+/**
+ * Which clusters a controller, or one of its watches, engages with (seed 003,
+ * "EngageWithDefaultCluster"; upstream's per-watch engage options). A watch's own options win
+ * over the controller's.
+ */
 export interface EngageOptions {
   /** Engage with the hub `""`. Default: true without a provider, false with one. */
   readonly engageWithLocalCluster?: boolean | undefined
-  /** Engage with the provider's clusters. Default true. */
+  /**
+   * Engage with the provider's clusters. Default: true for `Watches`; `For`/`Owns` only when
+   * they set it themselves (seed 003: they are the hub's).
+   */
   readonly engageWithProviderClusters?: boolean | undefined
   /** Only provider clusters this accepts (evaluated when a cluster is added or replaced). */
   readonly clusterFilter?: ((cluster: Cluster) => boolean) | undefined
 }
 
+/** One watch of the controller, with its own engage options. */
+export interface WatchDeclaration<T extends KubeObject = KubeObject, Req extends ClusterAware = Request>
+  extends EngageOptions {
+  readonly kind: WatchKind
+  readonly resource: ResourceRef
+  /** Only this namespace (all when absent). */
+  readonly namespace?: string | undefined
+  readonly handler: ClusterEventHandler<T, Req>
+  readonly predicates?: ReadonlyArray<Predicate<T>> | undefined
+}
+
 /** Options of a multi-cluster controller. */
-export interface MultiClusterControllerOptions<E> extends EngageOptions, Partial<BackoffOptions> {
+export interface MultiClusterControllerOptions<E, Req extends ClusterAware = Request>
+  extends EngageOptions,
+    Partial<BackoffOptions> {
   readonly name: string
-  readonly reconcile: (request: Request) => Effect.Effect<ReconcileResult, E>
-  readonly watches: ReadonlyArray<WatchDeclaration<never>>
+  readonly reconcile: (request: Req) => Effect.Effect<ReconcileResult, E>
+  /** The request type; default `clusterRequest`, `{cluster, namespace, name}`. */
+  readonly requestType?: RequestType<Req> | undefined
+  readonly watches: ReadonlyArray<WatchDeclaration<never, Req>>
   /** Workers. Default 1. */
   readonly maxConcurrentReconciles?: number | undefined
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
@@ -123,42 +143,71 @@ interface Pair {
   cluster: Cluster | undefined
   /** The provider's scope of the current generation: fibers of this pair's actions run in it. */
   lifetime: Scope.Scope | undefined
-  /** The cluster filter's verdict, taken when the cluster was added or replaced. */
-  filter: "accept" | "reject" | undefined
+  /** The cluster filters' verdicts (the controller's and each watch's), taken when the cluster was added or replaced. */
+  filter: Filters
   /** Engage scopes by generation (normally at most one). */
   readonly engageScopes: Map<string, Scope.Closeable>
 }
 
-const watchName = (w: WatchDeclaration<never>, i: number) =>
+type Verdict = "accept" | "reject" | undefined
+interface Filters {
+  readonly controller: Verdict
+  readonly watches: ReadonlyMap<string, Verdict>
+}
+const noFilters: Filters = { controller: undefined, watches: new Map() }
+const judge = (filter: ((cluster: Cluster) => boolean) | undefined, cluster: Cluster): Verdict =>
+  filter === undefined ? undefined : filter(cluster) ? "accept" : "reject"
+
+const watchName = (w: Pick<WatchDeclaration, "kind" | "resource" | "namespace">, i: number) =>
   `${w.kind}(${w.resource.group === "" ? "" : `${w.resource.group}/`}${w.resource.version}/${w.resource.kind}${
     w.namespace === undefined ? "" : ` in ${w.namespace}`
   })#${i}`
 
 /** Makes a multi-cluster controller; its queue lives until the scope closes. */
-export const make = <E>(
+export const make = <E, Req extends ClusterAware = Request>(
   host: ControllerHost,
-  options: MultiClusterControllerOptions<E>,
+  options: MultiClusterControllerOptions<E, Req>,
 ): Effect.Effect<MultiClusterController, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { name } = options
+    const requestType = (options.requestType ?? clusterRequest) as RequestType<Req>
     const config: EngagementConfig = engagementConfig(options.engagement)
     const queue = yield* makeQueue({ ...options, name, perClusterMetrics: true })
     const watches = options.watches.map((w, i) => ({ ...w, name: watchName(w, i) }))
-    const watchSpecs = watches.map((w) => ({ name: w.name, kind: w.kind }))
     const pairs = new Map<ClusterName, Pair>()
     const controllerScope = yield* Effect.scope
 
-    const optionsFor = (
-      clusterName: ClusterName,
-      filterVerdict: "accept" | "reject" | undefined,
-    ): EngagementOptions => ({
+    const optionsFor = (clusterName: ClusterName, filters: Filters): EngagementOptions => ({
       cluster: clusterName,
       hasProvider: host.hasProvider,
       engageWithLocalCluster: options.engageWithLocalCluster,
       engageWithProviderClusters: options.engageWithProviderClusters,
-      clusterFilter: filterVerdict,
-      watches: watchSpecs,
+      clusterFilter: filters.controller,
+      watches: watches.map(
+        (w): WatchSpec => ({
+          name: w.name,
+          kind: w.kind,
+          engageWithLocalCluster: w.engageWithLocalCluster,
+          engageWithProviderClusters: w.engageWithProviderClusters,
+          clusterFilter: filters.watches.get(w.name),
+        }),
+      ),
     })
+
+    /** Queues the requests a handler made, skipping (and logging) those not of the request type. */
+    const enqueue = (requests: ReadonlyArray<Req>, cluster: ClusterName) =>
+      Effect.forEach(
+        requests,
+        (r) => {
+          const bad = checkRequest(requestType.name, r)
+          return bad === undefined
+            ? queue.add(requestType.toQueue(r))
+            : log("warn", "skipping a request that is not of the controller's request type", cluster, {
+                error: bad.message,
+              })
+        },
+        { discard: true },
+      )
 
     const pairOf = (cluster: ClusterName): Pair => {
       let pair = pairs.get(cluster)
@@ -167,7 +216,7 @@ export const make = <E>(
           engagement: absent,
           cluster: undefined,
           lifetime: undefined,
-          filter: undefined,
+          filter: noFilters,
           engageScopes: new Map(),
         }
         pairs.set(cluster, pair)
@@ -227,12 +276,13 @@ export const make = <E>(
         ? Effect.void
         : Effect.asVoid(Effect.forkIn(work, pair.lifetime, { startImmediately: false }))
 
-    const informersOf = (cluster: Cluster, names: ReadonlyArray<string> | undefined) =>
-      watches
-        .filter((w) =>
-          names === undefined ? cluster.name === "" || w.kind === "Watches" : names.includes(w.name),
-        )
+    /** The informers of the watches that apply to the pair's cluster (the table's `sourcesFor`). */
+    const informersOf = (cluster: Cluster, pair: Pair) => {
+      const names = sourcesFor(optionsFor(cluster.name, pair.filter))
+      return watches
+        .filter((w) => names.includes(w.name))
         .map((w) => ({ w, informer: cluster.cache.getInformer(w.resource, { namespace: w.namespace }) }))
+    }
 
     const perform = (
       clusterName: ClusterName,
@@ -256,7 +306,7 @@ export const make = <E>(
         case "WaitForCacheSync": {
           if (cluster === undefined) return Effect.void
           const wait = Effect.forEach(
-            informersOf(cluster, undefined),
+            informersOf(cluster, pair),
             ({ informer }) => Effect.flatMap(informer, (i) => i.waitForSync),
             { concurrency: "unbounded", discard: true },
           )
@@ -318,12 +368,12 @@ export const make = <E>(
                       const informer = yield* cluster.cache.getInformer(w.resource, {
                         namespace: w.namespace,
                       })
-                      const handler = handlerFor(w.handler as ClusterEventHandler<KubeObject>, cluster)
+                      const handler = handlerFor(w.handler as ClusterEventHandler<KubeObject, Req>, cluster)
                       const predicates = (w.predicates ?? []) as ReadonlyArray<Predicate<KubeObject>>
                       yield* informer
                         .subscribe((event) =>
                           predicates.every((p) => p(event))
-                            ? Effect.forEach(handler.requests(event, cluster), queue.add, { discard: true })
+                            ? enqueue(handler.requests(event, cluster), cluster.name)
                             : Effect.void,
                         )
                         .pipe(Scope.provide(scope))
@@ -383,14 +433,18 @@ export const make = <E>(
             name: request.name,
           })
           for (const action of actions) {
-            if (action._tag === "Reconcile") return yield* options.reconcile(request)
+            if (action._tag === "Reconcile") {
+              const cluster = pairs.get(request.cluster)?.cluster
+              const run = options.reconcile(requestType.fromQueue(request))
+              return yield* cluster === undefined ? run : withCluster(cluster)(run)
+            }
             if (action._tag === "RequeueRequest") return requeueAfter(Duration.millis(action.after))
             if (action._tag === "DropRequest") {
               if (action.log)
                 yield* Effect.logInfo("dropping requests of a cluster that is not engaged").pipe(
                   Effect.annotateLogs({
                     controller: name,
-                    request: formatRequest(request),
+                    request: requestType.format(requestType.fromQueue(request)),
                     reason: action.reason,
                     detail: action.detail,
                   }),
@@ -411,12 +465,14 @@ export const make = <E>(
           pair.cluster.generation !== cluster.generation
         pair.cluster = cluster
         pair.lifetime = scope
+        // Filters apply to provider clusters only (upstream's WithClusterFilter).
         pair.filter =
-          options.clusterFilter === undefined || cluster.name === ""
-            ? undefined
-            : options.clusterFilter(cluster)
-              ? "accept"
-              : "reject"
+          cluster.name === ""
+            ? noFilters
+            : {
+                controller: judge(options.clusterFilter, cluster),
+                watches: new Map(watches.map((w) => [w.name, judge(w.clusterFilter, cluster)])),
+              }
         yield* Scope.addFinalizer(
           scope,
           Effect.suspend(() => {

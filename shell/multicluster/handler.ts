@@ -1,5 +1,7 @@
 /**
  * Event handlers of multi-cluster controllers: what an event on one engaged cluster enqueues.
+ * Handlers are typed by the controller's request type (`Request`, `{cluster, namespace, name}`,
+ * unless the controller brings its own, see `request.ts`).
  *
  * A handler maps an informer event of cluster `X` to requests. The built-ins enqueue the object
  * itself in `X` (uniform controllers), its owner in `X`, or whatever a map function says, which
@@ -13,34 +15,44 @@
  */
 import { type KubeObject, parseApiVersion } from "../kube/resource.ts"
 import type { ReflectorEvent } from "../reflector/reflector.ts"
-import { makeRequest, type Request, requestKey } from "../workqueue/request.ts"
+import { type ClusterName, makeRequest, type Request } from "../workqueue/request.ts"
+import { type ClusterAware, requestDataKey } from "./request.ts"
 import type { Cluster } from "./types.ts"
 
 /** Maps events of one cluster to requests. */
-export interface ClusterEventHandler<T extends KubeObject = KubeObject> {
+export interface ClusterEventHandler<T extends KubeObject = KubeObject, Req extends ClusterAware = Request> {
   /** For logs, e.g. `objects`, `owner Widget`. */
   readonly description: string
   /** The requests an event of `cluster` causes (duplicates are removed by the caller). */
-  readonly requests: (event: ReflectorEvent<T>, cluster: Cluster) => ReadonlyArray<Request>
+  readonly requests: (event: ReflectorEvent<T>, cluster: Cluster) => ReadonlyArray<Req>
   /** A copy for one engaged cluster (seed 003's `DeepCopyFor`); used instead of this handler. */
-  readonly deepCopyFor?: ((cluster: Cluster) => ClusterEventHandler<T>) | undefined
+  readonly deepCopyFor?: ((cluster: Cluster) => ClusterEventHandler<T, Req>) | undefined
 }
 
 /** The handler a controller uses for `cluster`: the handler's copy for it when it makes copies. */
-export const handlerFor = <T extends KubeObject>(
-  handler: ClusterEventHandler<T>,
+export const handlerFor = <T extends KubeObject, Req extends ClusterAware>(
+  handler: ClusterEventHandler<T, Req>,
   cluster: Cluster,
-): ClusterEventHandler<T> => handler.deepCopyFor?.(cluster) ?? handler
+): ClusterEventHandler<T, Req> => handler.deepCopyFor?.(cluster) ?? handler
+
+/** The handler's requests turned into another request type (e.g. `For` of a controller's own type). */
+export const mapHandler = <T extends KubeObject, A extends ClusterAware, B extends ClusterAware>(
+  handler: ClusterEventHandler<T, A>,
+  f: (request: A) => B,
+): ClusterEventHandler<T, B> => ({
+  description: handler.description,
+  requests: (event, cluster) => handlerFor(handler, cluster).requests(event, cluster).map(f),
+})
 
 /** The requests of an update (old and new side) or another event, without duplicates. */
-export const eventRequests = <T extends KubeObject>(
-  map: (object: T) => ReadonlyArray<Request>,
+export const eventRequests = <T extends KubeObject, Req extends ClusterAware = Request>(
+  map: (object: T) => ReadonlyArray<Req>,
   event: ReflectorEvent<T>,
-): ReadonlyArray<Request> => {
+): ReadonlyArray<Req> => {
   const all = event._tag === "Updated" ? [...map(event.old), ...map(event.object)] : map(event.object)
   const seen = new Set<string>()
   return all.filter((r) => {
-    const key = requestKey(r)
+    const key = requestDataKey(r)
     if (seen.has(key)) return false
     seen.add(key)
     return true
@@ -99,10 +111,58 @@ export const enqueueRequestForOwner = <T extends KubeObject = KubeObject>(
  * Requests from a map function (`EnqueueRequestsFromMapFunc`). The function gets the cluster the
  * event came from and may name any cluster, e.g. the hub `""` for an aggregating controller.
  */
-export const enqueueRequestsFromMapFunc = <T extends KubeObject = KubeObject>(
-  map: (object: T, cluster: Cluster) => ReadonlyArray<Request>,
+export const enqueueRequestsFromMapFunc = <
+  T extends KubeObject = KubeObject,
+  Req extends ClusterAware = Request,
+>(
+  map: (object: T, cluster: Cluster) => ReadonlyArray<Req>,
   description = "map function",
-): ClusterEventHandler<T> => ({
+): ClusterEventHandler<T, Req> => ({
   description,
   requests: (event, cluster) => eventRequests((o) => map(o, cluster), event),
 })
+
+/** What `enqueueRequestsForClusters` needs. */
+export interface FanOutOptions<T extends KubeObject, Req extends ClusterAware> {
+  /**
+   * The clusters an object names (e.g. from a label, an annotation or its spec). Names that are
+   * not strings, and duplicates, are skipped.
+   */
+  readonly clusters: (object: T, from: Cluster) => ReadonlyArray<string>
+  /** The request for the object on one named cluster. Default: its namespace and name there. */
+  readonly request?: ((object: T, cluster: ClusterName) => Req) | undefined
+  /** For logs. Default `fan-out`. */
+  readonly description?: string | undefined
+}
+
+/**
+ * Fans one object (typically of the hub) out to the clusters it names: one request per named
+ * cluster. On an update the clusters of the old and of the new object are both enqueued, so a
+ * cluster the object no longer names is reconciled too (and can be cleaned up).
+ *
+ * The controller reconciles a request of cluster `X` only while it is engaged with `X`, that is
+ * while one of its watches runs there (usually a watch of the copies it writes, which also
+ * repairs drift); requests of other clusters are dropped (engagement table, row 18).
+ */
+export const enqueueRequestsForClusters = <
+  T extends KubeObject = KubeObject,
+  Req extends ClusterAware = Request,
+>(
+  options: FanOutOptions<T, Req>,
+): ClusterEventHandler<T, Req> => {
+  const request =
+    options.request ??
+    ((o: T, cluster: ClusterName) =>
+      makeRequest(
+        { namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" },
+        cluster,
+      ) as unknown as Req)
+  return {
+    description: options.description ?? "fan-out",
+    requests: (event, from) =>
+      eventRequests((o) => {
+        const names = [...new Set(options.clusters(o, from).filter((c) => typeof c === "string"))]
+        return names.map((c) => request(o, c as ClusterName))
+      }, event),
+  }
+}

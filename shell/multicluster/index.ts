@@ -12,9 +12,17 @@ export {
   BuilderError,
   type BuilderOptions,
   controllerManagedBy,
+  typedControllerManagedBy,
   type WatchOptions,
 } from "./builder.ts"
 export { type ClusterOptions, makeCluster } from "./cluster.ts"
+export {
+  clusterFromContext,
+  currentCluster,
+  NoClusterInContext,
+  ReconcileCluster,
+  withCluster,
+} from "./context.ts"
 export {
   type ControllerHost,
   type EngageOptions,
@@ -28,9 +36,12 @@ export {
   type ClusterEventHandler,
   enqueueRequestForObject,
   enqueueRequestForOwner,
+  enqueueRequestsForClusters,
   enqueueRequestsFromMapFunc,
   eventRequests,
+  type FanOutOptions,
   handlerFor,
+  mapHandler,
   type OwnerHandlerOptions,
 } from "./handler.ts"
 export { type ManagerOptions, type MultiClusterManager, make as makeManager } from "./manager.ts"
@@ -48,6 +59,16 @@ export {
   plan,
   weight,
 } from "./rendezvous.ts"
+export {
+  type ClusterAware,
+  type CustomRequestOptions,
+  checkRequest,
+  clusterRequest,
+  customRequest,
+  type ObjectKey,
+  type RequestType,
+  RequestTypeError,
+} from "./request.ts"
 export {
   makeShardGate,
   SHARD_GROUP_LABEL,

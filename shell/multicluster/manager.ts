@@ -5,9 +5,10 @@
  * Engage and Disengage on all its runnables that are cluster-aware").
  *
  * # Expected flow
- * `make({hub, provider})`, add controllers (`controllerManagedBy(manager)...complete(...)`), then
- * `start`: the controllers' workers start, the hub `""` is engaged with every controller (the
- * engagement table decides whether a controller takes it: `engageWithLocalCluster`), and the
+ * `make({hub, provider})`, add controllers (`controllerManagedBy(manager)...complete(...)`) and
+ * any other cluster-aware runnable (`add`), then `start`: the runnables start, the hub `""` is
+ * engaged with every one (a controller's engagement table decides whether it takes it:
+ * `engageWithLocalCluster`), and the
  * provider runs with the manager as its `Aware` (or with a shard's gate in front of it, see
  * `sharding.ts`). `engage(cluster, scope)` records the cluster (so `getCluster` finds it) and
  * engages every controller; `scope` closing disengages it from all of them.
@@ -18,7 +19,9 @@
  *   out clients of clusters another replica owns, unlike upstream's GetCluster, issue #172).
  * - `engage` does not wait for caches or sources: every controller's engagement of the cluster
  *   proceeds on the cluster's own fibers, so one cluster's slowness delays no other's.
- * - A controller added after clusters were engaged is engaged with them at once.
+ * - A runnable added after clusters were engaged is engaged with them at once; runnables are
+ *   engaged in the order they were added, and one runnable's failing `engage` is logged and
+ *   stops no other.
  *
  * @module
  */
@@ -31,6 +34,7 @@ import type { MultiClusterController } from "./controller.ts"
 import {
   type Aware,
   type Cluster,
+  type ClusterAwareRunnable,
   type ClusterName,
   ClusterNotFound,
   type ClusterState,
@@ -66,9 +70,15 @@ export interface MultiClusterManager extends Aware {
     name: string,
     extract: IndexFunc<T>,
   ) => Effect.Effect<void>
-  /** Registers a controller (engaged with the clusters engaged so far). */
-  readonly add: (controller: MultiClusterController) => Effect.Effect<void>
+  /**
+   * Registers a controller or any other cluster-aware runnable: started with the manager and
+   * engaged with every cluster, including those engaged so far.
+   */
+  readonly add: (runnable: ClusterAwareRunnable | MultiClusterController) => Effect.Effect<void>
+  /** The multi-cluster controllers among the runnables. */
   readonly controllers: Effect.Effect<ReadonlyArray<MultiClusterController>>
+  /** Every runnable added, controllers included, in the order they were added. */
+  readonly runnables: Effect.Effect<ReadonlyArray<ClusterAwareRunnable>>
   /** Starts the controllers, engages the hub, runs the provider; all stop when the scope closes. */
   readonly start: Effect.Effect<void, never, Scope.Scope>
   /** What `ControllerHost` needs (see `controller.ts`). */
@@ -88,19 +98,22 @@ interface IndexSpec {
   readonly extract: IndexFunc<KubeObject>
 }
 
+const isController = (r: ClusterAwareRunnable): r is MultiClusterController =>
+  "queue" in r && "pairs" in r && "inner" in r
+
 /** Makes a manager; call `start` to run it. */
 export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { hub, provider } = options
     const engaged = new Map<ClusterName, Engaged>()
-    const controllers: Array<MultiClusterController> = []
+    const controllers: Array<ClusterAwareRunnable> = []
     const indexes: Array<IndexSpec> = []
     let started: Scope.Scope | undefined
 
-    const engageController = (controller: MultiClusterController, e: Engaged) =>
+    const engageController = (controller: ClusterAwareRunnable, e: Engaged) =>
       controller.engage(e.cluster, e.scope).pipe(
         Effect.catch((err) =>
-          Effect.logWarning("engaging a controller failed").pipe(
+          Effect.logWarning("engaging a runnable failed").pipe(
             Effect.annotateLogs({
               controller: controller.name,
               cluster: e.cluster.name,
@@ -177,13 +190,14 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
         Effect.gen(function* () {
           controllers.push(controller)
           if (started === undefined) return
-          yield* controller.start.pipe(Scope.provide(started))
+          if (controller.start !== undefined) yield* controller.start.pipe(Scope.provide(started))
           yield* engageController(controller, { cluster: hub, scope: started })
           yield* Effect.forEach([...engaged.values()], (e) => engageController(controller, e), {
             discard: true,
           })
         }),
-      controllers: Effect.sync(() => [...controllers]),
+      controllers: Effect.sync(() => controllers.filter(isController)),
+      runnables: Effect.sync(() => [...controllers]),
       applyIndexes,
       unhealthyReason: (name) =>
         provider === undefined
@@ -196,7 +210,11 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
         const scope = yield* Scope.fork(yield* Effect.scope)
         yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
         started = scope
-        yield* Effect.forEach(controllers, (c) => c.start.pipe(Scope.provide(scope)), { discard: true })
+        yield* Effect.forEach(
+          controllers,
+          (c) => (c.start === undefined ? Effect.void : c.start.pipe(Scope.provide(scope))),
+          { discard: true },
+        )
         const hubRecord: Engaged = { cluster: hub, scope }
         yield* Effect.forEach(controllers, (c) => engageController(c, hubRecord), { discard: true })
         if (provider !== undefined) {

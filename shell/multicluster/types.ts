@@ -73,6 +73,18 @@ export interface Aware {
   readonly disengage: (cluster: Cluster) => Effect.Effect<void>
 }
 
+/**
+ * Anything the manager engages like a controller (seed 003: the manager "will call Engage and
+ * Disengage on all its runnables that are cluster-aware"): an `Aware` with a name, and work to
+ * start once with the manager (e.g. a per-cluster metrics exporter, a cross-cluster index).
+ */
+export interface ClusterAwareRunnable extends Aware {
+  /** For logs. */
+  readonly name: string
+  /** Started once when the manager starts (or when added to a started manager), in its scope. */
+  readonly start?: Effect.Effect<void, never, Scope.Scope> | undefined
+}
+
 /** What `krtt clusters` prints for one cluster. */
 export interface ClusterState {
   readonly name: ClusterName
