@@ -44,7 +44,7 @@ describe("bugs the campaign found, kept as regressions (docs/reliability.md)", (
       "the IPAM controller's Cluster condition write dropped another writer's condition",
     ],
     ["ipam-concurrent", "transient", 34, "a refused Cluster condition write was dropped, never retried"],
-    ["ipam-config", "transient", 39, "a refused IPAMConfig status write was dropped, never retried"],
+    ["ipam-config", "transient", 34, "a refused IPAMConfig status write was dropped, never retried"],
     [
       "propagate-delete",
       "stale",

@@ -122,6 +122,19 @@ const changeConfig = (spec: unknown, what: string): Step => ({
     }),
 })
 
+/** An IPAMConfig whose parent has room for two /24s: the third Cluster waits for CIDRs. */
+const createSmallConfig: Step = {
+  name: "create the IPAMConfig with room for two Clusters",
+  settleMillis: 5_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().create(IpamConfigResource, {
+        ...ipamConfig(false),
+        spec: { ...(ipamConfig(false).spec as object), parentCIDRs: { nodes: ["10.0.0.0/23"] } },
+      }),
+    ),
+}
+
 const IpamScenarios: ReadonlyArray<Scenario> = [
   {
     name: "ipam-concurrent",
@@ -160,6 +173,14 @@ const IpamScenarios: ReadonlyArray<Scenario> = [
         "an invalid IPAMConfig (a parent CIDR out of range)",
       ),
     ],
+  },
+  {
+    name: "ipam-exhausted",
+    description:
+      "a Cluster waits for CIDRs while the parent is full, and gets the CIDRs another Cluster releases",
+    source:
+      "e2e/ipam/upstream.test.ts: retries an exhausted Cluster and allocates it within seconds of another Cluster's release",
+    steps: [createSmallConfig, createClusters(["e1", "e2"]), createClusters(["e3"]), deleteCluster("e1")],
   },
 ]
 

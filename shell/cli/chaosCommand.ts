@@ -27,6 +27,7 @@ export const ChaosFlagNames = {
     "ipam-concurrent",
     "ipam-delete",
     "ipam-config",
+    "ipam-exhausted",
     "mc-engage",
     "mc-rotate",
     "mc-outage",
