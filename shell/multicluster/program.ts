@@ -7,7 +7,8 @@
  * Flags (strict: an unknown flag is an error naming the closest known one, exit code 2):
  * - `--kubeconfig FILE`: the hub; else `$KUBECONFIG`, the in-cluster service account, `~/.kube/config`.
  * - `--provider NAME`: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api (comma-separated: composed).
- * - `--provider-namespace NS`, `--provider-kubeconfig FILE`: the provider's flags.
+ * - `--provider-namespace NS`: the namespace of kubeconfig-secrets (and cluster-api's, optional).
+ * - `--provider-kubeconfig PATH`, repeatable: kubeconfig-file's files, directories and globs.
  * - `--shard-lease-prefix PREFIX`: run sharded: replicas started with the same prefix split the
  *   provider clusters by rendezvous hashing over their Leases `<PREFIX>-<identity>`.
  * - `--shard-lease-namespace NS`: where those Leases live (default: `$POD_NAMESPACE`, else `default`).
@@ -41,7 +42,7 @@ export interface ProgramFlags {
   readonly kubeconfig?: string | undefined
   readonly provider?: string | undefined
   readonly providerNamespace?: string | undefined
-  readonly providerKubeconfig?: string | undefined
+  readonly providerKubeconfig?: ReadonlyArray<string> | undefined
   readonly shardLeasePrefix?: string | undefined
   readonly shardLeaseNamespace?: string | undefined
   readonly shardIdentity?: string | undefined
@@ -54,6 +55,9 @@ export class ProgramUsageError extends Data.TaggedError("ProgramUsageError")<{
   readonly flag: string
   readonly message: string
 }> {}
+
+/** Flags that may be given more than once. */
+const repeatable: ReadonlyArray<string> = ["provider-kubeconfig"]
 
 const known = {
   kubeconfig: "kubeconfig",
@@ -77,9 +81,11 @@ export const parseProgramFlags = (
         args: [...argv],
         strict: true,
         allowPositionals: false,
-        options: Object.fromEntries(Object.keys(known).map((k) => [k, { type: "string" as const }])),
+        options: Object.fromEntries(
+          Object.keys(known).map((k) => [k, { type: "string" as const, multiple: repeatable.includes(k) }]),
+        ),
       })
-      const out: Record<string, string | undefined> = {}
+      const out: Record<string, string | ReadonlyArray<string> | undefined> = {}
       for (const [flag, key] of Object.entries(known)) out[key] = values[flag] as string | undefined
       return Effect.succeed(out as ProgramFlags)
     } catch (e) {

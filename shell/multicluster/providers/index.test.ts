@@ -15,6 +15,16 @@ describe("makeProvider", () => {
     }),
   )
 
+  it.effect("cluster-api is a provider name like the others: listed as known and suggested", () =>
+    Effect.gen(function* () {
+      const hub = yield* makeMemoryClient(yield* FakeApiServer.make())
+      assert.include(providerNames, "cluster-api")
+      const e = yield* Effect.flip(Effect.scoped(makeProvider("cluster-apis", hub, {})))
+      assert.include(e.message, 'did you mean "cluster-api"')
+      assert.include(e.message, "known: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api")
+    }),
+  )
+
   it.effect("kubeconfig-secrets without --provider-namespace names the flag", () =>
     Effect.gen(function* () {
       const hub = yield* makeMemoryClient(yield* FakeApiServer.make())

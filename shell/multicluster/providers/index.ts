@@ -41,6 +41,7 @@ export {
   type KubeconfigSecretsOptions,
   makeKubeconfigSecretsProvider,
 } from "./kubeconfigSecrets.ts"
+export { DefaultKubeconfigGlobs } from "./kubeconfigSources.ts"
 export {
   confineCache,
   confineClient,
@@ -55,14 +56,15 @@ export const providerNames: ReadonlyArray<string> = [
   KubeconfigSecretsName,
   KubeconfigFileName,
   NamespacesName,
+  ClusterApiName,
 ]
 
 /** The provider flags of the command line. */
 export interface ProviderFlags {
   /** `--provider-namespace`: kubeconfig-secrets (required), cluster-api (optional: all namespaces). */
   readonly providerNamespace?: string
-  /** `--provider-kubeconfig FILE`: kubeconfig-file (required). */
-  readonly providerKubeconfig?: string
+  /** `--provider-kubeconfig PATH`, repeatable: kubeconfig-file's files, directories and globs (one at least). */
+  readonly providerKubeconfig?: string | ReadonlyArray<string>
   /** Each cluster's cache; the informer cache by default. */
   readonly cacheFactory?: CacheFactory
 }
@@ -103,7 +105,13 @@ const makeOne = (
       case NamespacesName:
         return makeNamespacesProvider(hub, cache)
       case KubeconfigFileName:
-        return makeKubeconfigFileProvider({ path: flags.providerKubeconfig, ...cache })
+        return makeKubeconfigFileProvider({
+          paths:
+            typeof flags.providerKubeconfig === "string"
+              ? [flags.providerKubeconfig]
+              : flags.providerKubeconfig,
+          ...cache,
+        })
       default: {
         const near = closest(name, providerNames)
         return Effect.fail(

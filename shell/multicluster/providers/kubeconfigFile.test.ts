@@ -1,4 +1,4 @@
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -8,6 +8,7 @@ import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import { ClusterName } from "../../workqueue/request.ts"
 import { KubeconfigFileDefaults, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
+import { DefaultKubeconfigGlobs, matchesGlob } from "./kubeconfigSources.ts"
 import { eventually, multiContextYaml, recordingAware, workloads } from "./testing.ts"
 
 /** Writes like editors that save a new file and rename it over the old one. */
@@ -36,7 +37,11 @@ const started = (pollInterval: Duration.Input) =>
       ),
     )
     const w = workloads()
-    const provider = yield* makeKubeconfigFileProvider({ path, clientFactory: w.factory, pollInterval })
+    const provider = yield* makeKubeconfigFileProvider({
+      paths: [path],
+      clientFactory: w.factory,
+      pollInterval,
+    })
     const aware = recordingAware()
     yield* provider.run(aware)
     return { path, w, provider, aware }
@@ -110,9 +115,101 @@ describe("kubeconfig-file provider", () => {
       const e = yield* Effect.flip(makeKubeconfigFileProvider({}))
       assert.strictEqual(e.flag, "--provider-kubeconfig")
       const unknown = yield* Effect.flip(
-        makeKubeconfigFileProvider({ path: "/x", pollIntervall: "1s" } as never),
+        makeKubeconfigFileProvider({ paths: ["/x"], pollIntervall: "1s" } as never),
       )
       assert.include(unknown.message, '"pollInterval"')
     }),
   )
+})
+
+describe("kubeconfig-file provider over several files, directories and globs", () => {
+  const write = (path: string, contexts: ReadonlyArray<{ name: string; token: string }>) =>
+    renameOnWrite(
+      path,
+      multiContextYaml(contexts.map((c) => ({ ...c, server: `https://${c.name}.example` }))),
+    )
+
+  it.live("names clusters <file>+<context>; files added, changed and removed live engage and disengage", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const fleet = join(dir, "fleet")
+      const other = join(dir, "other")
+      yield* Effect.promise(() => mkdir(fleet))
+      yield* Effect.promise(() => mkdir(other))
+      const single = join(dir, "hub.yaml")
+      yield* write(single, [{ name: "hub", token: "h" }])
+      yield* write(join(fleet, "a.kubeconfig"), [{ name: "east", token: "e" }])
+      yield* write(join(fleet, "ignored.txt"), [{ name: "nope", token: "n" }])
+      yield* write(join(other, "x.conf"), [{ name: "east", token: "x" }])
+      const w = workloads()
+      const provider = yield* makeKubeconfigFileProvider({
+        paths: [single, fleet, join(other, "*.conf")],
+        clientFactory: w.factory,
+        pollInterval: "1 hour",
+      })
+      const aware = recordingAware()
+      yield* provider.run(aware)
+      const names = () => [...aware.open().keys()].sort()
+      yield* eventually("three engaged", () => aware.open().size === 3)
+      assert.deepStrictEqual(
+        names(),
+        [
+          `${join(dir, "hub.yaml")}+hub`,
+          `${join(fleet, "a.kubeconfig")}+east`,
+          `${join(other, "x.conf")}+east`,
+        ].sort(),
+      )
+      // Added: a new file in the directory.
+      yield* write(join(fleet, "kubeconfig.yaml"), [{ name: "west", token: "w" }])
+      yield* eventually("west added", () => aware.open().has(`${join(fleet, "kubeconfig.yaml")}+west`))
+      // Changed: new credentials re-engage that context.
+      const before = aware.engagements.length
+      yield* write(join(fleet, "a.kubeconfig"), [{ name: "east", token: "e2" }])
+      yield* eventually("east re-engaged", () => aware.engagements.length === before + 1)
+      // Removed: a file found by a glob takes its clusters with it.
+      yield* Effect.promise(() => rm(join(other, "x.conf")))
+      yield* eventually("x.conf gone", () => !aware.open().has(`${join(other, "x.conf")}+east`))
+      assert.strictEqual(aware.open().size, 3)
+    }).pipe(Effect.scoped),
+  )
+
+  it.live("the poll notices what fs.watch does not", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const w = workloads()
+      const provider = yield* makeKubeconfigFileProvider({
+        paths: [join(dir, "*.kubeconfig"), join(dir, "missing-dir")],
+        clientFactory: w.factory,
+        pollInterval: "50 millis",
+      })
+      const aware = recordingAware()
+      yield* provider.run(aware)
+      yield* write(join(dir, "late.kubeconfig"), [{ name: "late", token: "l" }])
+      yield* eventually("late engaged", () => aware.open().has(`${join(dir, "late.kubeconfig")}+late`))
+    }).pipe(Effect.scoped),
+  )
+
+  it.effect("a wildcard in a folder is refused, naming the flag and the path", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(makeKubeconfigFileProvider({ paths: ["/etc/*/config"] }))
+      assert.strictEqual(e.flag, "--provider-kubeconfig")
+      assert.include(e.message, "/etc/*/config: wildcards are allowed in the file name only")
+    }),
+  )
+
+  it("globs match file names as upstream's filepath.Glob does", () => {
+    assert.isTrue(matchesGlob("a.kubeconfig", "*.kubeconfig"))
+    assert.isFalse(matchesGlob(".hidden.kubeconfig", "*.kubeconfig"))
+    assert.isTrue(matchesGlob("c1.yaml", "c[0-9].yaml"))
+    assert.isTrue(matchesGlob("cx.yaml", "c[!0-9].yaml"))
+    assert.isFalse(matchesGlob("c12.yaml", "c?.yaml"))
+    assert.isTrue(matchesGlob("a+b(1).yaml", "a+b(1).yaml"))
+    assert.deepStrictEqual(DefaultKubeconfigGlobs, [
+      "kubeconfig.yaml",
+      "kubeconfig.yml",
+      "*.kubeconfig",
+      "*.kubeconfig.yaml",
+      "*.kubeconfig.yml",
+    ])
+  })
 })
