@@ -5,9 +5,10 @@
  *
  * - Events on provider clusters (`Watches`) map to ONE hub request, `cluster:///fleet/web-summary`
  *   (`enqueueRequestsFromMapFunc` may name any cluster; `""` is the hub).
- * - The summary itself is watched on the hub (`For`), so an edit or a deletion is repaired. `For`
- *   watches the hub only, and a manager with a provider engages the hub only when asked:
- *   `engageWithLocalCluster: true` (the seed's `EngageWithDefaultCluster`).
+ * - The summary itself is watched on the hub (`For`), so an edit or a deletion is repaired. A
+ *   manager with a provider engages the hub only when asked: the `For` watch's own
+ *   `engageWithLocalCluster: true` (the seed's `EngageWithDefaultCluster`, upstream's per-watch
+ *   `WithEngageWithLocalCluster`); the `Watches` stay on the provider clusters.
  * - Clusters come and go without an event on the summary, so the reconciler asks to run again
  *   after `resync` (default 30 s) and always recomputes from `manager.clusters`.
  *
@@ -72,8 +73,8 @@ export const addSummaryController = (
 ): Effect.Effect<MultiClusterController, unknown, Scope.Scope> =>
   controllerManagedBy(manager)
     .named("web-summary")
-    .withOptions({ engageWithLocalCluster: true })
     .for(Resources.configMaps, {
+      engageWithLocalCluster: true,
       namespace: SUMMARY.namespace,
       predicates: [(e) => e.object.metadata.name === SUMMARY.name],
     })
