@@ -6,6 +6,7 @@
  *
  * @module
  */
+export * from "./admission.ts"
 export * from "./allocator.ts"
 export * from "./cidr.ts"
 export * from "./config.ts"
