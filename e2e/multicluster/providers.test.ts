@@ -2,7 +2,7 @@
 // servers (cluster-1..3). Each provider engages clusters added live and disengages clusters
 // removed live; rotated credentials re-engage with the new ones (issue 12, items 3 and 6; seed
 // 003, Proposal: "the engage scope cancelled when the cluster leaves").
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -185,7 +185,7 @@ describe("providers on a real control plane (hub + 3 workload API servers)", () 
           })
         const admins = workloads.map((cluster) => ({ cluster, user: "admin", token: cluster.admin.token }))
         yield* save(fileOf(admins))
-        const provider = yield* makeKubeconfigFileProvider({ path })
+        const provider = yield* makeKubeconfigFileProvider({ paths: [path] })
         const aware = recordingAware()
         yield* provider.run(aware)
         yield* eventually("three contexts engaged", () => aware.open().size === 3, 60_000)
@@ -205,6 +205,65 @@ describe("providers on a real control plane (hub + 3 workload API servers)", () 
           30_000,
         )
         assert.strictEqual(yield* whoami(yield* provider.get(ClusterName("cluster-1"))), a.user)
+      }).pipe(Effect.scoped),
+    180_000,
+  )
+
+  it.live(
+    "kubeconfig-file over a directory and a glob: files added engage <file>+<context>, files removed disengage",
+    () =>
+      Effect.gen(function* () {
+        const { workloads } = clusters()
+        const dir = yield* Effect.acquireRelease(
+          Effect.promise(() => mkdtemp(join(tmpdir(), "krtt-e2e-kubeconfig-dirs-"))),
+          (d) => Effect.promise(() => rm(d, { recursive: true, force: true })),
+        )
+        const fleet = join(dir, "fleet")
+        const extra = join(dir, "extra")
+        yield* Effect.promise(() => Promise.all([mkdir(fleet), mkdir(extra)]))
+        const one = (cluster: Cluster) =>
+          stringify({
+            apiVersion: "v1",
+            kind: "Config",
+            clusters: [
+              {
+                name: cluster.name,
+                cluster: { server: cluster.server, "certificate-authority-data": b64(cluster.info.ca) },
+              },
+            ],
+            users: [{ name: "admin", user: { token: cluster.admin.token } }],
+            contexts: [{ name: "admin", context: { cluster: cluster.name, user: "admin" } }],
+            "current-context": "admin",
+          })
+        const save = (path: string, cluster: Cluster) =>
+          Effect.promise(async () => {
+            await writeFile(`${path}.tmp`, one(cluster))
+            await rename(`${path}.tmp`, path)
+          })
+        const [w1, w2, w3] = workloads as [Cluster, Cluster, Cluster]
+        yield* save(join(fleet, "w1.kubeconfig"), w1)
+        yield* save(join(extra, "w2.yaml"), w2)
+        const provider = yield* makeKubeconfigFileProvider({
+          paths: [fleet, join(extra, "*.yaml")],
+          pollInterval: "1 hour",
+        })
+        const aware = recordingAware()
+        yield* provider.run(aware)
+        const w1Name = `${join(fleet, "w1.kubeconfig")}+admin`
+        const w2Name = `${join(extra, "w2.yaml")}+admin`
+        const w3Name = `${join(fleet, "kubeconfig.yaml")}+admin`
+        yield* eventually(
+          "w1 and w2 engaged",
+          () => aware.open().has(w1Name) && aware.open().has(w2Name),
+          60_000,
+        )
+        yield* works(yield* provider.get(ClusterName(w2Name)))
+        yield* save(join(fleet, "kubeconfig.yaml"), w3)
+        yield* eventually("a file added to the directory engages", () => aware.open().has(w3Name), 30_000)
+        yield* works(yield* provider.get(ClusterName(w3Name)))
+        yield* Effect.promise(() => rm(join(extra, "w2.yaml")))
+        yield* eventually("a file removed disengages", () => !aware.open().has(w2Name), 30_000)
+        assert.deepStrictEqual([...aware.open().keys()].sort(), [w3Name, w1Name].sort())
       }).pipe(Effect.scoped),
     180_000,
   )
