@@ -1,0 +1,109 @@
+/**
+ * The differential suite's comparison. Status: the differences `krtt why --all --json` lists
+ * between the status upstream's manager wrote and the one krtt's tables would write, on the same
+ * objects. Everything else (finalizers, owner references, labels and annotations of the Cluster
+ * and of the objects it refers to, the endpoint, failure domains, replica counters, events):
+ * upstream's run beside krtt's run of the same scenario. Values are normalised: times, durations
+ * and the scenario's namespace are replaced by placeholders.
+ *
+ * @module
+ */
+import type { KubeObject } from "../fixtures/index.ts"
+import type { Snapshot } from "./snapshot.ts"
+
+/** A field whose value differs between upstream's manager and krtt. */
+export interface Divergence {
+  readonly scenario: string
+  readonly field: string
+  readonly upstream: string
+  readonly krtt: string
+}
+
+export interface Comparison {
+  readonly fields: number
+  readonly divergences: ReadonlyArray<Divergence>
+}
+
+/** The label by which krtt's run selects the Clusters of its side (not compared). */
+export const WATCH_FILTER_LABEL = "cluster.x-k8s.io/watch-filter"
+
+const isEmptyObject = (v: unknown) =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0
+
+/**
+ * A value as text, with times, durations and the namespace replaced by placeholders. An empty
+ * object reads as absent: every field in it is absent either way (upstream writes the Cluster's
+ * `status.controlPlane` and `status.workers` as `{}` when it has nothing to count).
+ */
+export const normalise = (v: unknown, ns?: string): string => {
+  if (v === undefined || v === null || isEmptyObject(v)) return "<absent>"
+  const text = typeof v === "string" ? v : JSON.stringify(v)
+  const replaced = text
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, "<time>")
+    .replace(/\b\d+(\.\d+)?(ms|s|m|h)\b/g, "<duration>")
+  return ns === undefined ? replaced : replaced.split(ns).join("<ns>")
+}
+
+const sorted = (xs: ReadonlyArray<string> | undefined) => (xs === undefined ? undefined : [...xs].sort())
+
+const without = (m: Readonly<Record<string, string>> | undefined, key: string) => {
+  if (m === undefined) return undefined
+  const rest = Object.fromEntries(Object.entries(m).filter(([k]) => k !== key))
+  return Object.keys(rest).length === 0 ? undefined : rest
+}
+
+const owners = (o: KubeObject | undefined) =>
+  o?.metadata.ownerReferences
+    ?.map((r) => ({
+      apiVersion: r.apiVersion,
+      kind: r.kind,
+      name: r.name,
+      controller: r.controller,
+      blockOwnerDeletion: r.blockOwnerDeletion,
+    }))
+    .sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`))
+
+/** The metadata fields compared for an object (the Cluster, a provider object, the Secret). */
+const objectFields = (o: KubeObject | undefined): Record<string, unknown> => ({
+  "": o === undefined ? undefined : "present",
+  "metadata.deletionTimestamp": o?.metadata.deletionTimestamp === undefined ? undefined : "set",
+  "metadata.finalizers": sorted(o?.metadata.finalizers),
+  "metadata.labels": without(o?.metadata.labels, WATCH_FILTER_LABEL),
+  "metadata.annotations": o?.metadata.annotations,
+  "metadata.ownerReferences": owners(o),
+})
+
+/** Every field of a snapshot that the run-beside-run comparison covers, by name. */
+export const snapshotFields = (s: Snapshot): Record<string, unknown> => {
+  const fields: Record<string, unknown> = { settled: s.settled }
+  const add = (prefix: string, values: Record<string, unknown>) => {
+    for (const [k, v] of Object.entries(values)) fields[k === "" ? prefix : `${prefix}.${k}`] = v
+  }
+  add("Cluster", {
+    ...objectFields(s.cluster),
+    "spec.controlPlaneEndpoint": s.cluster?.spec?.controlPlaneEndpoint,
+    "status.failureDomains": s.cluster?.status?.failureDomains,
+    "status.controlPlane": s.cluster?.status?.controlPlane,
+    "status.workers": s.cluster?.status?.workers,
+  })
+  for (const [kind, o] of Object.entries(s.providers)) if (o !== undefined) add(kind, objectFields(o))
+  fields.events = [...new Set(s.events.map((e) => `${e.type} ${e.reason}: ${e.message}`))].sort()
+  return fields
+}
+
+/** upstream's run of a scenario beside krtt's run of it. */
+export const compareRuns = (
+  scenario: string,
+  upstream: { readonly snapshot: Snapshot; readonly ns: string },
+  krtt: { readonly snapshot: Snapshot; readonly ns: string },
+): Comparison => {
+  const u = snapshotFields(upstream.snapshot)
+  const k = snapshotFields(krtt.snapshot)
+  const names = [...new Set([...Object.keys(u), ...Object.keys(k)])]
+  const divergences = names.flatMap((field) => {
+    const a = normalise(u[field], upstream.ns)
+    const b = normalise(k[field], krtt.ns)
+    return a === b ? [] : [{ scenario, field, upstream: a, krtt: b }]
+  })
+  return { fields: names.length, divergences }
+}
