@@ -115,7 +115,7 @@ describe("etcd compacted while the operator's watches are away", () => {
         .logs()
         .filter((l) => messageOf(l) === "reflector: Expired")
         .slice(expiredBefore)
-    const reflectorOf = (l: Record<string, unknown>) => (l.annotations as Record<string, string>).reflector
+    const reflectorOf = (l: Record<string, unknown>) => (l as Record<string, string>).reflector
     await waitFor(
       "the Clusters' reflector to get 410 Gone and relist",
       () => (expiredSince().some((l) => reflectorOf(l) === "clusters") ? true : undefined),

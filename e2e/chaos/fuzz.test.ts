@@ -362,9 +362,9 @@ describe("10,000 fuzzed inputs through the API server while the operator runs", 
           (h) =>
             !seen.some(
               (l) =>
-                (l.annotations as Record<string, string>).cluster === `${ns}/${h}` &&
-                Date.parse(String(l.timestamp)) >= (lastInputAt.get(h) ?? 0) &&
-                String((l.annotations as Record<string, string>).error ?? "").length > 0,
+                (l as Record<string, string>).cluster === `${ns}/${h}` &&
+                Number(l.ts) >= (lastInputAt.get(h) ?? 0) &&
+                String((l as Record<string, string>).err ?? "").length > 0,
             ),
         )
         return missing.length === 0 ? true : undefined
@@ -382,7 +382,7 @@ describe("10,000 fuzzed inputs through the API server while the operator runs", 
     const errors = [
       ...new Set(
         failures().map((l) =>
-          String((l.annotations as Record<string, string>).error ?? "")
+          String((l as Record<string, string>).err ?? "")
             .replace(/[0-9a-f]{8,}/g, "…")
             .slice(0, 90),
         ),

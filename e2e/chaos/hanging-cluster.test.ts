@@ -122,11 +122,11 @@ describe("a workload cluster that hangs on connect", () => {
           .find(
             (l) =>
               messageOf(l) === "connection to the workload cluster failed" &&
-              (l.annotations as Record<string, string>).cluster === `${ns}/hang`,
+              (l as Record<string, string>).cluster === `${ns}/hang`,
           ),
       { timeoutMs: timeoutMs + 30_000, context },
     )
-    const failedAfterMs = Date.parse(String(failure.timestamp)) - hangFrom
+    const failedAfterMs = Number(failure.ts) - hangFrom
     expect(hanging.accepted()).toBeGreaterThan(0)
     expect(failedAfterMs).toBeGreaterThanOrEqual(timeoutMs)
     expect(failedAfterMs).toBeLessThanOrEqual(timeoutMs + SLACK_MS + 5_000)
@@ -160,7 +160,7 @@ describe("a workload cluster that hangs on connect", () => {
         reference: ref,
         withHanging: mixed,
         hangingFailedAfterMs: failedAfterMs,
-        hangingError: (failure.annotations as Record<string, string>).error,
+        hangingError: (failure as Record<string, string>).err,
         socketsAccepted: hanging.accepted(),
       }),
     )

@@ -69,13 +69,13 @@ const actsOf = (r: OperatorProcess): ReadonlyArray<number> =>
   r
     .logs()
     .filter((l) => messageOf(l) === "cluster reconciled" || messageOf(l) === "clustercache reconciled")
-    .map((l) => Date.parse(String(l.timestamp)))
+    .map((l) => Number(l.ts))
 
 const identityOf = (r: OperatorProcess) =>
   r
     .logs()
     .filter((l) => messageOf(l) === "acquired the leader election lease")
-    .map((l) => (l.annotations as Record<string, string>).identity)
+    .map((l) => (l as Record<string, string>).identity)
 
 describe("two replicas with --leader-elect", () => {
   it("the leader killed, the second takes the Lease within lease duration plus retry and acts; never both", async () => {

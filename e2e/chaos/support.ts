@@ -297,14 +297,8 @@ export const countsOf = (
 export const leakedSecrets = (text: string, secrets: ReadonlyArray<string>): ReadonlyArray<string> =>
   secrets.filter((s) => s.length >= 8 && text.includes(s))
 
-/**
- * The message of one of the operator's JSON log lines: a log call with extra arguments writes
- * `message` as an array whose first element is the text.
- */
-export const messageOf = (line: Record<string, unknown>): string => {
-  const m = line.message
-  return Array.isArray(m) ? String(m[0]) : String(m)
-}
+/** The message of one of the operator's JSON log lines (`msg`, zap's key). */
+export const messageOf = (line: Record<string, unknown>): string => String(line.msg)
 
 /** A condition of an object's `status.conditions`. */
 export const conditionOf = (o: KubeObject | undefined, type: string) =>

@@ -233,9 +233,9 @@ describe("krtt run, on a management cluster of its own", () => {
             .logs()
             .some(
               (l) =>
-                l.message === "connection to the workload cluster failed" &&
-                (l.annotations as Record<string, string>).cluster === `${ns}/${c.name}` &&
-                /Unauthorized/.test((l.annotations as Record<string, string>).error ?? ""),
+                l.msg === "connection to the workload cluster failed" &&
+                (l as Record<string, string>).cluster === `${ns}/${c.name}` &&
+                /Unauthorized/.test((l as Record<string, string>).err ?? ""),
             )
             ? true
             : undefined,
@@ -282,8 +282,8 @@ describe("krtt run, on a management cluster of its own", () => {
             .logs()
             .some(
               (l) =>
-                String(l.message).startsWith("the kubeconfig Secret changed") &&
-                (l.annotations as Record<string, string>).cluster === `${ns}/${c.name}`,
+                String(l.msg).startsWith("the kubeconfig Secret changed") &&
+                (l as Record<string, string>).cluster === `${ns}/${c.name}`,
             )
             ? true
             : undefined,
@@ -668,7 +668,7 @@ describe("krtt run, on a management cluster of its own", () => {
         { context: second.tail },
       )
       expect(allowed.text).toContain("workqueue_depth")
-      const messages = second.logs().map((l) => String(l.message))
+      const messages = second.logs().map((l) => String(l.msg))
       expect(messages.filter((m) => m.includes("--machine-concurrency"))).toHaveLength(1)
       expect(messages.filter((m) => m.includes("PriorityQueue=false"))).toHaveLength(1)
       // The first manager holds upstream's Lease.

@@ -81,18 +81,18 @@ describe("krtt run beside objects of kinds it does not reconcile", () => {
   it("warns once, naming the kinds with objects and their counts", async () => {
     const warning = await waitFor(
       "the warning about unreconciled kinds in the log",
-      () => op.logs().find((l) => WARNING.test(String(l.message))),
+      () => op.logs().find((l) => WARNING.test(String(l.msg))),
       { context: () => op.tail(30) },
     )
-    expect(warning.level).toBe("WARN")
-    expect(warning.message).toBe(
+    expect(warning.v).toBe(0)
+    expect(warning.msg).toBe(
       "krtt reconciles only Clusters: found 2 Machines that it does not reconcile; keep upstream's manager for them (docs/operator.md#scope)",
     )
-    expect(warning.annotations).toMatchObject({ unreconciled: "Machine=2", uncounted: "" })
+    expect(warning).toMatchObject({ unreconciled: "Machine=2", uncounted: "" })
     // The manager runs on: the Cluster controller starts, and the warning is not repeated.
     await waitFor("the manager started", () =>
-      op.logs().some((l) => l.message === "manager started") ? true : undefined,
+      op.logs().some((l) => l.msg === "manager started") ? true : undefined,
     )
-    expect(op.logs().filter((l) => WARNING.test(String(l.message)))).toHaveLength(1)
+    expect(op.logs().filter((l) => WARNING.test(String(l.msg)))).toHaveLength(1)
   }, 120_000)
 })

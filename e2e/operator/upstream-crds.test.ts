@@ -203,7 +203,7 @@ describe.each([CLUSTER_API_VERSION, CLUSTER_API_PREVIOUS_VERSION])(
         { name: "fd-b", controlPlane: false },
       ])
       // No status patch was refused along the way.
-      const refused = op.logs().filter((l) => String(l.message).includes("an action failed"))
+      const refused = op.logs().filter((l) => String(l.msg).includes("an action failed"))
       expect(refused.map((l) => JSON.stringify(l))).toEqual([])
     }, 240_000)
 

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
+import { loggerOf } from "../log/index.ts"
 import { managerOptionsFromArgs } from "../manager/args.ts"
 import { forceExitAfter, logLevelOf } from "../manager/command.ts"
 import { closestFlag, FlagError, parseFlags, UpstreamFlags } from "../manager/flags.ts"
@@ -179,7 +180,7 @@ export const runFleetCommand = <A extends { readonly manager: ManagerOptions }>(
       return
     }
     const a = args
-    const logger = a.manager.loggingFormat === "json" ? Logger.consoleJson : Logger.consoleLogFmt
+    const logger = loggerOf(a.manager.loggingFormat ?? "text")
     yield* Effect.scoped(
       Effect.andThen(forceExitAfter(a.manager.gracefulShutdownTimeout, `krtt ${command}`), run(a, resolved)),
     ).pipe(

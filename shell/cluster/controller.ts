@@ -117,6 +117,7 @@ export const makeClusterController = (
     })
     const controller = yield* makeController({
       name: "cluster",
+      forKind: { group: "cluster.x-k8s.io", kind: "Cluster" },
       maxConcurrentReconciles: options.concurrency,
       reconcile: (request) => reconcileOne({ namespace: request.namespace, name: request.name }),
     })

@@ -44,6 +44,7 @@ export const makeClusterCacheController = (
   Effect.gen(function* () {
     const controller = yield* makeController({
       name: "clustercache",
+      forKind: { group: "cluster.x-k8s.io", kind: "Cluster" },
       maxConcurrentReconciles: options.concurrency,
       reconcile: (request) =>
         Effect.map(cache.reconcile({ namespace: request.namespace, name: request.name }), (outcome) => {

@@ -34,7 +34,10 @@ const captureLogs = () => {
 /** Starts a controller in a fresh scope; returns it with the scope and the times of each reconcile. */
 const startController = <E>(
   reconcile: (r: Request, attempt: number) => Effect.Effect<ReconcileResult, E>,
-  extra: { readonly maxConcurrentReconciles?: number } = {},
+  extra: {
+    readonly maxConcurrentReconciles?: number
+    readonly forKind?: { readonly group: string; readonly kind: string }
+  } = {},
 ) =>
   Effect.gen(function* () {
     const attempts = new Map<string, number>()
@@ -213,6 +216,23 @@ describe("Controller logs and stop", () => {
       assert.strictEqual(bad?.request, "cluster:///ns/bad")
       assert.strictEqual(bad?.level, "Error")
       assert.doesNotThrow(() => JSON.stringify(logs.lines), "annotations are JSON-able")
+    }),
+  )
+
+  it.effect("a controller for a kind logs its group, kind and the object as controller-runtime's", () =>
+    Effect.gen(function* () {
+      const logs = captureLogs()
+      yield* Effect.gen(function* () {
+        const { controller } = yield* startController(() => Effect.succeed(done()), {
+          forKind: { group: "cluster.x-k8s.io", kind: "Cluster" },
+        })
+        yield* controller.enqueue(req("c1"))
+        yield* settle
+      }).pipe(Effect.provide(logs.layer), Effect.provideService(References.MinimumLogLevel, "Debug"))
+      const ok = logs.lines.find((l) => String(l.message).includes("Reconcile done"))
+      assert.strictEqual(ok?.controllerGroup, "cluster.x-k8s.io")
+      assert.strictEqual(ok?.controllerKind, "Cluster")
+      assert.deepStrictEqual(ok?.Cluster, { name: "c1", namespace: "ns" })
     }),
   )
 

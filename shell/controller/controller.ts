@@ -55,6 +55,12 @@ export interface ControllerOptions<E, R> extends Partial<BackoffOptions> {
    * per controller.
    */
   readonly perClusterMetrics?: boolean | undefined
+  /**
+   * The kind the controller reconciles, for its logs: each reconcile's entries then carry
+   * `controllerGroup`, `controllerKind` and the object under its kind's name
+   * (`"Cluster":{"name","namespace"}`), as controller-runtime's do.
+   */
+  readonly forKind?: { readonly group: string; readonly kind: string } | undefined
 }
 
 /** controller-runtime's defaults. */
@@ -82,7 +88,7 @@ export const make = <E, R>(
   options: ControllerOptions<E, R>,
 ): Effect.Effect<Controller<R>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { name } = options
+    const { name, forKind } = options
     const queue = options.queue ?? (yield* makeQueue({ ...options, name }))
     const concurrency = Math.max(
       1,
@@ -168,6 +174,13 @@ export const make = <E, R>(
       }).pipe(
         Effect.annotateLogs({
           controller: name,
+          ...(forKind === undefined
+            ? {}
+            : {
+                controllerGroup: forKind.group,
+                controllerKind: forKind.kind,
+                [forKind.kind]: { name: request.name, namespace: request.namespace },
+              }),
           request: formatRequest(request),
           cluster: request.cluster,
           namespace: request.namespace,

@@ -158,7 +158,7 @@ export const UpstreamFlags: ReadonlyArray<FlagSpec> = [
   // component-base logs (logsv1.AddFlags) and klog's verbosity.
   f("v", "int", "2", "Log verbosity (2 is upstream's default; 4 and above add debug logs)", "used", "v"),
   f("vmodule", "string", "", "Per-file verbosity (accepted; krtt logs by level only)", "notRun"),
-  f("logging-format", "string", "text", "Log format: text or json"),
+  f("logging-format", "string", "text", "Log format: text (klog) or json (zap)"),
   f("log-flush-frequency", "duration", "5s", "Log flush interval (krtt writes each line at once)", "notRun"),
   f("log-json-split-stream", "bool", "false", "Info to stdout, errors to stderr (json)", "notRun"),
   f("log-json-info-buffer-size", "string", "0", "Info buffer size (json)", "notRun"),

@@ -71,7 +71,7 @@ export interface ManagerOptions {
   readonly webhookKeyName?: string | undefined
   /** klog verbosity (`-v`): 4 and above add debug logs. Default 2 (upstream's). */
   readonly logVerbosity?: number | undefined
-  /** `--logging-format`: `text` (logfmt) or `json`. Default text. */
+  /** `--logging-format`: `text` (klog's text format) or `json` (zap's JSON, as component-base). Default text. */
   readonly loggingFormat?: "text" | "json" | undefined
   /** What the command line asked that krtt does not do, said once at start. */
   readonly notices?: ReadonlyArray<string> | undefined

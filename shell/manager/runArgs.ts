@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
+import { loggerOf } from "../log/index.ts"
 import { managerOptionsFromArgs } from "./args.ts"
 import { forceExitAfter, logLevelOf, NO_CLUSTER_MESSAGE, type RunCommandOptions } from "./command.ts"
 import { usage } from "./flags.ts"
@@ -56,7 +57,7 @@ export const runArgs = (argv: ReadonlyArray<string>, opts: RunCommandOptions): E
     } catch (e) {
       return yield* refuse(e)
     }
-    const logger = options.loggingFormat === "json" ? Logger.consoleJson : Logger.consoleLogFmt
+    const logger = loggerOf(options.loggingFormat ?? "text")
     yield* Effect.scoped(
       Effect.andThen(
         forceExitAfter(options.gracefulShutdownTimeout),
