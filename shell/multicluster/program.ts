@@ -6,9 +6,11 @@
  *
  * Flags (strict: an unknown flag is an error naming the closest known one, exit code 2):
  * - `--kubeconfig FILE`: the hub; else `$KUBECONFIG`, the in-cluster service account, `~/.kube/config`.
- * - `--provider NAME`: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api (comma-separated: composed).
+ * - `--provider NAME`: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api,
+ *   cluster-inventory-api (comma-separated: composed).
  * - `--provider-namespace NS`: the namespace of kubeconfig-secrets (and cluster-api's, optional).
  * - `--provider-kubeconfig PATH`, repeatable: kubeconfig-file's files, directories and globs.
+ * - `--provider-access-config FILE`: cluster-inventory-api's access providers (JSON).
  * - `--shard-lease-prefix PREFIX`: run sharded: replicas started with the same prefix split the
  *   provider clusters by rendezvous hashing over their Leases `<PREFIX>-<identity>`.
  * - `--shard-lease-namespace NS`: where those Leases live (default: `$POD_NAMESPACE`, else `default`).
@@ -43,6 +45,7 @@ export interface ProgramFlags {
   readonly provider?: string | undefined
   readonly providerNamespace?: string | undefined
   readonly providerKubeconfig?: ReadonlyArray<string> | undefined
+  readonly providerAccessConfig?: string | undefined
   readonly shardLeasePrefix?: string | undefined
   readonly shardLeaseNamespace?: string | undefined
   readonly shardIdentity?: string | undefined
@@ -64,6 +67,7 @@ const known = {
   provider: "provider",
   "provider-namespace": "providerNamespace",
   "provider-kubeconfig": "providerKubeconfig",
+  "provider-access-config": "providerAccessConfig",
   "shard-lease-prefix": "shardLeasePrefix",
   "shard-lease-namespace": "shardLeaseNamespace",
   "shard-identity": "shardIdentity",
@@ -145,6 +149,9 @@ export const runProgram = <E>(
     const provider = yield* makeProvider(flags.provider, hubClient, {
       ...(flags.providerNamespace === undefined ? {} : { providerNamespace: flags.providerNamespace }),
       ...(flags.providerKubeconfig === undefined ? {} : { providerKubeconfig: flags.providerKubeconfig }),
+      ...(flags.providerAccessConfig === undefined
+        ? {}
+        : { providerAccessConfig: flags.providerAccessConfig }),
     }).pipe(Effect.mapError((e) => new ProgramUsageError({ flag: e.flag, message: e.message })))
     const gate =
       flags.shardLeasePrefix === undefined

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
@@ -21,7 +24,10 @@ describe("makeProvider", () => {
       assert.include(providerNames, "cluster-api")
       const e = yield* Effect.flip(Effect.scoped(makeProvider("cluster-apis", hub, {})))
       assert.include(e.message, 'did you mean "cluster-api"')
-      assert.include(e.message, "known: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api")
+      assert.include(
+        e.message,
+        "known: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api, cluster-inventory-api",
+      )
     }),
   )
 
@@ -37,9 +43,20 @@ describe("makeProvider", () => {
   it.effect("every listed name makes a provider of that name when its flags are given", () =>
     Effect.gen(function* () {
       const hub = yield* makeMemoryClient(yield* FakeApiServer.make())
+      const accessConfig = join(mkdtempSync(join(tmpdir(), "krtt-access-")), "access.json")
+      writeFileSync(
+        accessConfig,
+        JSON.stringify({
+          providers: [{ name: "p", execConfig: { apiVersion: "v1", command: "/bin/true" } }],
+        }),
+      )
       for (const name of providerNames) {
         const p = yield* Effect.scoped(
-          makeProvider(name, hub, { providerNamespace: "fleet", providerKubeconfig: "/dev/null" }),
+          makeProvider(name, hub, {
+            providerNamespace: "fleet",
+            providerKubeconfig: "/dev/null",
+            providerAccessConfig: accessConfig,
+          }),
         )
         assert.strictEqual(p.name, name)
       }

@@ -12,6 +12,7 @@ import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { Provider } from "../types.ts"
 import { ClusterApiName, makeClusterApiProvider } from "./clusterApi.ts"
+import { ClusterProfileName, makeClusterProfileProvider, readAccessConfig } from "./clusterProfile.ts"
 import { composeProviders } from "./compose.ts"
 import { closest, ProviderUsageError } from "./errors.ts"
 import { KubeconfigFileName, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
@@ -26,6 +27,20 @@ export {
   type ExistingClusterCache,
   makeClusterApiProvider,
 } from "./clusterApi.ts"
+export {
+  ClusterProfileDefaults,
+  ClusterProfileName,
+  type ClusterProfileOptions,
+  makeClusterProfileProvider,
+  readAccessConfig,
+} from "./clusterProfile.ts"
+export {
+  type AccessConfig,
+  type AccessProviderConfig,
+  type ClusterProfile,
+  ClusterProfiles,
+  profileKubeconfig,
+} from "./clusterProfileAccess.ts"
 export { ComposeName, ComposeSeparator, composedName, composeProviders } from "./compose.ts"
 export { ProviderUsageError } from "./errors.ts"
 export { HealthDefaults, type HealthOptions } from "./health.ts"
@@ -57,6 +72,7 @@ export const providerNames: ReadonlyArray<string> = [
   KubeconfigFileName,
   NamespacesName,
   ClusterApiName,
+  ClusterProfileName,
 ]
 
 /** The provider flags of the command line. */
@@ -65,6 +81,8 @@ export interface ProviderFlags {
   readonly providerNamespace?: string
   /** `--provider-kubeconfig PATH`, repeatable: kubeconfig-file's files, directories and globs (one at least). */
   readonly providerKubeconfig?: string | ReadonlyArray<string>
+  /** `--provider-access-config FILE`: cluster-inventory-api's access providers, JSON (required). */
+  readonly providerAccessConfig?: string
   /** Each cluster's cache; the informer cache by default. */
   readonly cacheFactory?: CacheFactory
 }
@@ -102,6 +120,10 @@ const makeOne = (
         return makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, ...cache })
       case ClusterApiName:
         return makeClusterApiProvider(hub, { namespace: flags.providerNamespace, ...cache })
+      case ClusterProfileName:
+        return Effect.flatMap(readAccessConfig(flags.providerAccessConfig), (accessConfig) =>
+          makeClusterProfileProvider(hub, { accessConfig, namespace: flags.providerNamespace, ...cache }),
+        )
       case NamespacesName:
         return makeNamespacesProvider(hub, cache)
       case KubeconfigFileName:

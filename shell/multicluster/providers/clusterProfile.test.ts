@@ -1,0 +1,226 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
+import { makeClusterProfileProvider, readAccessConfig } from "./clusterProfile.ts"
+import {
+  type AccessConfig,
+  type AccessProviderConfig,
+  type ClusterProfile,
+  ClusterProfiles,
+  checkAccessConfig,
+  isReady,
+  profileKubeconfig,
+} from "./clusterProfileAccess.ts"
+import { recordingAware, until, workloads } from "./testing.ts"
+
+const tokenPlugin: AccessProviderConfig = {
+  name: "token-plugin",
+  execConfig: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/token", args: ["--fixed"] },
+  profileSourcedCLIArgsPolicy: "Append",
+  profileSourcedEnvVarsPolicy: "AppendIfNotExists",
+}
+const access: AccessConfig = { providers: [tokenPlugin] }
+
+/** A ClusterProfile as a cluster manager publishes it, with the API's field names. */
+const profile = (
+  name: string,
+  options: { server?: string; ready?: boolean; provider?: string; args?: ReadonlyArray<string> } = {},
+): ClusterProfile => ({
+  apiVersion: "multicluster.x-k8s.io/v1alpha1",
+  kind: "ClusterProfile",
+  metadata: { namespace: "fleet", name, labels: { "x-k8s.io/cluster-manager": "test" } },
+  spec: { displayName: name, clusterManager: { name: "test" } },
+  status: {
+    conditions: [
+      {
+        type: "ControlPlaneHealthy",
+        status: options.ready === false ? "False" : "True",
+        reason: "Probed",
+        message: "",
+        lastTransitionTime: "2026-01-01T00:00:00Z",
+      } as { type: string; status: string },
+    ],
+    accessProviders: [
+      {
+        name: options.provider ?? "token-plugin",
+        cluster: {
+          server: options.server ?? `https://${name}.example`,
+          "certificate-authority-data": "Q0E=",
+          extensions: [
+            {
+              name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-args",
+              extension: options.args ?? [name],
+            },
+            {
+              name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-envs",
+              extension: { REGION: "eu" },
+            },
+            { name: "client.authentication.k8s.io/exec", extension: { audience: name } },
+          ],
+        },
+      },
+    ],
+  },
+})
+
+describe("ClusterProfile access (cluster-inventory-api's access providers)", () => {
+  it("builds a kubeconfig: the profile's endpoint, the provider's plugin with the profile's extra args and env", () => {
+    const r = profileKubeconfig(profile("east"), access)
+    assert.isTrue(r.ok)
+    if (!r.ok) return
+    const [cluster] = r.kubeconfig.clusters
+    assert.deepStrictEqual(cluster, { name: "profile", server: "https://east.example", caData: "Q0E=" })
+    const exec = (r.kubeconfig.users[0] as { exec: { args: Array<string>; env: Array<{ name: string }> } })
+      .exec
+    assert.deepStrictEqual(exec.args, ["--fixed", "east"])
+    assert.deepStrictEqual(
+      exec.env.map((e) => e.name),
+      ["REGION"],
+    )
+    assert.include(String((r.kubeconfig.users[0] as { name: string }).name), "fleet/east")
+  })
+
+  it("provideClusterInfo passes KUBERNETES_EXEC_INFO with the cluster and the exec extension", () => {
+    const withInfo: AccessConfig = {
+      providers: [
+        {
+          ...tokenPlugin,
+          execConfig: { ...tokenPlugin.execConfig, provideClusterInfo: true },
+        },
+      ],
+    }
+    const r = profileKubeconfig(profile("east"), withInfo)
+    assert.isTrue(r.ok)
+    if (!r.ok) return
+    const env = (r.kubeconfig.users[0] as { exec: { env: Array<{ name: string; value: string }> } }).exec.env
+    const info = JSON.parse(env.find((e) => e.name === "KUBERNETES_EXEC_INFO")?.value ?? "{}")
+    assert.strictEqual(info.spec.cluster.server, "https://east.example")
+    assert.deepStrictEqual(info.spec.cluster.config, { audience: "east" })
+    assert.strictEqual(info.spec.interactive, false)
+  })
+
+  it("the generation changes with the endpoint or the plugin invocation, not with other fields", () => {
+    const gen = (p: ClusterProfile) =>
+      (profileKubeconfig(p, access) as { kubeconfig: { generation: string } }).kubeconfig.generation
+    const a = gen(profile("east"))
+    assert.strictEqual(gen({ ...profile("east"), metadata: { ...profile("east").metadata, labels: {} } }), a)
+    assert.notStrictEqual(gen(profile("east", { server: "https://moved.example" })), a)
+    assert.notStrictEqual(gen(profile("east", { args: ["rotated"] })), a)
+  })
+
+  it("refuses a profile without a configured provider, or without a server, naming the field", () => {
+    const none = profileKubeconfig(profile("east", { provider: "oidc" }), access)
+    assert.isFalse(none.ok)
+    assert.include(
+      (none as { reason: string }).reason,
+      "ClusterProfile fleet/east: status.accessProviders offers none",
+    )
+    const noServer = profileKubeconfig(profile("east", { server: "" }), access)
+    assert.include((noServer as { reason: string }).reason, "cluster.server is empty")
+  })
+
+  it("the deprecated credentialProviders are read, an accessProviders entry of the same name wins", () => {
+    const p = profile("east")
+    const old: ClusterProfile = {
+      ...p,
+      status: {
+        ...p.status,
+        credentialProviders: [{ name: "token-plugin", cluster: { server: "https://old.example" } }],
+      },
+    }
+    const serverOf = (q: ClusterProfile) => {
+      const r = profileKubeconfig(q, access)
+      return r.ok ? r.kubeconfig.clusters[0]?.server : r.reason
+    }
+    assert.strictEqual(serverOf(old), "https://east.example")
+    const onlyOld: ClusterProfile = {
+      ...old,
+      status: { credentialProviders: old.status?.credentialProviders ?? [] },
+    }
+    assert.strictEqual(serverOf(onlyOld), "https://old.example")
+  })
+
+  it("readiness is the ControlPlaneHealthy condition (upstream's default)", () => {
+    assert.isTrue(isReady(profile("east")))
+    assert.isFalse(isReady(profile("east", { ready: false })))
+    assert.isFalse(isReady({ metadata: { name: "x" } }))
+  })
+
+  it("the access configuration is strict: unknown keys and missing fields are named", () => {
+    assert.include(
+      String(
+        checkAccessConfig(
+          { providers: [{ name: "a", execConfig: { command: "c", apiVersion: "v" }, polcy: 1 }] },
+          "cfg",
+        ),
+      ),
+      'cfg: providers[0].polcy: unknown key "polcy"',
+    )
+    assert.include(
+      String(checkAccessConfig({ providers: [{ name: "a", execConfig: { comand: "c" } }] }, "cfg")),
+      'did you mean "command"?',
+    )
+    assert.include(
+      String(checkAccessConfig({ providers: [{ name: "a", execConfig: {} }] }, "cfg")),
+      "execConfig.command: required",
+    )
+    assert.include(String(checkAccessConfig({}, "cfg")), "cfg: providers: expected a list")
+  })
+
+  it.effect("reading the access file: missing flag, unreadable file, bad JSON name the flag", () =>
+    Effect.gen(function* () {
+      const none = yield* Effect.flip(readAccessConfig(undefined))
+      assert.strictEqual(none.flag, "--provider-access-config")
+      const missing = yield* Effect.flip(readAccessConfig("/nonexistent/access.json"))
+      assert.include(missing.message, "cannot be read (ENOENT)")
+      const dir = mkdtempSync(join(tmpdir(), "krtt-access-"))
+      writeFileSync(join(dir, "bad.json"), "{")
+      assert.include((yield* Effect.flip(readAccessConfig(join(dir, "bad.json")))).message, "not JSON")
+      writeFileSync(join(dir, "ok.json"), JSON.stringify(access))
+      assert.deepStrictEqual(yield* readAccessConfig(join(dir, "ok.json")), access)
+    }),
+  )
+})
+
+describe("cluster-inventory-api provider", () => {
+  it.effect("engages ready profiles as <namespace>/<name>; not ready, no access or deleted disengage", () =>
+    Effect.gen(function* () {
+      const hubFake = yield* FakeApiServer.make()
+      const hub = yield* makeMemoryClient(hubFake)
+      const w = workloads()
+      const provider = yield* makeClusterProfileProvider(hub, {
+        accessConfig: access,
+        clientFactory: w.factory,
+      })
+      const aware = recordingAware()
+      const scope = yield* Scope.make()
+      yield* Scope.provide(provider.run(aware), scope)
+      // The status is a subresource: a cluster manager creates the profile, then writes its status.
+      const publish = (p: ClusterProfile) =>
+        Effect.gen(function* () {
+          const created = yield* hub.create(ClusterProfiles, p)
+          yield* hub.updateStatus(ClusterProfiles, { ...created, status: p.status })
+        })
+      yield* publish(profile("east"))
+      yield* publish(profile("west", { ready: false }))
+      yield* until("east engaged", () => aware.open().has("fleet/east"))
+      const west = (yield* provider.clusters).find((c) => c.name === "fleet/west")
+      assert.include(west?.reason ?? "", "not ready: ControlPlaneHealthy is not True")
+      const current = yield* hub.get(ClusterProfiles, { namespace: "fleet", name: "west" })
+      yield* hub.updateStatus(ClusterProfiles, { ...current, status: profile("west").status })
+      yield* until("west engaged once ready", () => aware.open().has("fleet/west"))
+      yield* hub.delete(ClusterProfiles, { namespace: "fleet", name: "east" })
+      yield* until("east disengaged", () => !aware.open().has("fleet/east"))
+      const bad = yield* Effect.flip(
+        makeClusterProfileProvider(hub, { accessConfig: { providers: [{}] } as never }),
+      )
+      assert.strictEqual(bad.flag, "--provider-access-config")
+      yield* Scope.close(scope, { _tag: "Success", value: undefined } as never)
+    }),
+  )
+})
