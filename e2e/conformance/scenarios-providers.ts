@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { create, paths } from "../fixtures/index.ts"
+import { caSecret } from "./ca.ts"
 import {
   cluster,
   clusterClass,
@@ -12,6 +14,7 @@ import {
   deleteCluster,
   HOLD_FINALIZER,
   kubeconfig,
+  NAME,
   PAUSED_ANNOTATION,
   provider,
   type World,
@@ -203,6 +206,15 @@ const access: ReadonlyArray<Scenario> = [
   {
     name: "infrastructure-only",
     setup: async (w) => {
+      await provider(w, infraV1beta2, { status: INFRA_PROVISIONED })
+      await cluster(w, { infra: infraV1beta2 })
+    },
+    settled: inState("Provisioned", { InfrastructureReady: "True" }),
+  },
+  {
+    name: "kubeconfig-generated",
+    setup: async (w) => {
+      await create(w.mgmt, paths.secret(w.ns), caSecret(w.ns, NAME))
       await provider(w, infraV1beta2, { status: INFRA_PROVISIONED })
       await cluster(w, { infra: infraV1beta2 })
     },
