@@ -152,6 +152,7 @@ describe("the packed package", () => {
     expect(onNode22("scopedcache/tenant-operator.js")).toContain("back: a: settings; b: flags; c: limits")
     expect(onNode22("broken-core.js")).toMatch(/real core: 0 violations/)
     expect(onNode22("embed-clustercache.js")).toMatch(/beta: .*-> disconnected/)
+    expect(onNode22("clustercache/addon-controller.js")).toContain("alpha: same connection, informers kept")
   })
 
   it("`npx krtt` runs the installed command: --help, --version and tables --json", () => {
