@@ -1,9 +1,13 @@
 /**
- * `krtt/clustercache`: Cluster API's ClusterCache (seed 000) as a library. One connection per
- * workload Cluster, made from its `<cluster>-kubeconfig` Secret, probed on the documented
- * interval and dropped at the failure threshold or on a 401; clients, cached readers and watches
- * for any workload cluster. `makeClusterCacheController` runs its reconciler on the Clusters
- * of a management cluster; the decisions are the pure tables of `krtt/core`'s `clustercache`.
+ * `krtt/clustercache`: Cluster API's ClusterCache (seed 000) as a library, for controllers that
+ * act on workload clusters (docs/clustercache.md). One connection per workload Cluster, made from
+ * its `<cluster>-kubeconfig` Secret, probed on the documented interval and dropped at the failure
+ * threshold or on a 401. For each connected cluster: a cached client (reads from the cluster's
+ * cache, writes to its API server), a reader with `get` and `list`, an uncached client, and
+ * watches that return at once. A rotated kubeconfig Secret with the same server and CA gives new
+ * requests the new credentials without stopping the cache's informers. `makeClusterCacheController`
+ * runs its reconciler on the Clusters of a management cluster; the decisions are the pure tables
+ * of `krtt/core`'s `clustercache`.
  *
  * @module
  */
