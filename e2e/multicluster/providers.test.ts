@@ -2,7 +2,7 @@
 // servers (cluster-1..3). Each provider engages clusters added live and disengages clusters
 // removed live; rotated credentials re-engage with the new ones (issue 12, items 3 and 6; seed
 // 003, Proposal: "the engage scope cancelled when the cluster leaves").
-import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -13,6 +13,8 @@ import { ClusterResource } from "../../shell/clustercache/service.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
 import { makeClusterApiProvider } from "../../shell/multicluster/providers/clusterApi.ts"
+import { makeClusterProfileProvider } from "../../shell/multicluster/providers/clusterProfile.ts"
+import { ClusterProfiles } from "../../shell/multicluster/providers/clusterProfileAccess.ts"
 import { makeKubeconfigFileProvider } from "../../shell/multicluster/providers/kubeconfigFile.ts"
 import { makeKubeconfigSecretsProvider } from "../../shell/multicluster/providers/kubeconfigSecrets.ts"
 import { makeNamespacesProvider } from "../../shell/multicluster/providers/namespaces.ts"
@@ -264,6 +266,114 @@ describe("providers on a real control plane (hub + 3 workload API servers)", () 
         yield* Effect.promise(() => rm(join(extra, "w2.yaml")))
         yield* eventually("a file removed disengages", () => !aware.open().has(w2Name), 30_000)
         assert.deepStrictEqual([...aware.open().keys()].sort(), [w3Name, w1Name].sort())
+      }).pipe(Effect.scoped),
+    180_000,
+  )
+
+  it.live(
+    "cluster-inventory-api: ready ClusterProfiles engage through an access provider's exec plugin; not ready, rotated and deleted follow",
+    () =>
+      Effect.gen(function* () {
+        const { hub, workloads } = clusters()
+        const hubClient = yield* clientOf(hub)
+        for (const crd of readManifests(join(repoRoot, "e2e/multicluster/clusterprofiles.crd.yaml")))
+          yield* Effect.promise(() => apply(hub, crd))
+        yield* Effect.promise(() => waitForCrd(hub, "clusterprofiles.multicluster.x-k8s.io"))
+        const ns = yield* createNamespace(hubClient, "profiles")
+        const dir = yield* Effect.acquireRelease(
+          Effect.promise(() => mkdtemp(join(tmpdir(), "krtt-e2e-profiles-"))),
+          (d) => Effect.promise(() => rm(d, { recursive: true, force: true })),
+        )
+        // The consumer's exec plugin: prints the token the profile hands it in KRTT_TOKEN.
+        const plugin = join(dir, "token-plugin.sh")
+        yield* Effect.promise(async () => {
+          await writeFile(
+            plugin,
+            `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$KRTT_TOKEN"\n`,
+          )
+          await chmod(plugin, 0o755)
+        })
+        const provider = yield* makeClusterProfileProvider(hubClient, {
+          namespace: ns,
+          accessConfig: {
+            providers: [
+              {
+                name: "token-env",
+                execConfig: { apiVersion: "client.authentication.k8s.io/v1", command: plugin },
+                profileSourcedEnvVarsPolicy: "AppendIfNotExists",
+              },
+            ],
+          },
+        })
+        const status = (cluster: Cluster, token: string, ready: boolean) => ({
+          conditions: [
+            {
+              type: "ControlPlaneHealthy",
+              status: ready ? "True" : "False",
+              reason: "E2E",
+              message: "",
+              lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+            },
+          ],
+          accessProviders: [
+            {
+              name: "token-env",
+              cluster: {
+                server: cluster.server,
+                "certificate-authority-data": b64(cluster.info.ca),
+                extensions: [
+                  {
+                    name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-envs",
+                    extension: { KRTT_TOKEN: token },
+                  },
+                ],
+              },
+            },
+          ],
+        })
+        const publish = (name: string, cluster: Cluster, token: string, ready: boolean) =>
+          Effect.gen(function* () {
+            const existing = yield* hubClient
+              .get(ClusterProfiles, { namespace: ns, name })
+              .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+            const object =
+              existing ??
+              (yield* hubClient.create(ClusterProfiles, {
+                apiVersion: "multicluster.x-k8s.io/v1alpha1",
+                kind: "ClusterProfile",
+                metadata: { namespace: ns, name, labels: { "x-k8s.io/cluster-manager": "e2e" } },
+                spec: { displayName: name, clusterManager: { name: "e2e" } },
+              } as KubeObject))
+            yield* hubClient.updateStatus(ClusterProfiles, {
+              ...object,
+              status: status(cluster, token, ready),
+            })
+          })
+        const [w1, w2] = workloads as [Cluster, Cluster]
+        yield* publish("one", w1, w1.admin.token, true)
+        yield* publish("two", w2, w2.admin.token, false)
+        const aware = recordingAware()
+        yield* provider.run(aware)
+        yield* eventually("one engaged", () => aware.open().has(`${ns}/one`), 60_000)
+        const one = yield* provider.get(ClusterName(`${ns}/one`))
+        yield* works(one)
+        const two = (yield* provider.clusters).find((c) => c.name === `${ns}/two`)
+        assert.include(two?.reason ?? "", "not ready: ControlPlaneHealthy is not True")
+        yield* publish("two", w2, w2.admin.token, true)
+        yield* eventually("two engaged once ready", () => aware.open().has(`${ns}/two`), 60_000)
+        // The cluster manager rotates one's credentials: re-engaged as the new user.
+        const a = yield* Effect.promise(() => w1.userWithRules(userRules))
+        yield* publish("one", w1, a.token, true)
+        yield* eventually(
+          "one re-engaged",
+          () =>
+            aware.engagements.filter((e) => e.cluster.name === `${ns}/one`).length === 2 &&
+            aware.open().has(`${ns}/one`),
+          30_000,
+        )
+        assert.strictEqual(yield* whoami(yield* provider.get(ClusterName(`${ns}/one`))), a.user)
+        yield* hubClient.delete(ClusterProfiles, { namespace: ns, name: "two" })
+        yield* eventually("two disengaged when deleted", () => !aware.open().has(`${ns}/two`), 30_000)
       }).pipe(Effect.scoped),
     180_000,
   )
