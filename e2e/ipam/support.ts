@@ -66,6 +66,8 @@ export const startIpam = async (options: {
   readonly args?: ReadonlyArray<string>
   /** Wait for `/readyz` (default); false: only for `/healthz` (a replica waiting for its Lease). */
   readonly waitReady?: boolean
+  /** Serve the webhooks (their certificate flags in `args`); default: `--disable-webhooks`. */
+  readonly webhooks?: boolean
 }): Promise<IpamProcess> => {
   const [metricsPort, healthPort] = await freePorts(2)
   const logPath = join(options.dir, `krtt-ipam-${Date.now()}.log`)
@@ -80,6 +82,7 @@ export const startIpam = async (options: {
     `--health-probe-bind-address=127.0.0.1:${healthPort}`,
     // plain HTTP, so that the tests read /metrics without a token (upstream's default is HTTPS)
     "--metrics-secure=false",
+    ...(options.webhooks === true ? [] : ["--disable-webhooks"]),
     ...(options.args ?? []),
   ]
   const env: NodeJS.ProcessEnv = { ...process.env }

@@ -2,17 +2,29 @@
 // cluster of the shared control plane that no other IPAM test uses (cluster 0: its rules select
 // Clusters of any namespace there). The IPAMConfig of upstream's documentation, applied
 // unchanged, allocates into its JSON Path and JSON Pointer paths; an exhausted Cluster is retried
-// and gets its CIDR within seconds of another Cluster's release.
+// and gets its CIDR within seconds of another Cluster's release; `krtt ipam init` installs the
+// webhooks and kube-apiserver calls them: Cluster references defaulted, IPAMConfigs validated.
 // Seed 004 rows: ipam.reconcile#6, #7, #1; ipam.trigger#1, #20.
+import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
+import { freePorts } from "../../testenv/processes.ts"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
-import { apply, expectStatus, type KubeObject, repoRoot, sleep, waitFor } from "../fixtures/index.ts"
+import {
+  apply,
+  expectStatus,
+  type KubeObject,
+  mergePatch,
+  repoRoot,
+  sleep,
+  waitFor,
+} from "../fixtures/index.ts"
 import {
   appliedRules,
   CLUSTERS,
@@ -39,6 +51,10 @@ const upstreamConfig = parse(
   readFileSync(join(repoRoot, "core", "ipam", "testdata", "upstream-ipamconfig.yaml"), "utf8"),
 ) as KubeObject
 const exhaustionConfig = `ipam-x-${s}`
+const webhookConfig = `ipam-w-${s}`
+const WEBHOOK_RUN = "e2e.krtt.dev/ipam-webhook"
+const ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+const run = promisify(execFile)
 
 let dir: string
 let ipam: IpamProcess | undefined
@@ -70,7 +86,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ipam?.kill()
-  for (const name of [upstreamConfig.metadata.name, exhaustionConfig])
+  await cluster.request(
+    "DELETE",
+    `${ADMISSION}/mutatingwebhookconfigurations/mutate-clusters-openmcp-cloud-v1alpha1-cluster`,
+  )
+  await cluster.request(
+    "DELETE",
+    `${ADMISSION}/validatingwebhookconfigurations/validate-gardener-clusters-openmcp-cloud-v1alpha1-ipamconfig`,
+  )
+  for (const name of [upstreamConfig.metadata.name, exhaustionConfig, webhookConfig])
     await cluster.request("DELETE", `${GARDENER}/ipamconfigs/${name}`)
   await cluster.request("DELETE", `/api/v1/namespaces/${ns}`)
   await rm(dir, { recursive: true, force: true })
@@ -205,5 +229,124 @@ describe("krtt ipam with upstream's IPAMConfig and upstream's retries", () => {
     expect(await ipam.metrics()).toMatch(
       /krtt_ipam_decisions_total\{[^}]*row="ipam\.trigger#20"[^}]*\} [1-9]/,
     )
+  }, 180_000)
+
+  it("krtt ipam init installs the webhooks; kube-apiserver calls them: Cluster references defaulted, IPAMConfigs validated", async () => {
+    await apply(cluster, {
+      apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+      kind: "IPAMConfig",
+      metadata: { name: webhookConfig },
+      spec: {
+        parentCIDRs: { wh: ["10.61.0.0/16"] },
+        injectionRules: [
+          {
+            id: "webhook",
+            matchLabels: { [WEBHOOK_RUN]: s },
+            injections: [{ path: "spec.network.cidr", parents: ["wh"], subnetSize: 24 }],
+          },
+        ],
+      },
+    })
+    const [port] = await freePorts(1)
+    const provider = `ipam-w-${s}`
+    const init = await run(process.execPath, [
+      join(repoRoot, "bin", "krtt.js"),
+      "ipam",
+      "init",
+      "--kubeconfig",
+      cluster.admin.kubeconfigPath,
+      "--provider-name",
+      provider,
+      "--namespace",
+      ns,
+      `--webhooks-base-url=https://localhost:${port}`,
+      "--webhooks-additional-sans=localhost",
+    ])
+    expect(init.stdout).toContain(
+      "MutatingWebhookConfiguration mutate-clusters-openmcp-cloud-v1alpha1-cluster",
+    )
+    const mutating = (await get(
+      `${ADMISSION}/mutatingwebhookconfigurations/mutate-clusters-openmcp-cloud-v1alpha1-cluster`,
+    )) as KubeObject & { webhooks: ReadonlyArray<Record<string, unknown>> }
+    expect(mutating.webhooks[0]).toMatchObject({
+      name: "mcluster.clusters.openmcp.cloud",
+      failurePolicy: "Fail",
+      clientConfig: { url: `https://localhost:${port}/mutate-clusters-openmcp-cloud-v1alpha1-cluster` },
+    })
+    const validating = (await get(
+      `${ADMISSION}/validatingwebhookconfigurations/validate-gardener-clusters-openmcp-cloud-v1alpha1-ipamconfig`,
+    )) as KubeObject & { webhooks: ReadonlyArray<Record<string, unknown>> }
+    expect(validating.webhooks[0]).toMatchObject({
+      name: "vipamconfig.gardener.clusters.openmcp.cloud",
+      failurePolicy: "Ignore",
+    })
+    // The certificate init stored, where the pod would mount it.
+    const secret = (await get(`/api/v1/namespaces/${ns}/secrets/${provider}-webhook-tls`)) as KubeObject & {
+      data: Record<string, string>
+    }
+    const certs = join(dir, "webhook-certs")
+    await mkdir(certs, { recursive: true })
+    for (const f of ["tls.crt", "tls.key"])
+      await writeFile(join(certs, f), Buffer.from(secret.data[f] ?? "", "base64"))
+    ipam = await startIpam({
+      kubeconfigPath: cluster.admin.kubeconfigPath,
+      dir,
+      config: webhookConfig,
+      webhooks: true,
+      args: [`--webhook-cert-path=${certs}`, `--webhook-port=${port}`],
+    })
+    // Defaulted at admission: the create's answer already holds the reference.
+    const created = await createCluster(cluster, clusterObject(ns, "wh", { labels: { [WEBHOOK_RUN]: s } }))
+    expect((created.spec as { clusterConfigs?: unknown }).clusterConfigs).toEqual([
+      { name: "wh--ipam--webhook" },
+    ])
+    await waitFor("wh's ClusterConfig", clusterConfig(webhookConfig, "wh--ipam--webhook"), { context })
+    // A Cluster no rule selects is left alone.
+    const other = await createCluster(
+      cluster,
+      clusterObject(ns, "wh-other", { labels: { [WEBHOOK_RUN]: "other" } }),
+    )
+    expect((other.spec as { clusterConfigs?: unknown }).clusterConfigs).toBeUndefined()
+    // generateName: the placeholder while the name is unknown, the reference on the next write.
+    const generated = (
+      await expectStatus(
+        cluster.request("POST", `${CLUSTERS}/namespaces/${ns}/clusters`, {
+          body: {
+            ...clusterObject(ns, "unused", { labels: { [WEBHOOK_RUN]: s } }),
+            metadata: { generateName: "gen-", namespace: ns, labels: { [WEBHOOK_RUN]: s } },
+          },
+        }),
+        [201],
+        "create a Cluster with generateName",
+      )
+    ).body as KubeObject
+    const name = generated.metadata.name ?? ""
+    const refs = (generated.spec as { clusterConfigs: ReadonlyArray<{ name: string }> }).clusterConfigs
+    expect([
+      [{ name: "ipam-empty-cluster-name-placeholder" }],
+      [{ name: `${name}--ipam--webhook` }],
+    ]).toContainEqual(refs)
+    const touched = await mergePatch(cluster, `${CLUSTERS}/namespaces/${ns}/clusters/${name}`, {
+      metadata: { labels: { touched: "yes" } },
+    })
+    expect((touched.spec as { clusterConfigs: unknown }).clusterConfigs).toEqual([
+      { name: `${name}--ipam--webhook` },
+    ])
+    // An IPAMConfig upstream's webhook refuses (an injection id that is also a parent id), refused here too.
+    const refused = await cluster.request("POST", `${GARDENER}/ipamconfigs`, {
+      body: {
+        apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
+        kind: "IPAMConfig",
+        metadata: { name: `ipam-bad-${s}` },
+        spec: {
+          parentCIDRs: { foo: ["10.62.0.0/16"] },
+          injectionRules: [{ id: "r", injections: [{ id: "foo", path: "spec.a", subnetSize: 24 }] }],
+        },
+      },
+    })
+    expect(refused.status).toBe(422)
+    expect(JSON.stringify(refused.body)).toContain("spec.injectionRules[0].injections[0].id")
+    await ipam.kill()
+    ipam = undefined
   }, 180_000)
 })

@@ -163,6 +163,53 @@ export type IpamParsedFlags = {
   readonly [K in keyof typeof flags]: (typeof flags)[K] extends Flag.Flag<infer A> ? A : never
 }
 
+const initFlags = {
+  kubeconfig: flags.kubeconfig,
+  providerName: str(
+    "provider-name",
+    "ipam",
+    "Names the webhook Secret <name>-webhook-tls and Service <name>-webhook (upstream: the PlatformService's name)",
+  ),
+  namespace: Flag.String("namespace").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "Namespace of the webhook Secret and Service (default: $POD_NAMESPACE, else default)",
+    ),
+  ),
+  environment: flags.environment,
+  disableWebhooks: bool("disable-webhooks", false, "Install no webhooks, and remove those installed before"),
+  dryRun: bool("dry-run", false, "Print the options the flags give and exit"),
+  webhooksBaseUrl: Flag.String("webhooks-base-url").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "Base URL of the webhook server, instead of the Service (e.g. https://localhost:9443)",
+    ),
+  ),
+  webhooksAdditionalSans: str(
+    "webhooks-additional-sans",
+    "",
+    "More DNS names (comma-separated) for the self-signed webhook certificate",
+  ),
+  webhookPort: int("webhook-port", d.webhookPort, "Port the webhook Service forwards to"),
+}
+
+/** The flags of `krtt ipam init` as the command line gives them. */
+export type IpamInitParsedFlags = {
+  readonly [K in keyof typeof initFlags]: (typeof initFlags)[K] extends Flag.Flag<infer A> ? A : never
+}
+
+/** `krtt ipam init`: upstream's `init` subcommand. */
+export const ipamInitCommand = Command.make("init", initFlags, (f) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./ipamInit.ts")),
+    ({ ipamInitMain }) => ipamInitMain(f),
+  ),
+).pipe(
+  Command.withDescription(
+    "Install the IPAM CRDs and the webhooks (a self-signed certificate in a Secret, the Service, the webhook configurations), as upstream's init does",
+  ),
+)
+
 /** The `ipam` subcommand. */
 export const ipamCommand = Command.make("ipam", flags, (f) =>
   Effect.flatMap(
@@ -173,4 +220,5 @@ export const ipamCommand = Command.make("ipam", flags, (f) =>
   Command.withDescription(
     "Run the IPAM controller: CIDRs for openmcp Clusters, injected through ClusterConfigs, as an IPAMConfig says (seed 004)",
   ),
+  Command.withSubcommands([ipamInitCommand]),
 )

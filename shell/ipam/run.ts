@@ -4,7 +4,7 @@
  * manager's pieces (shell/manager: kubeconfig, HTTP servers, Lease).
  *
  * Expected flow: resolve the kubeconfig → check the three CRDs → start the probe and metrics
- * servers → (leader election) → reflectors, config, state restore, workers → `/readyz` ready →
+ * servers and the webhook server (unless `--disable-webhooks`) → (leader election) → reflectors, config, state restore, workers → `/readyz` ready →
  * on SIGTERM the workers finish in-flight reconciles (at most the graceful shutdown timeout) and
  * the Lease is released. A lost Lease ends the process with an error.
  *
@@ -24,6 +24,7 @@ import { LeaderElectionDefaults } from "../manager/leaderelection.ts"
 import { lead, serveMetricsAndHealth } from "../manager/serve.ts"
 import { type IpamController, IpamControllerDefaults, makeIpamController } from "./controller.ts"
 import { requiredCrds } from "./resources.ts"
+import { serveIpamWebhooks } from "./webhooks.ts"
 
 /** `krtt ipam`'s options (durations in milliseconds). */
 export interface IpamOptions {
@@ -157,6 +158,14 @@ export const runIpam = (
       { metricsAddress, healthAddress, metricsSecure: options.metricsSecure, metricsCertificate },
       Effect.flatten(Ref.get(ready)),
     )
+    // Every replica answers admissions, leading or not (controller-runtime's webhook server).
+    if (options.webhooks)
+      yield* serveIpamWebhooks(client, options.config, {
+        port: options.webhookPort,
+        certPath: options.webhookCertPath,
+        certName: options.webhookCertName,
+        keyName: options.webhookCertKey,
+      })
     const lost = yield* lead(client, options)
     const { controller, start } = yield* makeIpamController(client, {
       config: options.config,

@@ -76,7 +76,14 @@ export const selfSignedCertificate = (
   cert.serialNumber = `01${randomBytes(8).toString("hex")}`
   cert.validity.notBefore = new Date(now - 60_000)
   cert.validity.notAfter = new Date(now + validity)
-  const subject = [{ name: "commonName", value: `krtt-diagnostics@${Math.floor(now / 1000)}` }]
+  // UTF8String: '@' is no PrintableString character, and Go's TLS clients refuse a malformed name
+  const subject = [
+    {
+      name: "commonName",
+      value: `krtt-diagnostics@${Math.floor(now / 1000)}`,
+      valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class,
+    },
+  ]
   cert.setSubject(subject)
   cert.setIssuer(subject)
   const ip = /^[\d.]+$|:/

@@ -156,7 +156,11 @@ export const validate = (
 const json = (value: unknown, status = 200) =>
   HttpServerResponse.text(JSON.stringify(value), { status, contentType: "application/json" })
 
-const route = (path: `/${string}`, answer: (body: unknown) => Record<string, unknown>) =>
+/** A `POST` route that answers a JSON body with JSON (AdmissionReview, ConversionReview). */
+export const route = (
+  path: `/${string}`,
+  answer: (body: unknown) => Effect.Effect<Record<string, unknown>> | Record<string, unknown>,
+) =>
   HttpRouter.add(
     "POST",
     path,
@@ -164,7 +168,8 @@ const route = (path: `/${string}`, answer: (body: unknown) => Record<string, unk
       const request = yield* HttpServerRequest.HttpServerRequest
       const body = yield* Effect.result(request.json)
       if (body._tag === "Failure") return json({ message: "the body is not JSON" }, 400)
-      return json(answer(body.success))
+      const answered = answer(body.success)
+      return json(Effect.isEffect(answered) ? yield* answered : answered)
     }),
   )
 
@@ -189,7 +194,10 @@ export const serveWebhooks = (
   options: WebhookServerOptions,
   resolve: VersionResolver,
   gates: { readonly clusterTopology: boolean } = { clusterTopology: false },
-) => {
+) => serveRoutes(options, webhookRoutes(resolve, gates))
+
+/** Serves `routes` over HTTPS as `serveWebhooks` does (certificate of the cert dir, reloaded on change). */
+export const serveRoutes = <E, R>(options: WebhookServerOptions, routes: Layer.Layer<never, E, R>) => {
   const paths = certificatePaths(options)
   const read = () => ({ cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8") })
   const first = read()
@@ -217,7 +225,7 @@ export const serveWebhooks = (
     server.on("close", () => watcher.close())
     return server as unknown as Server
   }
-  return HttpRouter.serve(webhookRoutes(resolve, gates), { disableLogger: true }).pipe(
+  return HttpRouter.serve(routes, { disableLogger: true }).pipe(
     Layer.provide(NodeHttpServer.layer(make, { host: options.host ?? "0.0.0.0", port: options.port })),
   )
 }
