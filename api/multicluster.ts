@@ -5,9 +5,10 @@
  * own) whose requests carry the cluster they are for, with one cluster-fair work queue each and
  * engage options per watch; the reconcile's cluster in context (`currentCluster`); event
  * handlers, among them a fan-out of one hub object to the clusters it names; sharding of
- * clusters across replicas; the providers (`cluster-api`, `kubeconfig-secrets`,
- * `kubeconfig-file`, `namespaces`, their composition, and an in-memory one for tests); and
- * `programMain`, which runs a program with the command line and signals of an operator.
+ * clusters across replicas; the providers (`cluster-api`, `cluster-inventory-api`,
+ * `kubeconfig-secrets`, `kubeconfig-file`, `namespaces`, their composition, and an in-memory one
+ * for tests); and `programMain`, which runs a program with the command line and signals of an
+ * operator.
  *
  * @module
  */
@@ -63,9 +64,16 @@ export {
   runProgram,
 } from "../shell/multicluster/program.ts"
 export {
+  type AccessConfig,
+  type AccessProviderConfig,
   ClusterApiDefaults,
   type ClusterApiOptions,
+  type ClusterProfile,
+  ClusterProfileDefaults,
+  type ClusterProfileOptions,
+  ClusterProfiles,
   composeProviders,
+  DefaultKubeconfigGlobs,
   HealthDefaults,
   type HealthOptions,
   KubeconfigFileDefaults,
@@ -73,6 +81,7 @@ export {
   KubeconfigSecretsDefaults,
   type KubeconfigSecretsOptions,
   makeClusterApiProvider,
+  makeClusterProfileProvider,
   makeKubeconfigFileProvider,
   makeKubeconfigSecretsProvider,
   makeNamespacesProvider,
@@ -82,6 +91,7 @@ export {
   type ProviderFlags,
   ProviderUsageError,
   providerNames,
+  readAccessConfig,
 } from "../shell/multicluster/providers/index.ts"
 export {
   type ClusterAware,
