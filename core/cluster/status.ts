@@ -8,7 +8,8 @@
  * - the initialization flags only go from unset to true (upstream never writes false), so a
  *   Cluster whose infrastructure was provisioned never goes back to `Pending`;
  * - `Deleting` is True exactly when the phase is `Deleting`;
- * - conditions of other types (set by other controllers) are kept, after the owned ones.
+ * - conditions of other types (set by other controllers) are kept; the list is in upstream's
+ *   order (`conditionOrder.ts`).
  *
  * Phase (seed 001, Normal Reconciliation rows 5 and 13): `Deleting` while deleting;
  * `Provisioned` once the infrastructure is provisioned and `spec.controlPlaneEndpoint` is valid;
@@ -24,6 +25,7 @@
  * @module
  */
 import { availableCondition } from "./available.ts"
+import { sortConditions } from "./conditionOrder.ts"
 import { type Decided, findCondition, v1beta2Condition, validReason } from "./conditions.ts"
 import {
   isInitialized,
@@ -72,8 +74,9 @@ export const updateStatus = (s: StatusScope): ClusterStatus => {
   const old = s.cluster.status
   const generation = s.cluster.metadata.generation
   const previous = old?.conditions
-  const conditions = v1beta2Conditions(s)
-  keepForeign(previous, V1Beta2ConditionTypes, conditions)
+  const owned = v1beta2Conditions(s)
+  keepForeign(previous, V1Beta2ConditionTypes, owned)
+  const conditions = sortConditions(owned)
 
   const oldV1 = old?.deprecated?.v1beta1
   const infra = infrastructureOf(s)
