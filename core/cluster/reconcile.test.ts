@@ -418,6 +418,46 @@ describe("reconcile", () => {
     expect(r.actions.map((a) => a._tag)).toContain("RemoveFinalizer")
   })
 
+  it("writes the status while waiting for the topology controller, having read nothing (Normal Reconciliation, row 4)", () => {
+    const r = transitions["cluster.normal"](
+      input({
+        spec: { topology: { classRef: { name: "cc" } } },
+        status: { ...NOT_PAUSED, workers: { replicas: 2 }, controlPlane: { replicas: 3 } },
+        observed: {
+          clusterClass: { _tag: "Found", object: { metadata: { name: "cc" } } },
+          infrastructure: { _tag: "Found", object: { metadata: { name: "c1" }, status: { ready: true } } },
+        },
+      }),
+    )
+    expect(r.row).toBe("cluster.normal#4")
+    expect(r.actions).toEqual([
+      { _tag: "PatchStatus", cluster: { namespace: "default", name: "c1" }, status: r.status },
+      normalEvent("Pending", "Cluster c1 is Pending"),
+    ])
+    const st = r.status
+    expect(st?.phase).toBe("Pending")
+    expect(st?.initialization).toBeUndefined()
+    const says = (type: string) => {
+      const c = condition(st, type)
+      return [c?.status, c?.reason, c?.message]
+    }
+    const topology = "Waiting for cluster topology to be reconciled"
+    expect(says("InfrastructureReady")).toEqual(["False", "DoesNotExist", topology])
+    expect(says("ControlPlaneAvailable")).toEqual(["False", "DoesNotExist", topology])
+    expect(says("ControlPlaneInitialized")).toEqual(["Unknown", "DoesNotExist", topology])
+    expect(says("WorkersAvailable")).toEqual([
+      "Unknown",
+      "InternalError",
+      "Please check controller logs for errors",
+    ])
+    expect(says("Available")?.[0]).toBe("False")
+    // the workers' counters are kept (nothing listed), the control plane's cleared (nothing read)
+    expect(st?.workers).toEqual({ replicas: 2 })
+    expect(st?.controlPlane).toBeUndefined()
+    expect(st?.deprecated?.v1beta1?.conditions).toEqual([])
+    expect(st?.observedGeneration).toBe(1)
+  })
+
   it("patches the status and requeues after 30 s when the cluster CA Secret is missing", () => {
     const action: ClusterAction = {
       _tag: "CreateKubeconfigSecret",
