@@ -8,6 +8,8 @@
  *
  * @module
  */
+import type { ClusterStatus } from "../../core/cluster/types.ts"
+import { statusDifferences } from "../../shell/why/differences.ts"
 import type { KubeObject } from "../fixtures/index.ts"
 import type { Snapshot } from "./snapshot.ts"
 
@@ -91,6 +93,35 @@ export const snapshotFields = (s: Snapshot): Record<string, unknown> => {
   return fields
 }
 
+/** Suffix of the status fields compared run beside run (the others come from `krtt why`). */
+export const RUN_SUFFIX = " (krtt run)"
+
+type Conditioned = { readonly conditions?: ReadonlyArray<{ readonly type: string }> }
+const typeCount = (a: Conditioned | undefined, b: Conditioned | undefined) =>
+  new Set([...(a?.conditions ?? []), ...(b?.conditions ?? [])].map((c) => c.type)).size
+
+/**
+ * The Cluster's status as `krtt run` wrote it beside upstream's: the fields `krtt why` compares
+ * (phase, initialization, conditions, v1beta1 conditions and failure fields). Descendants are
+ * paused in both runs, so both statuses are computed from the same objects; the connection to
+ * the workload cluster is the ClusterCache's own here, which `krtt why` cannot see.
+ */
+const statusComparison = (
+  scenario: string,
+  upstream: { readonly snapshot: Snapshot; readonly ns: string },
+  krtt: { readonly snapshot: Snapshot; readonly ns: string },
+): Comparison => {
+  const u = upstream.snapshot.cluster?.status as ClusterStatus | undefined
+  const k = krtt.snapshot.cluster?.status as ClusterStatus | undefined
+  const fields = 5 + 3 * typeCount(u, k) + 3 * typeCount(u?.deprecated?.v1beta1, k?.deprecated?.v1beta1)
+  const divergences = statusDifferences(u, k).flatMap((d) => {
+    const a = normalise(d.actual, upstream.ns)
+    const b = normalise(d.expected, krtt.ns)
+    return a === b ? [] : [{ scenario, field: `${d.field}${RUN_SUFFIX}`, upstream: a, krtt: b }]
+  })
+  return { fields, divergences }
+}
+
 /** upstream's run of a scenario beside krtt's run of it. */
 export const compareRuns = (
   scenario: string,
@@ -105,5 +136,6 @@ export const compareRuns = (
     const b = normalise(k[field], krtt.ns)
     return a === b ? [] : [{ scenario, field, upstream: a, krtt: b }]
   })
-  return { fields: names.length, divergences }
+  const status = statusComparison(scenario, upstream, krtt)
+  return { fields: names.length + status.fields, divergences: [...divergences, ...status.divergences] }
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Divergence } from "./compare.ts"
+import { type Divergence, RUN_SUFFIX } from "./compare.ts"
 
 /** The release the suite compares krtt with. */
 export const UPSTREAM_VERSION = "v1.14.2"
@@ -66,15 +66,17 @@ export const DOCUMENTED: ReadonlyArray<Documented> = [
     krttBug: true,
   },
   ...["refs-not-found", "topology-waiting"].flatMap((scenario) =>
-    ["InfrastructureReady", "ControlPlaneAvailable", "ControlPlaneInitialized"].map(
-      (type): Documented => ({
-        scenario,
-        field: `status.conditions[${type}].reason`,
-        upstream: "ObjectDoesNotExist",
-        krtt: "DoesNotExist",
-        reason: DOES_NOT_EXIST,
-        krttBug: true,
-      }),
+    ["InfrastructureReady", "ControlPlaneAvailable", "ControlPlaneInitialized"].flatMap((type) =>
+      ["", RUN_SUFFIX].map(
+        (suffix): Documented => ({
+          scenario,
+          field: `status.conditions[${type}].reason${suffix}`,
+          upstream: "ObjectDoesNotExist",
+          krtt: "DoesNotExist",
+          reason: DOES_NOT_EXIST,
+          krttBug: true,
+        }),
+      ),
     ),
   ),
   lostEvents("workers-available", CP_EVENTS),
