@@ -535,8 +535,10 @@ const configEvent = (
  * Sets the CIDRsAllocated condition on a Cluster's status, on the version it was read at (the
  * provider and others own the other conditions: a write computed from an older version would drop
  * theirs). A failure (a Conflict, a transient error) fails the reconcile, which is retried with a
- * fresh read; before, it was logged and dropped, leaving the condition unset until the next event
- * (both found by `krtt chaos`, scenario ipam-concurrent, perturbations reorder and transient).
+ * fresh read (`krtt chaos`, scenario ipam-concurrent, holds it to that). A status the Cluster's
+ * schema refuses (openmcp's CRD requires `phase`, `lastReconcileTime` and `observedGeneration`
+ * until the provider has written them) is logged and left: retrying cannot make it valid, and the
+ * Event says the same.
  */
 const setClusterConditions = (
   client: KubeClientShape,
@@ -550,12 +552,23 @@ const setClusterConditions = (
     if (c === undefined) return
     const before = existing.find((x) => x.type === c.type)
     if (before?.status === c.status && before.message === c.message) return
-    yield* client.patchStatus(
-      OpenmcpClusterResource,
-      { namespace: cluster.metadata.namespace ?? "", name: cluster.metadata.name ?? "" },
-      mergePatch({
-        metadata: { resourceVersion: cluster.metadata.resourceVersion },
-        status: { conditions: withCondition(existing, c, now, undefined) },
-      }),
-    )
+    yield* client
+      .patchStatus(
+        OpenmcpClusterResource,
+        { namespace: cluster.metadata.namespace ?? "", name: cluster.metadata.name ?? "" },
+        mergePatch({
+          metadata: { resourceVersion: cluster.metadata.resourceVersion },
+          status: { conditions: withCondition(existing, c, now, undefined) },
+        }),
+      )
+      .pipe(
+        Effect.catchTag("Invalid", (e) =>
+          Effect.logWarning("the Cluster's status refused the CIDRsAllocated condition").pipe(
+            Effect.annotateLogs({
+              cluster: `${cluster.metadata.namespace}/${cluster.metadata.name}`,
+              error: e.message,
+            }),
+          ),
+        ),
+      )
   })
