@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { EMPTY_CLUSTER_NAME_PLACEHOLDER, IpamWebhooks } from "../../core/ipam/admission.ts"
 import { normalizePath } from "../../core/ipam/paths.ts"
 import { pathNotationExamples, pathNotationRefusals, upstreamReferences } from "./upstream.ts"
 
@@ -19,6 +20,11 @@ describe("upstream references (where seed 004 is silent)", () => {
         expect(r.reason.length).toBeGreaterThan(0)
       }
     }
+  })
+  it("the webhook entry names the paths and the placeholder core serves", () => {
+    const webhooks = upstreamReferences.find((r) => r.topic === "webhooks")?.decision ?? ""
+    for (const w of Object.values(IpamWebhooks)) expect(webhooks).toContain(w.path)
+    expect(webhooks).toContain(EMPTY_CLUSTER_NAME_PLACEHOLDER)
   })
   it("every reference says what, from where and why", () => {
     for (const r of upstreamReferences) {
