@@ -184,7 +184,7 @@ describe("availableCondition", () => {
       cond("Deleting", "True", "WaitingForInfrastructureDeletion", "Waiting for DockerCluster to be deleted"),
       cond("RemoteConnectionProbe", "True", "ProbeSucceeded"),
       cond("InfrastructureReady", "False", "Deleting", "being deleted"),
-      cond("ControlPlaneAvailable", "False", "Deleted", "KubeadmControlPlane has been deleted"),
+      cond("ControlPlaneAvailable", "False", "ObjectDeleted", "KubeadmControlPlane has been deleted"),
       cond("WorkersAvailable", "True", "NoWorkers"),
     ]
     expect(availableCondition({ conditions: deleting, deleting: true, topology: false, gates: [] })).toEqual({

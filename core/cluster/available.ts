@@ -6,8 +6,8 @@
  * ClusterClass's), each as the Cluster's conditions hold it after this reconcile; a type not
  * there counts as Unknown (`Condition not yet reported`).
  *
- * Priorities: while deleting, a missing infrastructure or control plane (reasons Deleted and
- * DoesNotExist) is info; a False TopologyReconciled is info unless its reason is
+ * Priorities: while deleting, a missing infrastructure or control plane (reasons ObjectDeleted and
+ * ObjectDoesNotExist) is info; a False TopologyReconciled is info unless its reason is
  * ReconcileFailed or ClusterClassNotReconciled. The message lists `* Type: message` (the reason
  * when there is no message) for each issue and unknown, and, when Available is True, for each
  * info condition that has a message.
@@ -49,7 +49,7 @@ export interface AvailableInput {
 const missingIsInfo = (c: Owned, deleting: boolean): boolean =>
   deleting &&
   (c.type === "InfrastructureReady" || c.type === "ControlPlaneAvailable") &&
-  (c.reason === "Deleted" || c.reason === "DoesNotExist")
+  (c.reason === "ObjectDeleted" || c.reason === "ObjectDoesNotExist")
 
 const topologyIsInfo = (c: Owned): boolean =>
   c.type === "TopologyReconciled" &&

@@ -3,14 +3,14 @@
  * setInfrastructureReadyCondition, setControlPlaneAvailableCondition and
  * setControlPlaneInitializedCondition word them.
  *
- * InfrastructureReady and ControlPlaneAvailable: False `DoesNotExist` "Waiting for cluster
+ * InfrastructureReady and ControlPlaneAvailable: False `ObjectDoesNotExist` "Waiting for cluster
  * topology to be reconciled" while a topology has not set the ref; the object's `Ready`
  * (`Available`) condition mirrored when it was read, else the Cluster's flag (True with no
  * message, or False "<Kind> status.initialization.provisioned is false"); `InternalError` when
- * it was not read, which includes having no ref at all; False `Deleted` or `DoesNotExist` when
+ * it was not read, which includes having no ref at all; False `ObjectDeleted` or `ObjectDoesNotExist` when
  * it is gone.
  *
- * ControlPlaneInitialized: kept once True; Unknown `DoesNotExist` while a topology has not set
+ * ControlPlaneInitialized: kept once True; Unknown `ObjectDoesNotExist` while a topology has not set
  * the controlPlaneRef or the object is gone; from the object's initialized field when read;
  * without a controlPlaneRef, True once a control-plane Machine has a nodeRef.
  *
@@ -56,7 +56,7 @@ interface Rule {
 
 const providerCondition = (s: StatusScope, r: Rule): Decided => {
   if (r.ref === undefined && s.spec.topology !== undefined)
-    return { status: "False", reason: "DoesNotExist", message: waitingForTopology(s) }
+    return { status: "False", reason: "ObjectDoesNotExist", message: waitingForTopology(s) }
   const kind = r.ref?.kind ?? ""
   const f = r.fetched
   if (r.ref === undefined || f._tag === "GetFailed") return INTERNAL_ERROR
@@ -70,12 +70,12 @@ const providerCondition = (s: StatusScope, r: Rule): Decided => {
   if (r.flag)
     return {
       status: "False",
-      reason: "Deleted",
+      reason: "ObjectDeleted",
       message: s.deleting
         ? `${kind} has been deleted`
         : `${kind} has been deleted while the cluster still exists`,
     }
-  return { status: "False", reason: "DoesNotExist", message: `${kind} does not exist` }
+  return { status: "False", reason: "ObjectDoesNotExist", message: `${kind} does not exist` }
 }
 
 export const infrastructureReadyCondition = (s: StatusScope): Decided =>
@@ -108,12 +108,12 @@ export const controlPlaneInitializedCondition = (s: StatusScope): Decided => {
     return { status: "True", reason: kept.reason ?? "Initialized", message: kept.message }
   const ref = s.spec.controlPlaneRef
   if (ref === undefined && s.spec.topology !== undefined)
-    return { status: "Unknown", reason: "DoesNotExist", message: waitingForTopology(s) }
+    return { status: "Unknown", reason: "ObjectDoesNotExist", message: waitingForTopology(s) }
   if (ref !== undefined) {
     const cp = controlPlaneOf(s)
     if (cp._tag === "GetFailed") return INTERNAL_ERROR
     if (cp._tag === "NotFound")
-      return { status: "Unknown", reason: "DoesNotExist", message: `${ref.kind} does not exist` }
+      return { status: "Unknown", reason: "ObjectDoesNotExist", message: `${ref.kind} does not exist` }
     if (isInitialized(cp.object)) return INITIALIZED
     return { status: "False", reason: "NotInitialized", message: "Control plane not yet initialized" }
   }

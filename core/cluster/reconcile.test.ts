@@ -442,9 +442,9 @@ describe("reconcile", () => {
       return [c?.status, c?.reason, c?.message]
     }
     const topology = "Waiting for cluster topology to be reconciled"
-    expect(says("InfrastructureReady")).toEqual(["False", "DoesNotExist", topology])
-    expect(says("ControlPlaneAvailable")).toEqual(["False", "DoesNotExist", topology])
-    expect(says("ControlPlaneInitialized")).toEqual(["Unknown", "DoesNotExist", topology])
+    expect(says("InfrastructureReady")).toEqual(["False", "ObjectDoesNotExist", topology])
+    expect(says("ControlPlaneAvailable")).toEqual(["False", "ObjectDoesNotExist", topology])
+    expect(says("ControlPlaneInitialized")).toEqual(["Unknown", "ObjectDoesNotExist", topology])
     expect(says("WorkersAvailable")).toEqual([
       "Unknown",
       "InternalError",
@@ -703,12 +703,12 @@ describe("reconcile", () => {
       )
       expect(gone.InfrastructureReady).toEqual([
         "False",
-        "Deleted",
+        "ObjectDeleted",
         "DockerCluster has been deleted while the cluster still exists",
       ])
       expect(gone.ControlPlaneAvailable).toEqual([
         "False",
-        "Deleted",
+        "ObjectDeleted",
         "KubeadmControlPlane has been deleted while the cluster still exists",
       ])
     })

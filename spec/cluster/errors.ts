@@ -97,7 +97,7 @@ export const errorsTable: TableSpec<I, R, C> = withStatus({
           returnsError(r) &&
           errorSays(r, "deleted after being provisioned") &&
           r.status?.initialization?.infrastructureProvisioned === true &&
-          cond(r, "InfrastructureReady")?.reason === "Deleted",
+          cond(r, "InfrastructureReady")?.reason === "ObjectDeleted",
       },
     ),
     doc(
