@@ -1,9 +1,12 @@
 /**
- * `krtt/scopedcache`: the dynamic scoped cache (seed 002). Informers per namespace or cluster
- * scope, counted by their dependents, stopped when none is left or within a second of a 403 on
- * their list or watch; reads served only by existing informers, with a typed
- * `InformerNotFound`. `asScopedCache` and `makeScopedCacheFactory` make it the cache of a
- * multi-cluster provider.
+ * `krtt/scopedcache`: the dynamic scoped cache (seed 002, docs/scopedcache.md). Informers per
+ * namespace or cluster scope, counted by their dependents, stopped when none is left, within a
+ * second of a 403 on their list or watch, or when a permission recheck (every 10 s by default)
+ * finds their grant revoked. Reads are served only by existing informers, with field selectors,
+ * `limit` and `continue`; the cache's own errors (`CacheNotFound`, `InformerForbidden`,
+ * `CacheNotStarted`, `InformerNotFound`) are told apart from the API server's. `asScopedCache`
+ * and `makeScopedCacheFactory` make it the cache of a multi-cluster provider or of the
+ * ClusterCache.
  *
  * @module
  */
@@ -13,6 +16,13 @@ export {
   type AccessReviewer,
   selfSubjectAccessReviewer,
 } from "../shell/scopedcache/accessReview.ts"
+export {
+  CacheNotFound,
+  CacheNotStarted,
+  InformerForbidden,
+  InvalidContinueToken,
+  isCacheError,
+} from "../shell/scopedcache/errors.ts"
 export { asScopedCache, makeScopedCacheFactory } from "../shell/scopedcache/factory.ts"
 export { type MergeFilter, mergeStores } from "../shell/scopedcache/merge.ts"
 export {
@@ -24,6 +34,7 @@ export {
   type ScopedCacheOptions,
   type TransformFunc,
 } from "../shell/scopedcache/options.ts"
+export type { CachePage, PageOptions } from "../shell/scopedcache/page.ts"
 export { ClusterScopedCache, Levels, NamespaceScopedCache } from "../shell/scopedcache/running.ts"
 export {
   type AddInformerOptions,
@@ -33,4 +44,5 @@ export {
   type RemoveInformerOptions,
   type ScopedCache,
   type ScopedCacheEvent,
+  type ScopedListOptions,
 } from "../shell/scopedcache/scopedCache.ts"

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { informerCacheFactory } from "../cache/informerCache.ts"
@@ -7,6 +9,7 @@ import { Resources } from "../kube/resource.ts"
 import { makeCluster } from "../multicluster/cluster.ts"
 import { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "./factory.ts"
 import { InvalidScopedCacheOptions } from "./options.ts"
+import type { ScopedCache } from "./scopedCache.ts"
 
 const cms = Resources.configMaps
 
@@ -61,6 +64,54 @@ describe("scopedCacheFactory", () => {
         (yield* cluster.cache.list(cms, { namespace: "b" })).map((o) => o.metadata.name),
         ["y"],
       )
+    }),
+  )
+
+  it.effect("an informer added by getInformer stops with its last subscription", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      const cache = yield* scopedCacheFactory(client, { cluster: "c1" })
+      const scoped = asScopedCache(cache) as ScopedCache
+      const kinds = Effect.map(scoped.informers, (all) => all.map((i) => i.dependents.map((d) => d.kind)))
+      const informer = yield* cache.getInformer(cms, { namespace: "a" })
+      const first = yield* Scope.make()
+      const second = yield* Scope.make()
+      yield* informer.subscribe(() => Effect.void).pipe(Scope.provide(first))
+      // The first subscription takes the place of getInformer's dependent.
+      assert.deepStrictEqual(yield* kinds, [["Subscription"]])
+      // getInformer again (another controller) holds it until that one subscribes too.
+      assert.strictEqual(yield* cache.getInformer(cms, { namespace: "a" }), informer)
+      yield* informer.subscribe(() => Effect.void).pipe(Scope.provide(second))
+      assert.deepStrictEqual(yield* kinds, [["Subscription", "Subscription"]])
+      yield* Scope.close(first, Exit.void)
+      assert.strictEqual(yield* scoped.runningCount, 1)
+      yield* Scope.close(second, Exit.void)
+      assert.deepStrictEqual(yield* kinds, [])
+      assert.strictEqual(yield* scoped.runningCount, 0)
+      assert.strictEqual(
+        (yield* Effect.flip(cache.get(cms, { namespace: "a", name: "x" })))._tag,
+        "InformerNotFound",
+      )
+    }),
+  )
+
+  it.effect("an informer with an addInformer dependent outlives its subscriptions", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      const cache = yield* scopedCacheFactory(client, { cluster: "c1" })
+      const scoped = asScopedCache(cache) as ScopedCache
+      yield* scoped.addInformer({ resource: cms, namespace: "a", dependent: { uid: "tenant-a" } })
+      const informer = yield* cache.getInformer(cms, { namespace: "a" })
+      const subscription = yield* Scope.make()
+      yield* informer.subscribe(() => Effect.void).pipe(Scope.provide(subscription))
+      yield* Scope.close(subscription, Exit.void)
+      assert.deepStrictEqual(
+        (yield* scoped.informers).map((i) => i.dependents.map((d) => d.uid)),
+        [["tenant-a"]],
+      )
+      assert.strictEqual(yield* scoped.runningCount, 1)
     }),
   )
 

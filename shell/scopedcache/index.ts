@@ -14,6 +14,13 @@ export {
   SelfSubjectAccessReviews,
   selfSubjectAccessReviewer,
 } from "./accessReview.ts"
+export {
+  CacheNotFound,
+  CacheNotStarted,
+  InformerForbidden,
+  InvalidContinueToken,
+  isCacheError,
+} from "./errors.ts"
 export { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "./factory.ts"
 export {
   type InformerFactory,
@@ -35,6 +42,7 @@ export {
   scopedCacheConfig,
   type TransformFunc,
 } from "./options.ts"
+export type { CachePage, PageOptions } from "./page.ts"
 export { ClusterScopedCache, Levels, NamespaceScopedCache, type Running } from "./running.ts"
 export {
   type AddInformerOptions,
@@ -44,4 +52,5 @@ export {
   type RemoveInformerOptions,
   type ScopedCache,
   type ScopedCacheEvent,
+  type ScopedListOptions,
 } from "./scopedCache.ts"

@@ -25,12 +25,12 @@ const refused = (o: unknown): InvalidScopedCacheOptions => {
 const cms = Resources.configMaps
 
 describe("scopedCacheConfig", () => {
-  it("defaults: automatic termination on, no access review, no recheck, a 403 stops within 1 s", () => {
+  it("defaults: automatic termination on, no access review, a recheck every 10 s, a 403 stops within 1 s", () => {
     const c = ok()
     assert.isTrue(c.automaticTermination)
     assert.isFalse(c.accessReview)
     assert.strictEqual(c.informerKey, "gvk")
-    assert.strictEqual(millisOf(c.permissionRecheckInterval), 0)
+    assert.strictEqual(millisOf(c.permissionRecheckInterval), 10_000)
     assert.strictEqual(millisOf(c.stopTimeout), 1000)
     assert.strictEqual(millisOf(ScopedCacheDefaults.stopTimeout), 1000)
     assert.isUndefined(c.defaultNamespaces)

@@ -70,18 +70,20 @@ export interface ResourceOptions {
  */
 export interface ScopedCacheConfig extends RegistryOptions {
   /**
-   * Review the access of every running informer this often, and stop those that lost it: the
-   * API server does not re-authorize a watch that is already open, so without this (or a short
-   * reflector `watchTimeout`) a revocation is noticed at the next list or watch. Default 0: off.
+   * Review the access of the running informers this often, and stop those that lost it: the API
+   * server does not re-authorize a watch that is already open, so without this a revocation is
+   * noticed only at the next list or watch (minutes). One SelfSubjectAccessReview of `watch` per
+   * resource and namespace with running informers, per interval. Default 10 s; 0 turns it off.
    */
   readonly permissionRecheckInterval: Duration.Input
   /**
-   * `getInformer` / `getInformerForKind` add the informer when it is missing, with a dependent of
-   * their own (`getInformer:<ref>`), as the seed's Wrapper does ("If none is found, it will attempt
-   * to create the requested informer"); such an informer stays until removed with `force` or
-   * until it loses permission. Off: they return existing informers only (InformerNotFound
-   * otherwise). Default false; `scopedCacheFactory` turns it on, since multi-cluster controllers
-   * find their informers through `getInformer`.
+   * `getInformer` / `getInformerForKind` add the informer when it is missing, as the seed's
+   * Wrapper does ("If none is found, it will attempt to create the requested informer"), with a
+   * dependent of their own (`getInformer:<ref>`) until the informer's first `subscribe`; from then
+   * on each subscription is a dependent until its scope closes, so the informer stops with its
+   * last subscription. Off: they return existing informers only (InformerNotFound otherwise).
+   * Default false; `scopedCacheFactory` turns it on, since multi-cluster controllers find their
+   * informers through `getInformer`.
    */
   readonly startOnGetInformer: boolean
   /**
@@ -118,8 +120,9 @@ export interface ScopedCacheConfig extends RegistryOptions {
 export const ScopedCacheDefaults = {
   ...RegistryDefaults,
   startOnGetInformer: false,
-  permissionRecheckInterval: "0 millis",
-  /** Issue 13: "a watch or list answered 403 stops that informer within one second". */
+  /** A revoked grant is noticed within this (plus one review) on open watches. */
+  permissionRecheckInterval: "10 seconds",
+  /** A watch or list answered 403 stops its informer within one second. */
   stopTimeout: "1 second",
   /** controller-runtime's CacheSyncTimeout. */
   syncTimeout: "2 minutes",

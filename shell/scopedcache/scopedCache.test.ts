@@ -16,6 +16,13 @@ import { FakeApiServer } from "../apiserver/server.ts"
 import { Forbidden } from "../kube/errors.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import type { AccessRequest } from "./accessReview.ts"
+import {
+  CacheNotFound,
+  CacheNotStarted,
+  InformerForbidden,
+  InvalidContinueToken,
+  isCacheError,
+} from "./errors.ts"
 import type { ScopedCacheOptions } from "./options.ts"
 import { makeScopedCache, type ScopedCache, type ScopedCacheEvent } from "./scopedCache.ts"
 
@@ -363,6 +370,156 @@ describe("ScopedCache: permission loss (403) and return", () => {
         [["PermissionLost", "b"]],
       )
       assert.strictEqual((yield* Effect.flip(cache.list(cms, { namespace: "b" })))._tag, "Forbidden")
+    }),
+  )
+})
+
+describe("ScopedCache: the cache's own errors, told apart from the API server's", () => {
+  it.effect("CacheNotStarted, CacheNotFound and InformerForbidden keep the tags handlers catch", () =>
+    Effect.gen(function* () {
+      const { fake, cache } = yield* setup()
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      // An informer is registered: the read waits for Start (scopedcache.reads row 5).
+      const early = yield* Effect.flip(cache.list(cms, { namespace: "a" }))
+      assert.instanceOf(early, CacheNotStarted)
+      assert.strictEqual(early._tag, "InformerNotFound")
+      assert.isTrue(isCacheError(early))
+      yield* cache.start
+      const missing = yield* Effect.flip(cache.get(cms, { namespace: "a", name: "nope" }))
+      assert.instanceOf(missing, CacheNotFound)
+      assert.strictEqual(missing._tag, "NotFound")
+      assert.strictEqual((missing as CacheNotFound).origin, "cache")
+      // The API server's own NotFound is not the cache's.
+      const live = yield* Effect.flip(fake.client().get(cms, { namespace: "a", name: "nope" }))
+      assert.notInstanceOf(live, CacheNotFound)
+      assert.isFalse(isCacheError(live))
+      fake.inject({ verb: "list", namespace: "b", error: "Forbidden" })
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      yield* settle
+      const forbidden = yield* Effect.flip(cache.get(cms, { namespace: "b", name: "three" }))
+      assert.instanceOf(forbidden, InformerForbidden)
+      assert.strictEqual(forbidden._tag, "Forbidden")
+      const caught = yield* cache
+        .get(cms, { namespace: "a", name: "nope" })
+        .pipe(Effect.catchTag("NotFound", (e) => Effect.succeed(e instanceof CacheNotFound)))
+      assert.isTrue(caught)
+    }),
+  )
+})
+
+describe("ScopedCache: list with field selectors, limit and continue", () => {
+  it.effect("field selectors filter; pages follow the continue token to the end", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup()
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, dependent: dep("d1") })
+      assert.deepStrictEqual(names(yield* cache.list(cms, { fieldSelector: "metadata.name=two" })), ["a/two"])
+      assert.deepStrictEqual(
+        names(yield* cache.list(cms, { fieldSelector: "metadata.namespace!=a,metadata.name!=four" })),
+        ["b/three"],
+      )
+      const first = yield* cache.listPage(cms, { limit: 3 })
+      assert.deepStrictEqual(names(first.items), ["a/one", "a/two", "b/three"])
+      assert.strictEqual(first.remainingItemCount, 1)
+      assert.isString(first.continue)
+      const second = yield* cache.listPage(cms, { limit: 3, continue: first.continue })
+      assert.deepStrictEqual(names(second.items), ["c/four"])
+      assert.isUndefined(second.continue)
+      assert.deepStrictEqual(names(yield* cache.list(cms, { limit: 2 })), ["a/one", "a/two"])
+      const bad = yield* Effect.flip(cache.list(cms, { continue: "not-a-token" }))
+      assert.instanceOf(bad, InvalidContinueToken)
+      assert.strictEqual(bad._tag, "Invalid")
+      const other = yield* Effect.flip(cache.list(secrets, { continue: first.continue }))
+      assert.notStrictEqual(other._tag, "Success")
+    }),
+  )
+
+  it.effect(
+    "a page continues after its last key: an object added before it is not seen, one after it is",
+    () =>
+      Effect.gen(function* () {
+        const { api, cache } = yield* setup()
+        yield* cache.start
+        yield* cache.addInformer({ resource: cms, dependent: dep("d1") })
+        const first = yield* cache.listPage(cms, { limit: 2 })
+        yield* api.create(cms, cm("a", "alpha"))
+        yield* api.create(cms, cm("c", "five"))
+        yield* settle
+        const rest = yield* cache.list(cms, { continue: first.continue })
+        assert.deepStrictEqual(names(rest), ["b/three", "c/five", "c/four"])
+      }),
+  )
+})
+
+describe("ScopedCache: permission recheck by default", () => {
+  it.effect("every 10 s by default, one review of watch per resource and namespace", () =>
+    Effect.gen(function* () {
+      const requests: Array<AccessRequest> = []
+      const allowed = new Set(["a", "b"])
+      const { cache } = yield* setup({
+        informerKey: "gvkAndSelectors",
+        accessReviewer: () => (request: AccessRequest) =>
+          Effect.sync(() => {
+            requests.push(request)
+            const ok = allowed.has(request.namespace ?? "*")
+            return { allowed: ok, denied: ok ? [] : ["watch"], reason: undefined }
+          }),
+      })
+      const events = yield* collect(cache)
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      yield* cache.addInformer({
+        resource: cms,
+        namespace: "b",
+        labelSelector: "app=db",
+        dependent: dep("d2"),
+      })
+      yield* settle
+      assert.strictEqual(yield* running(cache), 3)
+      yield* TestClock.adjust("9999 millis")
+      yield* settle
+      assert.deepStrictEqual(requests, [])
+      yield* TestClock.adjust("1 millis")
+      yield* settle
+      assert.deepStrictEqual(
+        requests.map((r) => [r.namespace, r.verbs]),
+        [
+          ["a", ["watch"]],
+          ["b", ["watch"]],
+        ],
+      )
+      allowed.delete("b")
+      yield* TestClock.adjust("10 seconds")
+      yield* settle
+      assert.strictEqual(yield* running(cache), 1)
+      assert.deepStrictEqual(
+        events.map((e) => [e._tag, e.ref.namespace]),
+        [
+          ["PermissionLost", "b"],
+          ["PermissionLost", "b"],
+        ],
+      )
+    }),
+  )
+
+  it.effect("0 turns it off", () =>
+    Effect.gen(function* () {
+      const requests: Array<AccessRequest> = []
+      const { cache } = yield* setup({
+        permissionRecheckInterval: 0,
+        accessReviewer: () => (request: AccessRequest) =>
+          Effect.sync(() => {
+            requests.push(request)
+            return { allowed: false, denied: ["watch"], reason: undefined }
+          }),
+      })
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* TestClock.adjust("10 minutes")
+      yield* settle
+      assert.deepStrictEqual(requests, [])
+      assert.strictEqual(yield* running(cache), 1)
     }),
   )
 })

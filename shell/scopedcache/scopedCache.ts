@@ -19,15 +19,20 @@
  * - A list or watch answered 403 stops its informer at once (no backoff; abandoned after
  *   `stopTimeout`, 1 s, if its scope does not close): the registry applies `PermissionLost`,
  *   its dependents get one `PermissionLost` event, the log gets one line for that informer.
- * - Reads never start an informer: no informer → `InformerNotFound`; no informer because the
- *   last one of that scope lost its permission → the API's typed `Forbidden` (until an informer
- *   is added there again); the informer exists and lacks the object → the API's `NotFound`.
+ * - Reads never start an informer: no informer → `InformerNotFound`; before Start →
+ *   `CacheNotStarted`; no informer because the last one of that scope lost its permission →
+ *   `InformerForbidden` (until an informer is added there again); the informer exists and lacks
+ *   the object → `CacheNotFound`. Each is the cache's own error (`errors.ts`), a subclass of the
+ *   error the `Cache` interface names, so that handlers of `NotFound` and `Forbidden` still work.
  * - A list served by several informers (namespaces, or a namespace next to a cluster-level one)
- *   has each object once.
+ *   has each object once, sorted by key; field selectors, `limit` and `continue` (`page.ts`).
+ * - Informers that `getInformer` added (`startOnGetInformer`) are held by their subscriptions
+ *   and stop with the last one.
  *
  * # Caveats
- * - The API server does not re-authorize an open watch: a revoked Role is noticed at the next
- *   list or watch, or by `permissionRecheckInterval` (off by default).
+ * - The API server does not re-authorize an open watch: a revoked Role is noticed by the
+ *   permission recheck (`permissionRecheckInterval`, 10 s, plus one review), or at the next list
+ *   or watch when the recheck is off.
  * - A list across all namespaces is answered by the informers that still run: a namespace whose
  *   informer lost permission drops out of it (reads in that namespace get `Forbidden`).
  *
@@ -71,10 +76,11 @@ import {
 } from "../cache/types.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import { makeKindResolver } from "../kube/discovery.ts"
-import { Forbidden, type KubeError, NotFound, Timeout } from "../kube/errors.ts"
+import { Forbidden, type KubeError, Timeout } from "../kube/errors.ts"
 import { type KubeObject, keyOf, type ObjectKey, type ResourceRef, resourcePath } from "../kube/resource.ts"
 import type { IndexFunc } from "../reflector/store.ts"
 import type { AccessReviewer } from "./accessReview.ts"
+import { CacheNotFound, CacheNotStarted, InformerForbidden, InvalidContinueToken } from "./errors.ts"
 import type { InformerSpec, PermissionLoss } from "./informer.ts"
 import {
   InvalidScopedCacheOptions,
@@ -85,6 +91,7 @@ import {
   type ScopedCacheOptions,
   scopedCacheConfig,
 } from "./options.ts"
+import { type CachePage, type PageOptions, pageOf } from "./page.ts"
 import { type Ended, Levels, type Running } from "./running.ts"
 
 /** What dependents are told (seed: the informer's dependents when it goes away). */
@@ -135,9 +142,28 @@ export interface InformerInfo {
   readonly running: boolean
 }
 
+/** A list read from the scoped cache: the `Cache` interface's options, field selectors and pages. */
+export interface ScopedListOptions extends CacheListOptions, PageOptions {
+  /** Field selector in the API's string form, e.g. `metadata.name=a,status.phase!=Done`. */
+  readonly fieldSelector?: string | undefined
+}
+
 /** The scoped cache: the project's `Cache` plus the seed's informer management. */
 export interface ScopedCache extends Cache {
   readonly cluster: string
+  /**
+   * Objects from the informers that cover the options (`Cache.list`), with field selectors,
+   * `limit` and `continue`.
+   */
+  readonly list: <T extends KubeObject = KubeObject>(
+    resource: ResourceRef,
+    options?: ScopedListOptions,
+  ) => Effect.Effect<ReadonlyArray<T>, CacheError>
+  /** One page of `list`, with the token of the next page. */
+  readonly listPage: <T extends KubeObject = KubeObject>(
+    resource: ResourceRef,
+    options?: ScopedListOptions,
+  ) => Effect.Effect<CachePage<T>, CacheError>
   /** Adds an informer, or one more dependent of it; Forbidden when the access review says no. */
   readonly addInformer: (options: AddInformerOptions) => Effect.Effect<ReadonlyArray<InformerRef>, KubeError>
   /** Removes one dependent (the informer stops with the last one), or the informer with `force`. */
@@ -189,6 +215,8 @@ export const makeScopedCache = (
     const stoppedCache = yield* Deferred.make<void>()
     const stopTimeout = millisOf(config.stopTimeout)
     let generation = 0
+    let subscriptions = 0
+    const heldInformers = new WeakMap<Running, Informer<KubeObject>>()
     const state = yield* SynchronizedRef.make<State>({
       registry: emptyRegistry,
       specs: new Map(),
@@ -438,19 +466,29 @@ export const makeScopedCache = (
 
     // ---- access rechecks ----------------------------------------------------------------------
 
+    /**
+     * Reviews the running informers' access: one review of `watch` (the verb an open watch goes on
+     * relying on) per resource and namespace, shared by the informers of that scope. A refusal
+     * counts as a 403 on each of them (`PermissionLost`).
+     */
     const recheck = Effect.gen(function* () {
-      const all = levels.all()
+      const scopes = new Map<string, Array<Running>>()
+      for (const running of levels.all()) {
+        const spec = running.informer.spec
+        const k = `${spec.resource.group}/${spec.resource.resource}|${spec.namespace ?? ""}`
+        scopes.set(k, [...(scopes.get(k) ?? []), running])
+      }
       yield* Effect.forEach(
-        all,
-        (running) =>
+        scopes.values(),
+        (group) =>
           Effect.gen(function* () {
-            const spec = running.informer.spec
+            const spec = (group[0] as Running).informer.spec
             const decision = yield* Effect.result(
-              reviewer({ resource: spec.resource, namespace: spec.namespace }),
+              reviewer({ resource: spec.resource, namespace: spec.namespace, verbs: ["watch"] }),
             )
             if (decision._tag === "Failure" || decision.success.allowed) return
             const at = yield* Clock.currentTimeMillis
-            const verb = decision.success.denied[0] === "watch" ? "watch" : "list"
+            const verb = "watch"
             const message = `access review: ${decision.success.denied.join(" and ")} denied${
               decision.success.reason === undefined ? "" : `: ${decision.success.reason}`
             }`
@@ -459,9 +497,14 @@ export const makeScopedCache = (
               path: resourcePath(spec.resource, { namespace: spec.namespace }),
               message,
             })
-            yield* operate(
-              { _tag: "PermissionLost", ref: running.ref, verb, message },
-              { generation: running.generation, loss: { verb, error, at } },
+            yield* Effect.forEach(
+              group,
+              (running) =>
+                operate(
+                  { _tag: "PermissionLost", ref: running.ref, verb, message },
+                  { generation: running.generation, loss: { verb, error, at } },
+                ),
+              { discard: true },
             )
           }),
         { concurrency: 8, discard: true },
@@ -502,7 +545,7 @@ export const makeScopedCache = (
           : [lossKey(namespace, gvk), lossKey(CLUSTER_SCOPE, gvk)].filter((k) => s.losses.has(k))
       const loss = scopes.length === 0 ? undefined : s.losses.get(scopes[0] as string)
       if (loss !== undefined)
-        return new Forbidden({
+        return new InformerForbidden({
           verb: loss.verb,
           path: loss.error.path,
           message: `the informer stopped after permission loss: ${loss.message}`,
@@ -520,7 +563,13 @@ export const makeScopedCache = (
           return yield* informerNotFound(r, namespace, `the cache of cluster "${cluster}" has stopped`)
         const result = read(s.registry, trigger, config)
         if (result.status.outcome === "error")
-          return yield* noInformer(r, namespace, result.status.error.message, s)
+          return yield* result.status.error._tag === "CacheNotStarted"
+            ? new CacheNotStarted({
+                resource: r,
+                namespace,
+                message: `the cache of cluster "${cluster}" is not started, can not read objects`,
+              })
+            : noInformer(r, namespace, result.status.error.message, s)
         const from = result.status.from.flatMap((ref) => levels.running(ref) ?? [])
         if (from.length === 0) return yield* noInformer(r, namespace, "its informers have stopped", s)
         if (result.status.waitForSync) {
@@ -566,7 +615,7 @@ export const makeScopedCache = (
         const k = r.namespaced ? key : { name: key.name }
         const object = levels.get(from, k)
         if (object === undefined)
-          return yield* new NotFound({
+          return yield* new CacheNotFound({
             verb: "get",
             path: resourcePath(r, k),
             message: `${r.resource} "${keyOf(k)}" not found in the scoped cache of cluster "${cluster}"`,
@@ -574,16 +623,22 @@ export const makeScopedCache = (
         return object as T
       })
 
-    const list = <T extends KubeObject = KubeObject>(r: ResourceRef, o: CacheListOptions = {}) =>
+    const listPage = <T extends KubeObject = KubeObject>(r: ResourceRef, o: ScopedListOptions = {}) =>
       Effect.gen(function* () {
         const namespace = scopeOfRead(r, o.namespace)
         const { from } = yield* serving(r, { _tag: "List", gvk: gvkOf(r), namespace }, namespace)
-        return levels.list(from, {
+        const sorted = levels.list(from, {
           namespace: namespace === CLUSTER_SCOPE ? undefined : namespace,
           labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
           index: o.index,
         }) as ReadonlyArray<T>
+        const page = pageOf(r, sorted, o)
+        return page instanceof InvalidContinueToken ? yield* page : page
       })
+
+    const list = <T extends KubeObject = KubeObject>(r: ResourceRef, o: ScopedListOptions = {}) =>
+      Effect.map(listPage<T>(r, o), (page) => page.items)
 
     const getInformer = <T extends KubeObject = KubeObject>(r: ResourceRef, o?: ScopeOptions) =>
       Effect.gen(function* () {
@@ -595,12 +650,9 @@ export const makeScopedCache = (
             o?.namespace,
             `name a namespace: the cache watches namespaces ${(config.defaultNamespaces ?? []).join(", ")}`,
           )
+        const placeholder: Dependent = { uid: `getInformer:${refString(target.ref)}`, kind: "GetInformer" }
         if (config.startOnGetInformer)
-          yield* addInformer({
-            resource: r,
-            namespace: target.spec.namespace,
-            dependent: { uid: `getInformer:${refString(target.ref)}`, kind: "GetInformer" },
-          })
+          yield* addInformer({ resource: r, namespace: target.spec.namespace, dependent: placeholder })
         const { from } = yield* Effect.catchTag(
           serving(r, { _tag: "GetInformer", ref: target.ref }, target.spec.namespace),
           "Timeout",
@@ -611,8 +663,39 @@ export const makeScopedCache = (
           ),
         )
         const running = from[0] as Running
-        return running.informer as unknown as Informer<T>
+        if (!config.startOnGetInformer) return running.informer as unknown as Informer<T>
+        // One wrapper per run, so that getInformer keeps returning the same informer.
+        const held =
+          heldInformers.get(running) ?? heldBySubscriptions(running.informer, running.ref, placeholder)
+        heldInformers.set(running, held)
+        return held as unknown as Informer<T>
       })
+
+    /**
+     * An informer that `getInformer` added (`startOnGetInformer`) is held by its subscriptions:
+     * each `subscribe` is a dependent of it until the subscription's scope closes, and the first
+     * one takes the place of `getInformer`'s own dependent. The informer stops with its last
+     * subscription (and its last `addInformer` dependent), as the seed's informers stop with
+     * their last dependent.
+     */
+    const heldBySubscriptions = <T extends KubeObject>(
+      informer: Informer<T>,
+      ref: InformerRef,
+      placeholder: Dependent,
+    ): Informer<T> => ({
+      ...informer,
+      subscribe: (handler) =>
+        Effect.gen(function* () {
+          const registered = lookup((yield* SynchronizedRef.get(state)).registry, ref) !== undefined
+          if (registered) {
+            const dependent: Dependent = { uid: `subscription:${++subscriptions}`, kind: "Subscription" }
+            yield* operate({ _tag: "AddInformer", ref, dependent })
+            yield* operate({ _tag: "RemoveInformer", ref, dependent: placeholder })
+            yield* Effect.addFinalizer(() => operate({ _tag: "RemoveInformer", ref, dependent }))
+          }
+          yield* informer.subscribe(handler)
+        }),
+    })
 
     const waitForCacheSync: Effect.Effect<boolean> = Effect.gen(function* () {
       const done = yield* Effect.raceFirst(
@@ -639,6 +722,7 @@ export const makeScopedCache = (
       levels,
       get,
       list,
+      listPage,
       getInformer,
       getInformerForKind: <T extends KubeObject = KubeObject>(
         gvk: { readonly group: string; readonly version: string; readonly kind: string },
