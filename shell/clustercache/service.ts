@@ -407,7 +407,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
         rows.push(r.row)
         yield* closeConnection(c)
         yield* applyMetrics(cluster, r.actions)
-        yield* Effect.logInfo("the kubeconfig Secret names another server or CA: reconnecting").pipe(
+        yield* Effect.logInfo("the kubeconfig Secret changed: another server or CA, reconnecting").pipe(
           Effect.annotateLogs({ cluster: keyOf(cluster), row: r.row }),
         )
         const next: Entry = { state: r.status.accessor, connection: undefined }
@@ -444,12 +444,12 @@ export const make = (options: ClusterCacheOptions = {}) =>
           ...(result._tag === "Failure" ? { error: describe(result.failure) } : {}),
         })
         if (outcome === "rotated")
-          yield* Effect.logInfo("the kubeconfig Secret was rotated: new requests use its credentials").pipe(
+          yield* Effect.logInfo("the kubeconfig Secret changed: new requests use its credentials, informers kept").pipe(
             log,
           )
         if (outcome === "kept")
           yield* Effect.logWarning(
-            "the rotated kubeconfig Secret was not taken; the current credentials stay",
+            "the kubeconfig Secret changed but was not taken; the current credentials stay",
           ).pipe(log)
         return outcome
       })
