@@ -16,13 +16,13 @@ export {
   ClusterCacheDefaults,
   clusterCacheConfig,
 } from "../core/clustercache/config.ts"
+export type { CachedReader } from "../shell/clustercache/cachedClient.ts"
 export {
   type ClusterCacheControllerOptions,
   clusterOfKubeconfigSecret,
   makeClusterCacheController,
 } from "../shell/clustercache/controller.ts"
 export {
-  type CachedReader,
   ClusterCache,
   type ClusterCacheOptions,
   type ClusterCacheShape,

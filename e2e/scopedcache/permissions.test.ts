@@ -1,8 +1,9 @@
-// The scoped cache on the shared real control plane (seed 002; issue 13 item 5): a restricted
-// identity whose Role and RoleBinding (or ClusterRole and ClusterRoleBinding) are created and
-// deleted while the cache runs. Informers start when dependents appear, stop when the permission
-// goes (a 403 on list, or the access recheck, since the API server does not re-authorize an open
-// watch), reads then get the typed Forbidden, and everything resumes once access is granted again.
+// The scoped cache on the shared real control plane (seed 002): a restricted identity whose Role
+// and RoleBinding (or ClusterRole and ClusterRoleBinding) are created and deleted while the cache
+// runs. Informers start when dependents appear, stop when the permission goes (a 403 on list, or
+// the access recheck, since the API server does not re-authorize an open watch), reads then get
+// the cache's InformerForbidden, and everything resumes once access is granted again. With the
+// default options, a RoleBinding deleted under an open watch is noticed within 10 s.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -10,6 +11,8 @@ import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../../shell/kube/resource.ts"
 import { selfSubjectAccessReviewer } from "../../shell/scopedcache/accessReview.ts"
+import { InformerForbidden } from "../../shell/scopedcache/errors.ts"
+import { ScopedCacheDefaults } from "../../shell/scopedcache/options.ts"
 import {
   makeScopedCache,
   type ScopedCache,
@@ -161,6 +164,7 @@ describe("ScopedCache on the shared control plane: a restricted identity", () =>
         )
         const ns2Read = yield* Effect.flip(cache.list(cms, { namespace: ns2 }))
         assert.strictEqual(ns2Read._tag, "Forbidden")
+        assert.instanceOf(ns2Read, InformerForbidden, "the cache's, not the API server's")
         assert.strictEqual(yield* cache.runningCount, 1)
 
         // Access to ns2 is granted: adding the informer again works; lists merge both namespaces.
@@ -214,6 +218,42 @@ describe("ScopedCache on the shared control plane: a restricted identity", () =>
         yield* cache.removeInformer({ resource: cms, namespace: ns2, dependent: dep("w3") })
         assert.strictEqual(yield* cache.runningCount, 0)
         assert.strictEqual((yield* Effect.flip(cache.list(cms, { namespace: ns2 })))._tag, "InformerNotFound")
+      }).pipe(Effect.scoped),
+    120_000,
+  )
+
+  it.live(
+    "default options: a RoleBinding deleted under an open watch is noticed within 10 s (the recheck) plus one review",
+    () =>
+      Effect.gen(function* () {
+        assert.strictEqual(ScopedCacheDefaults.permissionRecheckInterval, "10 seconds")
+        const admin = yield* clientOf(hub)
+        const ns = yield* createNamespace(admin, "e2e-scoped-default")
+        yield* admin.create(cms, cm(ns, "one"))
+        const credentials = yield* Effect.promise(() => hub.newUser())
+        const user = yield* clientOf(hub, { kubeconfig: credentials.kubeconfig })
+        const role = `scoped-${suffix()}`
+        yield* grant(admin, credentials.user, role, ns)
+        yield* authorizerSays(user, true, ns)
+        const cache = yield* makeScopedCache(user, { cluster: hub.name })
+        const events = yield* collect(cache)
+        yield* cache.start
+        yield* cache.addInformer({ resource: cms, namespace: ns, dependent: dep("d1") })
+        assert.isTrue(yield* cache.waitForCacheSync)
+        // Somewhere in the recheck's 10 s cycle (the informer started a moment ago).
+        yield* Effect.sleep("3 seconds")
+        const revokedAt = Date.now()
+        yield* revoke(admin, role, ns)
+        yield* until("the revocation noticed", () => events.length === 1, 20_000)
+        const noticed = events[0]
+        assert.strictEqual(noticed?._tag, "PermissionLost")
+        const after = (noticed?.observedAt ?? Infinity) - revokedAt
+        assert.isAtMost(after, 10_000 + 1_000, `noticed ${after} ms after the revocation`)
+        assert.isAtMost((noticed?.stoppedAt ?? Infinity) - (noticed?.observedAt ?? 0), 1000)
+        assert.instanceOf(
+          yield* Effect.flip(cache.get(cms, { namespace: ns, name: "one" })),
+          InformerForbidden,
+        )
       }).pipe(Effect.scoped),
     120_000,
   )

@@ -62,8 +62,6 @@ import {
 import { applyMetrics, removeClusterMetrics } from "./metrics.ts"
 import { makeRotatingClient, type RotatingClient } from "./rotatingClient.ts"
 
-export type { CachedReader }
-
 /** The Cluster resource of `cluster.x-k8s.io/v1beta2`. */
 export const ClusterResource: ResourceRef = {
   group: "cluster.x-k8s.io",
@@ -444,9 +442,9 @@ export const make = (options: ClusterCacheOptions = {}) =>
           ...(result._tag === "Failure" ? { error: describe(result.failure) } : {}),
         })
         if (outcome === "rotated")
-          yield* Effect.logInfo("the kubeconfig Secret changed: new requests use its credentials, informers kept").pipe(
-            log,
-          )
+          yield* Effect.logInfo(
+            "the kubeconfig Secret changed: new requests use its credentials, informers kept",
+          ).pipe(log)
         if (outcome === "kept")
           yield* Effect.logWarning(
             "the kubeconfig Secret changed but was not taken; the current credentials stay",

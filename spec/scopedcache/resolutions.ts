@@ -27,20 +27,20 @@ export const openQuestions: ReadonlyArray<Resolution> = [
     question:
       'Should we use a custom error when a resource is "Not Found" in case the resource isn\'t found due to an informer not yet existing that could find this resource?',
     resolution:
-      "Yes: a read that no registered informer can answer fails with `InformerNotFound` (shell/cache/types.ts; row `scopedcache.reads#1`). The API's NotFound is returned only when an informer that covers the object exists and its store lacks the object. Reads before Start fail with `CacheNotStarted` (row `scopedcache.reads#5`), and reads of an informer stopped by a 403 fail with the API's typed Forbidden in the shell.",
+      "Yes: a read that no registered informer can answer fails with `InformerNotFound` (shell/cache/types.ts; row `scopedcache.reads#1`). `CacheNotFound` is returned only when an informer that covers the object exists and its store lacks the object. Reads before Start fail with `CacheNotStarted` (row `scopedcache.reads#5`), and reads of a scope whose informer stopped after a 403 fail with `InformerForbidden`. Each is the cache's own class (shell/scopedcache/errors.ts, `origin: \"cache\"`, `isCacheError`) and a subclass of the error a read of the project's `Cache` interface names (`NotFound`, `Forbidden`, `InformerNotFound`), so that a controller written for any cache still catches it by tag.",
     reason:
       'The user story: "determine which errors come from the dynamic cache and which errors come from the Kubernetes API server". A NotFound for a missing informer would tell a controller the object is gone when it was never watched.',
   },
   {
     question: "What other cases are there that we should return a custom error?",
     resolution:
-      "`CacheNotStarted` for a Get or List before Start (controller-runtime's ErrCacheNotStarted). Nothing else: a stopped informer is simply not registered any more (InformerNotFound), and its dependents were told why (`NotifyDependents` with reason `PermissionLost` or `InformerRemoved`).",
+      "`CacheNotStarted` for a Get or List before Start (controller-runtime's ErrCacheNotStarted); `InformerForbidden` for a read of a scope whose informer stopped after a 403, until an informer is added there again; `InvalidContinueToken` for a list's `continue` token the cache did not issue. Nothing else: a stopped informer is simply not registered any more (InformerNotFound), and its dependents were told why (`NotifyDependents` with reason `PermissionLost` or `InformerRemoved`).",
     reason: "Few error types that each mean one thing; the notification carries the cause.",
   },
   {
     question: "When should we automatically kill informers? Should this be configurable?",
     resolution:
-      "An informer is stopped (1) when its last dependent is removed, if `automaticTermination` is on (default on; off keeps it running without dependents: rows `scopedcache.informers#5` and `#13`); (2) on a 403 to its list or watch, always (row `#7`); (3) on a forced removal (row `#6`); (4) a namespace-level one while a cluster-level informer of the same GVK and key covers it (row `#9`). Only (1) is configurable.",
+      "An informer is stopped (1) when its last dependent is removed, if `automaticTermination` is on (default on; off keeps it running without dependents: rows `scopedcache.informers#5` and `#13`); (2) on a 403 to its list or watch, or a refusal of the shell's permission recheck (a review of `watch` per resource and namespace every `permissionRecheckInterval`, 10 s by default), always (row `#7`); (3) on a forced removal (row `#6`); (4) a namespace-level one while a cluster-level informer of the same GVK and key covers it (row `#9`). Only (1) is configurable. An informer that the shell's `getInformer` adds (`startOnGetInformer`, the factory's mode) has its subscriptions as dependents, so it stops with the last one.",
     reason:
       'User story: "configure whether or not informers should be automatically terminated". A 403 informer cannot serve anything and would retry forever, so stopping it is not optional; permission coming back is handled by adding the informer again.',
   },
@@ -64,7 +64,7 @@ export const openQuestions: ReadonlyArray<Resolution> = [
     question:
       "What do we need to do to ensure that we are able to accept the controller-runtime cache configuration options appropriately?",
     resolution:
-      "The shell's options follow controller-runtime's `cache.Options` where they mean something for a scoped cache: default label and field selectors, per-GVK selectors, transforms, default namespaces (informers the shell adds at start for a list of namespaces), sync period; `automaticTermination`, `informerKey` and `accessReview` are this cache's own and live in `ScopedCacheDefaults`. Options that assume one informer per GVK for the whole cluster (`ReaderFailOnMissingInformer`, which is always the behaviour here) are not offered.",
+      "The shell's options follow controller-runtime's `cache.Options` where they mean something for a scoped cache: default label and field selectors, per-GVK selectors, transforms, default namespaces (an informer added without namespace runs in each of them); `automaticTermination`, `informerKey` and `accessReview` are this cache's own and live in `ScopedCacheDefaults`. Options that assume one informer per GVK for the whole cluster (`ReaderFailOnMissingInformer`, which is always the behaviour here) are not offered, nor `SyncPeriod`: the project's reflector has no periodic resync (a controller that wants one requeues).",
     reason:
       'User story: "use the controller-runtime cache.Options to configure the cache ... in a way that I am familiar with".',
   },
