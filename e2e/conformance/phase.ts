@@ -7,7 +7,7 @@
  * @module
  */
 import type { Cluster } from "../../testenv/index.ts"
-import { createNamespace } from "../fixtures/index.ts"
+import { createNamespace, sleep } from "../fixtures/index.ts"
 import type { World } from "./objects.ts"
 import type { Scenario } from "./scenario.ts"
 import { settle } from "./settle.ts"
@@ -44,8 +44,16 @@ const settleScenario = async (o: PhaseOptions, s: Scenario, w: World): Promise<b
   return settle(o.mgmt, w.ns, s.next.settled, o.settleTimeoutMs)
 }
 
+/**
+ * How old the scenarios' objects are when the controller starts: the Machines*UpToDate
+ * conditions leave out a Machine without an UpToDate condition for its first 10 s, and neither
+ * controller reconciles again when that time has passed, so both must first see them older.
+ */
+const OBJECT_AGE_MS = 11_000
+
 /** Runs every scenario under one controller; the snapshots by scenario name. */
 export const runPhase = async (o: PhaseOptions): Promise<ReadonlyMap<string, ScenarioRun>> => {
+  const created = Date.now()
   const worlds = await Promise.all(
     o.scenarios.map(async (s) => {
       const ns = await createNamespace(o.mgmt, `${o.prefix}-${s.name}`)
@@ -54,6 +62,7 @@ export const runPhase = async (o: PhaseOptions): Promise<ReadonlyMap<string, Sce
       return w
     }),
   )
+  await sleep(Math.max(0, created + OBJECT_AGE_MS - Date.now()))
   const controller = await o.start()
   try {
     const settled = await Promise.all(o.scenarios.map((s, i) => settleScenario(o, s, worlds[i] as World)))
