@@ -1,7 +1,7 @@
-# The krtt image: the controllers of deploy/ (krtt run, ipam, propagate, inventory) from the
+# The krtt image: the controllers of config/ (krtt run, ipam, propagate, inventory) from the
 # bundled command. Build from the repository root:
 #
-#   docker build -f deploy/Dockerfile -t ghcr.io/krtt/krtt:0.1.0 .
+#   docker build -t ghcr.io/krtt/krtt:0.1.0 .
 #
 # Two stages: `build` compiles and bundles the sources (`npm run build`), and the runtime stage
 # holds only what `node bin/krtt.js` loads: the bundle in dist/cli, which carries its
@@ -44,13 +44,13 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json /app/LICENSE ./
 COPY --from=build /app/bin/krtt.js /app/bin/node-version.js ./bin/
 COPY --from=build /app/dist/cli ./dist/cli
-# The files stay root's and read-only to the process: deploy/'s Pods run as this user with a
+# The files stay root's and read-only to the process: config/'s Pods run as this user with a
 # read-only root filesystem.
 USER 65532:65532
-# Metrics (HTTPS), health probes and webhooks of `krtt run`, as deploy/manager/manager.yaml names them.
+# Metrics (HTTPS), health probes and webhooks of `krtt run`, as config/manager/manager.yaml names them.
 EXPOSE 8443 9440 9443
 # Node itself is the container's process, not npm or npx (which do not pass signals on): the
 # SIGTERM of a Pod's stop reaches krtt, which handles it and ends cleanly, exit code 0. The
-# Deployments of deploy/ give the command and its flags as args.
+# Deployments of config/ give the command and its flags as args.
 ENTRYPOINT ["node", "bin/krtt.js"]
 CMD ["run"]

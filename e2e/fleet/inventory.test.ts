@@ -1,8 +1,8 @@
 // `krtt inventory` as users run it: a process of its own against a hub
 // and three workload API servers of a control plane of this file's own (Nodes are cluster-scoped:
 // the shared plane's other tests must not see ours). The hub identity has exactly the Role of
-// deploy/inventory/hub.yaml, each workload identity exactly the ClusterRole of
-// deploy/inventory/workload.yaml. testenv has no kubelets: the test creates the Node objects and
+// config/inventory/hub.yaml, each workload identity exactly the ClusterRole of
+// config/inventory/workload/workload.yaml. testenv has no kubelets: the test creates the Node objects and
 // sets their Ready condition through the status subresource, as kubelets do.
 //
 // Rows: inventory.entry#1 (first engagement), #6 (Nodes created, made Ready, deleted: written
@@ -20,8 +20,8 @@ import { startTcpProxy, type TcpProxy } from "../fixtures/proxy.ts"
 
 const NS = "krtt-fleet"
 const CM = `/api/v1/namespaces/${NS}/configmaps/krtt-inventory`
-const hubManifests = readManifests(join(repoRoot, "deploy/inventory/hub.yaml"))
-const workloadManifests = readManifests(join(repoRoot, "deploy/inventory/workload.yaml"))
+const hubManifests = readManifests(join(repoRoot, "config/inventory/hub.yaml"))
+const workloadManifests = readManifests(join(repoRoot, "config/inventory/workload/workload.yaml"))
 const rulesOf = (objects: ReadonlyArray<KubeObject>, kind: string) =>
   (objects.find((o) => o.kind === kind) as unknown as { rules: Array<never> }).rules
 
@@ -112,7 +112,7 @@ const setReady = async (c: Cluster, name: string, ready: boolean) => {
 }
 
 describe("krtt inventory on a hub and three workload API servers", () => {
-  it("deploy/inventory passes a strict server-side dry run (the Deployment under the restricted Pod Security level)", async () => {
+  it("config/inventory passes a strict server-side dry run (the Deployment under the restricted Pod Security level)", async () => {
     await apply(hub, hubManifests.find((o) => o.kind === "Namespace") as KubeObject)
     for (const o of hubManifests.filter((o) => o.kind !== "Namespace")) await apply(hub, o, { dryRun: true })
     for (const o of workloadManifests) await apply(workloads[0] as Cluster, o, { dryRun: true })

@@ -1,7 +1,7 @@
 // `krtt propagate` as users run it: the binary as a child process on the
 // run's shared control plane (hub cluster-0, workloads cluster-1 and cluster-2), the hub identity
-// holding exactly deploy/propagate/hub.yaml's rules and each workload identity exactly
-// deploy/propagate/workload-role.yaml's; every manifest of deploy/propagate passes a strict
+// holding exactly config/propagate/hub.yaml's rules and each workload identity exactly
+// config/propagate/workload/role.yaml's; every manifest of config/propagate passes a strict
 // server-side dry run; SIGTERM ends the process with exit code 0; Secret data never reaches the log.
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,8 +18,8 @@ const [hub, w1, w2] = plane.clusters as [Cluster, Cluster, Cluster]
 const id = Math.random().toString(16).slice(2, 8)
 const NS = `krtt-propagate-${id}`
 const TEAM = `team-${id}`
-const hubManifests = readManifests(join(repoRoot, "deploy/propagate/hub.yaml"))
-const workloadManifests = readManifests(join(repoRoot, "deploy/propagate/workload-role.yaml"))
+const hubManifests = readManifests(join(repoRoot, "config/propagate/hub.yaml"))
+const workloadManifests = readManifests(join(repoRoot, "config/propagate/workload/role.yaml"))
 const dir = mkdtempSync(join(tmpdir(), "krtt-e2e-propagate-"))
 let child: Managed | undefined
 afterAll(async () => {
@@ -70,8 +70,8 @@ const bound = (objects: ReadonlyArray<KubeObject>, ns: string, user: string): Re
 const rbacOnly = (objects: ReadonlyArray<KubeObject>) =>
   objects.filter((o) => ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(o.kind ?? ""))
 
-describe("krtt propagate as a process, with exactly deploy/propagate's permissions", () => {
-  it("every manifest of deploy/propagate passes a strict server-side dry run", async () => {
+describe("krtt propagate as a process, with exactly config/propagate's permissions", () => {
+  it("every manifest of config/propagate passes a strict server-side dry run", async () => {
     // The namespaced objects into a namespace that exists (a dry-run Namespace is not created).
     await must(hub, "POST", "/api/v1/namespaces", { metadata: { name: `dry-${id}` } })
     for (const o of hubManifests) {

@@ -2,7 +2,7 @@
 // controller sourcing from the hub): the run's shared hub (cluster-0) and workloads cluster-1 and
 // cluster-2, plus a control plane of this file's own for a third workload and a fourth added
 // live; the kubeconfig-secrets provider; every workload cluster on the scoped cache. cluster-1
-// is reached as a user whose only permission is deploy/propagate/workload-role.yaml's Role in
+// is reached as a user whose only permission is config/propagate/workload/role.yaml's Role in
 // the propagated namespace.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -49,11 +49,11 @@ const Roles = rbac("roles", "Role")
 const RoleBindings = rbac("rolebindings", "RoleBinding")
 
 /**
- * deploy/propagate/workload-role.yaml as the file has it, for namespace `ns` and user `user`
+ * config/propagate/workload/role.yaml as the file has it, for namespace `ns` and user `user`
  * (the RoleBinding and ClusterRoleBinding name the user; NAMESPACE becomes `ns`).
  */
 const workloadManifests = (ns: string, user: string, suffixed: string): ReadonlyArray<KubeObject> =>
-  readManifests(`${repoRoot}deploy/propagate/workload-role.yaml`).map((o) => {
+  readManifests(`${repoRoot}config/propagate/workload/role.yaml`).map((o) => {
     const namespaced = o.metadata.namespace === "NAMESPACE"
     const metadata = namespaced
       ? { ...o.metadata, namespace: ns }

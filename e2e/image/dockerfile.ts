@@ -1,5 +1,5 @@
 /**
- * deploy/Dockerfile read and carried out without a container engine, for the image's layout
+ * The Dockerfile read and carried out without a container engine, for the image's layout
  * test: the Dockerfile's stages are laid out as folders of a work folder, one per stage, each
  * holding what the stage's COPY lines put there (from the build context, with `.dockerignore`
  * applied, or from another stage) and what its RUN lines make, run by `sh` in the folder that

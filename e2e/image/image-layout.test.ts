@@ -1,14 +1,23 @@
-// The image of deploy/Dockerfile without a container engine: its files laid out in a temporary
+// The image of the Dockerfile without a container engine: its files laid out in a temporary
 // folder as the Dockerfile's COPY and RUN lines say (e2e/image/dockerfile.ts carries them out:
 // the build stage's `npm ci` and bundle, the runtime stage's copies, with .dockerignore applied
 // to the build context), then the checks of what the image holds, and the image's command run from there (cwd = its WORKDIR, its ENV, its
-// USER when the tests run as root) with deploy/manager/manager.yaml's args against the shared
+// USER when the tests run as root) with config/manager/manager.yaml's args against the shared
 // control plane: it reconciles a Cluster and ends with exit code 0 on SIGTERM.
 //
 // What stands in for the base image: the Node that runs the tests (same major version, checked)
 // and the host's npm, sh and find.
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { chmodSync, chownSync, closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs"
 import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join, posix } from "node:path"
@@ -41,7 +50,7 @@ import {
   stageConfig,
 } from "./dockerfile.ts"
 
-const DOCKERFILE = join(repoRoot, "deploy", "Dockerfile")
+const DOCKERFILE = join(repoRoot, "Dockerfile")
 const IMAGE = "ghcr.io/krtt/krtt"
 const dockerfile = parseDockerfile(readFileSync(DOCKERFILE, "utf8"))
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
@@ -50,7 +59,7 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as 
   readonly license: string
   readonly repository: { readonly url: string }
 }
-/** The Deployments' containers of deploy/ that run this image, by file. */
+/** The Deployments' containers of the manifests (config/, deploy/) that run this image, by file. */
 const imageContainers = (): ReadonlyArray<{
   readonly file: string
   readonly pod: Record<string, unknown>
@@ -64,7 +73,7 @@ const imageContainers = (): ReadonlyArray<{
       else if (/\.ya?ml$/.test(entry.name)) files.push(rel)
     }
   }
-  walk("deploy")
+  for (const dir of ["config", "deploy"]) if (existsSync(join(repoRoot, dir))) walk(dir)
   return files.sort().flatMap((file) =>
     readManifests(join(repoRoot, file)).flatMap((o: KubeObject) => {
       const pod = (o.spec?.template as { spec?: Record<string, unknown> } | undefined)?.spec
@@ -83,7 +92,7 @@ const userIds = (user: string | undefined): { readonly uid: number; readonly gid
   return { uid: Number(m[1]), gid: Number(m[2] ?? m[1]) }
 }
 
-describe("deploy/Dockerfile's image configuration", () => {
+describe("the Dockerfile's image configuration", () => {
   let image: StageConfig
   beforeAll(async () => {
     image = await stageConfig(dockerfile)
@@ -114,14 +123,14 @@ describe("deploy/Dockerfile's image configuration", () => {
     expect(process.versions.node.split(".")[0]).toBe("24")
   })
 
-  it("is what deploy/'s Deployments run: this version's tag, its user, args for its entrypoint", () => {
+  it("is what the manifests' Deployments run: this version's tag, its user, args for its entrypoint", () => {
     const containers = imageContainers()
     expect(containers.map((c) => c.file)).toEqual(
       expect.arrayContaining([
-        "deploy/inventory/hub.yaml",
+        "config/inventory/hub.yaml",
         "deploy/ipam/deployment.yaml",
-        "deploy/manager/manager.yaml",
-        "deploy/propagate/hub.yaml",
+        "config/manager/manager.yaml",
+        "config/propagate/hub.yaml",
       ]),
     )
     const { uid, gid } = userIds(image.user)
@@ -132,7 +141,7 @@ describe("deploy/Dockerfile's image configuration", () => {
       expect(container.args?.[0], file).toMatch(/^(run|ipam|propagate|inventory)$/)
       expect(pod.securityContext, file).toMatchObject({ runAsNonRoot: true, runAsUser: uid, runAsGroup: gid })
     }
-    const manager = containers.find((c) => c.file === "deploy/manager/manager.yaml")
+    const manager = containers.find((c) => c.file === "config/manager/manager.yaml")
     const ports = (manager?.container.ports ?? []) as Array<{ containerPort: number }>
     expect(image.expose).toEqual(ports.map((p) => String(p.containerPort)))
   })
@@ -182,7 +191,7 @@ const filesUnder = (dir: string, rel = ""): ReadonlyArray<string> =>
     return e.isDirectory() ? filesUnder(dir, path) : [path]
   })
 
-describe("deploy/Dockerfile's image, laid out as its COPY and RUN lines say", () => {
+describe("the Dockerfile's image, laid out as its COPY and RUN lines say", () => {
   let work: string
   let image: BuiltStage
   /** The image's WORKDIR: the files the image adds to its base. */
@@ -252,7 +261,7 @@ describe("deploy/Dockerfile's image, laid out as its COPY and RUN lines say", ()
       expect(readdirSync(d), d).not.toContain("node_modules")
   })
 
-  describe("run from there as the image runs it, with deploy/manager/manager.yaml's args", () => {
+  describe("run from there as the image runs it, with config/manager/manager.yaml's args", () => {
     let mgmt: Cluster
     let child: ChildProcess | undefined
     let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
@@ -281,7 +290,7 @@ describe("deploy/Dockerfile's image, laid out as its COPY and RUN lines say", ()
 
       // The Deployment's args, with this machine's addresses and this test's namespace instead of
       // the Pod's; everything else as the Pod runs it.
-      const manager = imageContainers().find((c) => c.file === "deploy/manager/manager.yaml")
+      const manager = imageContainers().find((c) => c.file === "config/manager/manager.yaml")
       const [metricsPort, healthPort] = await freePorts(2)
       const overrides: Record<string, string> = {
         "diagnostics-address": `127.0.0.1:${metricsPort}`,

@@ -1,6 +1,6 @@
 // Upstream's --namespace and --watch-filter (label cluster.x-k8s.io/watch-filter): a manager
 // started with them reconciles only the Clusters of that namespace carrying that label value
-// (issue 10, step 2). And deploy/crds on a cluster whose Cluster CRD once stored v1beta1.
+// (the migration guide's step 2, docs/operator.md). And config/crd on a cluster whose Cluster CRD once stored v1beta1.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,7 +11,7 @@ import {
   CLUSTER_FINALIZER,
   create,
   createNamespace,
-  deployManifests,
+  operatorManifests,
   expectStatus,
   getObject,
   installManagement,
@@ -87,9 +87,9 @@ describe("krtt run --namespace --watch-filter", () => {
     }
   }, 120_000)
 
-  it("deploy/crds applies where the Cluster CRD's storedVersions still holds v1beta1 (a cluster upgraded from v1beta1)", async () => {
+  it("config/crd applies where the Cluster CRD's storedVersions still holds v1beta1 (a cluster upgraded from v1beta1)", async () => {
     const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusters.cluster.x-k8s.io"
-    const crd = deployManifests()
+    const crd = operatorManifests()
       .flatMap((m) => m.objects)
       .find((o) => o.kind === "CustomResourceDefinition") as KubeObject
     await expectStatus(

@@ -1,4 +1,4 @@
-// Every manifest of the operator's folders of deploy/ (crds, manager, rbac, webhook) passes the real API server's
+// Every manifest of the manager's folders of config/ (crd, rbac, manager, webhook, certmanager, default) passes the real API server's
 // validation and admission: server-side apply with dryRun=All and strict field validation, the
 // Namespace first (applied for real, as namespaced objects can only be admitted into a namespace
 // that exists), then the rest. The Deployment's Pod template is admitted by the namespace's
@@ -7,30 +7,33 @@ import { describe, expect, it } from "vitest"
 import { sharedControlPlane } from "../../testenv/vitest-context.ts"
 import {
   apply,
-  deployManifests,
   expectStatus,
   type KubeObject,
   MANAGER_NAMESPACE,
+  operatorManifests,
   providerManifests,
 } from "../fixtures/index.ts"
 
 const cluster = sharedControlPlane().clusters[1]
 if (cluster === undefined) throw new Error("the shared control plane has no cluster 1")
 
-const manifests = deployManifests()
+const manifests = operatorManifests()
 const objects = manifests.flatMap((m) => m.objects)
 const describeObject = (o: KubeObject) =>
   `${o.kind} ${o.metadata.namespace === undefined ? "" : `${o.metadata.namespace}/`}${o.metadata.name}`
 
-describe("deploy/ against a real API server", () => {
+describe("config/ of the manager against a real API server", () => {
   it("holds the CRD, the manager and its RBAC", () => {
     expect(manifests.map((m) => m.file)).toEqual([
-      "deploy/crds/cluster.x-k8s.io_clusters.yaml",
-      "deploy/manager/manager.yaml",
-      "deploy/rbac/role.yaml",
-      "deploy/webhook/cert-manager.yaml",
-      "deploy/webhook/service.yaml",
-      "deploy/webhook/webhooks.yaml",
+      "config/certmanager/certificate.yaml",
+      "config/crd/bases/cluster.x-k8s.io_clusters.yaml",
+      "config/default/metrics_service.yaml",
+      "config/manager/manager.yaml",
+      "config/rbac/metrics_reader_role.yaml",
+      "config/rbac/role.yaml",
+      "config/rbac/service_account.yaml",
+      "config/webhook/manifests.yaml",
+      "config/webhook/service.yaml",
     ])
     expect(objects.map(describeObject)).toEqual(
       expect.arrayContaining([
@@ -49,7 +52,7 @@ describe("deploy/ against a real API server", () => {
   })
 
   it("wires the webhook: the Service reaches the manager's webhook-server port, the Certificate names the Service and the Secret the Deployment mounts", () => {
-    const service = objects.find((o) => o.kind === "Service")
+    const service = objects.find((o) => o.kind === "Service" && o.metadata.name === "krtt-webhook-service")
     const certificate = objects.find((o) => o.kind === "Certificate")
     const deployment = objects.find((o) => o.kind === "Deployment")
     const pod = deployment?.spec?.template?.spec as {

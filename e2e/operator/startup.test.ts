@@ -33,11 +33,16 @@ describe("krtt run on a bare cluster", () => {
       ],
       { timeout: 60_000 },
     ).then(
-      (r) => ({ code: 0, stdout: r.stdout }),
-      (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        code: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+      }),
     )
+    // The manager's log, on standard error as upstream's.
     expect(result.code).toBe(1)
-    expect(result.stdout).toContain("clusters.cluster.x-k8s.io is not installed")
-    expect(result.stdout).toContain("kubectl apply -f deploy/crds/")
+    expect(result.stderr).toContain("clusters.cluster.x-k8s.io is not installed")
+    expect(result.stderr).toContain("kubectl apply -k config/crd")
   }, 90_000)
 })

@@ -1,6 +1,6 @@
 // krtt run on a management cluster that holds objects of Cluster API kinds krtt does not
 // reconcile: one warning at start, with kinds and counts, read as the manager's restricted
-// identity (deploy/rbac/role.yaml must let it list them); kinds without objects are not named.
+// identity (config/rbac/role.yaml must let it list them); kinds without objects are not named.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

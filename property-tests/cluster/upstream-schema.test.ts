@@ -28,7 +28,7 @@ let status: Schema
 let upstreamSpec: Schema
 const deployCrd = parse(
   readFileSync(
-    fileURLToPath(new URL("../../deploy/crds/cluster.x-k8s.io_clusters.yaml", import.meta.url)),
+    fileURLToPath(new URL("../../config/crd/bases/cluster.x-k8s.io_clusters.yaml", import.meta.url)),
     "utf8",
   ),
 ) as Parameters<typeof fieldSchema>[0]
@@ -113,7 +113,7 @@ describe("statuses the Cluster controller writes validate against upstream Clust
     })
   }
 
-  it("deploy/crds has upstream's constraints on every status field and on the spec fields krtt reads", () => {
+  it("config/crd has upstream's constraints on every status field and on the spec fields krtt reads", () => {
     const ours = constraints(deployStatus, "status")
     for (const [path, theirs] of constraints(status, "status")) expect(ours.get(path), path).toEqual(theirs)
     const spec = constraints(deploySpec, "spec")
@@ -130,7 +130,7 @@ describe("statuses the Cluster controller writes validate against upstream Clust
         expect(spec.get(path), path).toEqual(theirs)
   })
 
-  it("every status the controller writes validates against deploy/crds too", () => {
+  it("every status the controller writes validates against config/crd too", () => {
     fc.assert(
       fc.property(anyInput, (input) => {
         for (const s of writtenStatuses(input)) expect(validate(deployStatus, owned(s), "status")).toEqual([])

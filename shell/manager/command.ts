@@ -21,7 +21,7 @@ import type { Runnable } from "./run.ts"
 export const NO_CLUSTER_MESSAGE = `krtt: no cluster is configured (no --kubeconfig, no $KUBECONFIG, not in a cluster, no ~/.kube/config).
 To run the operator against a cluster:
   npm run krtt -- run --kubeconfig /path/to/kubeconfig
-  (install the CRDs and RBAC first: kubectl apply -f deploy/crds -f deploy/rbac)
+  (install the CRD and RBAC first: kubectl apply -k config/crd && kubectl apply -k config/rbac)
 A local control plane for trying it: npm run --silent testenv -- up --clusters 2 --dir /tmp/krtt`
 
 /** Options for the run command: what runs beside the ClusterCache, and what runs without a cluster. */

@@ -82,7 +82,7 @@ export const runManager = (
     if (!installed) {
       return yield* Effect.fail(
         new Error(
-          `the CustomResourceDefinition ${crd} is not installed in ${resolved.kubeconfig.getCurrentCluster()?.server ?? "the cluster"}: install it with kubectl apply -f deploy/crds/`,
+          `the CustomResourceDefinition ${crd} is not installed in ${resolved.kubeconfig.getCurrentCluster()?.server ?? "the cluster"}: install it with kubectl apply -k config/crd`,
         ),
       )
     }
