@@ -478,7 +478,9 @@ describe("reconcile", () => {
       }),
     )
     expect(r.row).toBe("cluster.normal#18")
-    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "Requeue"])
+    // the reconcile's events are recorded too, as upstream records them before its patch
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "Event", "Requeue"])
+    expect(r.actions[1]).toEqual(normalEvent("Provisioned", "Cluster c1 is Provisioned"))
     expect(last(r.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
     expect(r.status?.phase).toBe("Provisioned")
     expect(ClusterControllerDefaults.missingCaRequeueAfter).toBe(30_000)
@@ -540,7 +542,8 @@ describe("reconcile", () => {
       from: "infrastructure",
     }
     const r = run({ trigger: { _tag: "ActionFailed", action, error: "conflict" } })
-    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "ReturnError"])
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "Event", "ReturnError"])
+    expect(r.actions[1]).toEqual(normalEvent("Provisioning", "Cluster c1 is Provisioning"))
     const again = run({
       trigger: {
         _tag: "ActionFailed",
@@ -1390,7 +1393,8 @@ describe("reconcile", () => {
       }),
     )
     expect(r.row).toBe("cluster.errors#8")
-    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "ReturnError"])
+    expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "Event", "ReturnError"])
+    expect(r.actions[1]).toEqual(normalEvent("Deleting", "Cluster c1 is Deleting"))
     expect(condition(r.status, "Deleting")).toMatchObject({
       status: "True",
       reason: "InternalError",

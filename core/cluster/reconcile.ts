@@ -243,40 +243,37 @@ const reconcileControlPlaneInitialized = (s: Scope): void => {
   s.trace.initializedFallback = true
 }
 
+/**
+ * Upstream's events of a reconcile that wrote the status: a flag set from its provider object
+ * (the infrastructure's on the Ready path only; the v1beta1 fallback does not mark it), and a
+ * new phase. Upstream records them before its deferred patch, so a reconcile whose action
+ * failed records them too.
+ */
+const statusEvents = (s: Scope, status: ClusterStatus): Array<ClusterAction> => {
+  const t = s.trace
+  const event = (reason: string, message: string): ClusterAction => ({
+    _tag: "Event",
+    cluster: s.key,
+    type: "Normal",
+    reason,
+    message: `Cluster ${s.key.name} ${message}`,
+  })
+  const out: Array<ClusterAction> = []
+  if (t.infrastructure === "Ready" && t.infrastructureMarked)
+    out.push(event("InfrastructureReady", "InfrastructureProvisioned is now True"))
+  if (t.controlPlaneMarked) out.push(event("ControlPlaneInitialized", "ControlPlaneInitialized is now True"))
+  // Stryker disable next-line ConditionalExpression: after the phases the phase is always set (equivalent)
+  if (status.phase !== undefined && status.phase !== t.phaseBefore)
+    out.push(event(status.phase, `is ${status.phase}`))
+  return out
+}
+
 /** updateStatus and the patch, then the end of the reconcile. */
 const finish = (s: Scope): Reconciled => {
   const status = statusOf(s)
   const { actions, trace } = s
   trace.phaseAfter = status.phase
-  actions.push(patchStatus(s.key, status))
-  // Upstream's events when a flag is set from the provider object.
-  if (trace.infrastructure === "Ready" && trace.infrastructureMarked)
-    actions.push({
-      _tag: "Event",
-      cluster: s.key,
-      type: "Normal",
-      reason: "InfrastructureReady",
-      message: `Cluster ${s.key.name} InfrastructureProvisioned is now True`,
-    })
-  // marked only on the Ready path (the v1beta1 fallback does not mark it)
-  if (trace.controlPlaneMarked)
-    actions.push({
-      _tag: "Event",
-      cluster: s.key,
-      type: "Normal",
-      reason: "ControlPlaneInitialized",
-      message: `Cluster ${s.key.name} ControlPlaneInitialized is now True`,
-    })
-  // Stryker disable next-line ConditionalExpression: after the phases the phase is always set (equivalent)
-  if (status.phase !== undefined && status.phase !== trace.phaseBefore) {
-    actions.push({
-      _tag: "Event",
-      cluster: s.key,
-      type: "Normal",
-      reason: status.phase,
-      message: `Cluster ${s.key.name} is ${status.phase}`,
-    })
-  }
+  actions.push(patchStatus(s.key, status), ...statusEvents(s, status))
   if (s.removeFinalizer) {
     // Stryker disable next-line ArrayDeclaration: a list without our finalizer in place of none is answered alike (equivalent)
     if ((s.cluster.metadata.finalizers ?? []).includes(ClusterFinalizer))
@@ -311,16 +308,7 @@ const waitForTopology = (
   s.trace.exit = "WaitingForTopology"
   const status = statusOf(s, false)
   s.trace.phaseAfter = status.phase
-  const actions: Array<ClusterAction> = [patchStatus(key, status)]
-  if (status.phase !== cluster.status?.phase)
-    actions.push({
-      _tag: "Event",
-      cluster: key,
-      type: "Normal",
-      reason: status.phase as string,
-      message: `Cluster ${key.name} is ${status.phase}`,
-    })
-  return { actions, status, trace: s.trace }
+  return { actions: [patchStatus(key, status), ...statusEvents(s, status)], status, trace: s.trace }
 }
 
 const statusOf = (s: Scope, phases = true): ClusterStatus =>
@@ -411,7 +399,7 @@ const actionFailed = (
   if (failed !== "MissingCA") s.errors.push(message)
   if (ending._tag === "ReturnError") trace.error = true
   const status = statusOf(s)
-  return { actions: [patchStatus(key, status), ending], status, trace }
+  return { actions: [patchStatus(key, status), ...statusEvents(s, status), ending], status, trace }
 }
 
 const patchStatus = (cluster: ClusterKey, status: ClusterStatus): ClusterAction => ({
