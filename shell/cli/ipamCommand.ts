@@ -191,6 +191,16 @@ const initFlags = {
     "More DNS names (comma-separated) for the self-signed webhook certificate",
   ),
   webhookPort: int("webhook-port", d.webhookPort, "Port the webhook Service forwards to"),
+  webhooksServicePort: int(
+    "webhooks-service-port",
+    443,
+    "Port of the webhook Service, which the webhook configurations call",
+  ),
+  certificateValidity: str(
+    "webhooks-certificate-validity",
+    "87600h",
+    "How long a new self-signed webhook certificate is valid",
+  ),
 }
 
 /** The flags of `krtt ipam init` as the command line gives them. */

@@ -14,6 +14,8 @@ const parsed = (
   webhooksBaseUrl: Option.none(),
   webhooksAdditionalSans: "",
   webhookPort: 9443,
+  webhooksServicePort: 443,
+  certificateValidity: "87600h",
   ...overrides,
 })
 
@@ -34,6 +36,8 @@ describe("krtt ipam init options", () => {
       baseUrl: "https://localhost:9443",
       additionalSans: ["localhost", "ipam.example.com"],
       webhookPort: 9443,
+      servicePort: 443,
+      certificateValidity: 87_600 * 3_600_000,
     })
   })
   it("takes the namespace from $POD_NAMESPACE as upstream does, else default", () => {
@@ -51,6 +55,12 @@ describe("krtt ipam init options", () => {
   it("refuses bad values, naming the flag", () => {
     expect(() => toIpamInitOptions(parsed({ providerName: " " }))).toThrow("--provider-name")
     expect(() => toIpamInitOptions(parsed({ webhookPort: 0 }))).toThrow("--webhook-port")
+    expect(() => toIpamInitOptions(parsed({ webhooksServicePort: 70_000 }))).toThrow(
+      "--webhooks-service-port",
+    )
+    expect(() => toIpamInitOptions(parsed({ certificateValidity: "ten years" }))).toThrow(
+      "--webhooks-certificate-validity",
+    )
     expect(() => toIpamInitOptions(parsed({ webhooksBaseUrl: Option.some("http://x") }))).toThrow(
       "--webhooks-base-url",
     )

@@ -10,13 +10,19 @@ import * as Logger from "effect/Logger"
 import { type IpamInitOptions, ipamInit } from "../ipam/init.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
+import { parseDuration } from "../manager/options.ts"
 import type { IpamInitParsedFlags } from "./ipamCommand.ts"
+
+const port = (flag: string, n: number): number => {
+  if (!Number.isInteger(n) || n < 1 || n > 65_535)
+    throw new Error(`--${flag}: must be a port from 1 to 65535, got ${n}`)
+  return n
+}
 
 /** Turns the parsed flags into options; a bad value throws an error naming the flag. */
 export const toIpamInitOptions = (f: IpamInitParsedFlags): IpamInitOptions => {
   if (f.providerName.trim() === "") throw new Error("--provider-name: must not be empty")
-  if (!Number.isInteger(f.webhookPort) || f.webhookPort < 1 || f.webhookPort > 65_535)
-    throw new Error(`--webhook-port: must be a port from 1 to 65535, got ${f.webhookPort}`)
+  port("webhook-port", f.webhookPort)
   const baseUrl = f.webhooksBaseUrl._tag === "Some" ? f.webhooksBaseUrl.value : undefined
   if (baseUrl !== undefined && !/^https:\/\/[^/]+/.test(baseUrl))
     throw new Error(`--webhooks-base-url: must be an https:// URL, got ${JSON.stringify(baseUrl)}`)
@@ -32,6 +38,8 @@ export const toIpamInitOptions = (f: IpamInitParsedFlags): IpamInitOptions => {
       .map((s) => s.trim())
       .filter((s) => s !== ""),
     webhookPort: f.webhookPort,
+    servicePort: port("webhooks-service-port", f.webhooksServicePort),
+    certificateValidity: parseDuration("webhooks-certificate-validity", f.certificateValidity),
   }
 }
 

@@ -31,6 +31,8 @@ const options: IpamInitOptions = {
   baseUrl: undefined,
   additionalSans: [],
   webhookPort: 9443,
+  servicePort: 443,
+  certificateValidity: 10 * 365 * 24 * 3_600_000,
 }
 
 const setup = Effect.gen(function* () {

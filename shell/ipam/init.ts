@@ -35,14 +35,11 @@ export interface IpamInitOptions {
   readonly additionalSans: ReadonlyArray<string>
   /** The port the Service forwards to (the webhook server's, 9443). */
   readonly webhookPort: number
+  /** The Service's port, which the webhook configurations call (443). */
+  readonly servicePort: number
+  /** How long a new certificate is valid, in milliseconds (10 years). */
+  readonly certificateValidity: number
 }
-
-/** The defaults: upstream's ports and the certificate's lifetime (controller-utils: 10 years). */
-export const IpamInitDefaults = {
-  servicePort: 443,
-  webhookPort: 9443,
-  certificateValidity: 10 * 365 * 24 * 3_600_000,
-} as const
 
 const webhookRef = (kind: "Mutating" | "Validating"): ResourceRef => ({
   group: "admissionregistration.k8s.io",
@@ -120,11 +117,7 @@ const ensureCertificate = (client: KubeClientShape, o: IpamInitOptions) =>
       `${service}.${o.namespace}.svc.cluster.local`,
       ...o.additionalSans,
     ]
-    const cert = selfSignedCertificate(
-      hosts,
-      yield* Clock.currentTimeMillis,
-      IpamInitDefaults.certificateValidity,
-    )
+    const cert = selfSignedCertificate(hosts, yield* Clock.currentTimeMillis, o.certificateValidity)
     const b64 = (t: string) => Buffer.from(t).toString("base64")
     yield* createOrUpdate(client, Resources.secrets, {
       apiVersion: "v1",
@@ -145,7 +138,7 @@ const clientConfig = (o: IpamInitOptions, path: string, caBundle: string) =>
           name: webhookServiceName(o.providerName),
           namespace: o.namespace,
           path,
-          port: IpamInitDefaults.servicePort,
+          port: o.servicePort,
         },
       }
     : { caBundle, url: `${o.baseUrl.replace(/\/$/, "")}${path}` }
@@ -207,9 +200,7 @@ const webhookService = (o: IpamInitOptions): KubeObject =>
         "app.kubernetes.io/name": "PlatformService",
         "app.kubernetes.io/instance": o.providerName,
       },
-      ports: [
-        { name: "https", protocol: "TCP", port: IpamInitDefaults.servicePort, targetPort: o.webhookPort },
-      ],
+      ports: [{ name: "https", protocol: "TCP", port: o.servicePort, targetPort: o.webhookPort }],
     },
   }) as unknown as KubeObject
 
