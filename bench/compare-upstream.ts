@@ -29,8 +29,8 @@ import {
   waitForCrd,
 } from "../e2e/fixtures/index.ts"
 import { cacheRoot } from "../testenv/assets.ts"
+import { buildClusterApiCommand } from "../testenv/capiBuild.ts"
 import {
-  CLUSTER_API_MODULE,
   CLUSTER_API_VERSION,
   clusterApiCrd,
   ensureClusterApiModule,
@@ -235,38 +235,7 @@ export const ensureUpstreamManagerOf = async (
   if (!hasNestedApiModule(version)) return ensureUpstreamManager(log, version)
   const binary = upstreamManagerPath(version)
   if (existsSync(binary)) return binary
-  const buildDir = join(binary, "..", "build")
-  await rm(buildDir, { recursive: true, force: true })
-  await mkdir(buildDir, { recursive: true })
-  const partial = `${binary}.${process.pid}.tmp`
-  const env = { ...process.env, GOMODCACHE: goModCache(), GOFLAGS: "-mod=mod", GO111MODULE: "on" }
-  const go = (args: ReadonlyArray<string>, timeout: number) =>
-    run("go", args, { cwd: buildDir, env, timeout, maxBuffer: 64 * 1024 * 1024 })
-  log(
-    `building upstream's manager (sigs.k8s.io/cluster-api/core@${version}, from a scratch module in ${buildDir}) into ${binary}: takes minutes`,
-  )
-  try {
-    await go(["mod", "init", "krtt.local/capi-manager-build"], 60_000)
-    // upstream's go.mod requires the api module at the zero pseudo-version (its replace target);
-    // the same version of the real module stands in for it.
-    await go(
-      [
-        "mod",
-        "edit",
-        `-require=${CLUSTER_API_MODULE}@${version}`,
-        `-require=${CLUSTER_API_MODULE}/api@${version}`,
-        `-replace=${CLUSTER_API_MODULE}/api@v0.0.0-00010101000000-000000000000=${CLUSTER_API_MODULE}/api@${version}`,
-      ],
-      60_000,
-    )
-    await go(["build", "-trimpath", "-o", partial, `${CLUSTER_API_MODULE}/core`], 3_600_000)
-    await rename(partial, binary)
-  } catch (e) {
-    await rm(partial, { force: true })
-    const err = e as Error & { stderr?: string }
-    throw new Error(`cannot build upstream's manager in ${buildDir}: ${err.stderr ?? err.message}`)
-  }
-  return binary
+  return buildClusterApiCommand({ version, pkg: "core", binary }, log)
 }
 
 /**

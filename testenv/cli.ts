@@ -11,6 +11,8 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { type Assets, AssetsError, ETCD_VERSION, ensureAssets, KUBERNETES_VERSION } from "./assets.ts"
+import { ensureClusterctl } from "./capiBuild.ts"
+import { CLUSTER_API_VERSION } from "./clusterapi.ts"
 import { type ControlPlaneInfo, startControlPlane } from "./controlplane.ts"
 import { isAlive, killGroup, tail } from "./processes.ts"
 
@@ -18,7 +20,8 @@ const usage = `usage: npm run --silent testenv -- <command>
 
   install                               provide kube-apiserver ${KUBERNETES_VERSION}, etcd ${ETCD_VERSION}, kubectl and kube-controller-manager:
                                         from KUBEBUILDER_ASSETS if set, else built once from Go modules
-                                        and cached in \${XDG_CACHE_HOME:-~/.cache}/krtt/k8s-${KUBERNETES_VERSION}
+                                        and cached in \${XDG_CACHE_HOME:-~/.cache}/krtt/k8s-${KUBERNETES_VERSION};
+                                        and Cluster API's clusterctl ${CLUSTER_API_VERSION}, built once from its module
   path                                  print the folder that holds the three binaries
   up --dir DIR [--clusters N] [--users N] [--controller-manager | --no-controller-manager]
                                         start one etcd and N kube-apiservers (1 by default) in the background,
@@ -327,6 +330,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       process.stdout.write(`kube-apiserver, etcd and kubectl in ${assets.dir} (${where})\n`)
       if (assets.kubeControllerManager !== undefined)
         process.stdout.write(`kube-controller-manager: ${assets.kubeControllerManager}\n`)
+      const clusterctl = await ensureClusterctl((line) => process.stdout.write(`${line}\n`))
+      process.stdout.write(`clusterctl ${CLUSTER_API_VERSION}: ${clusterctl}\n`)
       return
     }
     case "path": {
