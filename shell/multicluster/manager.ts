@@ -79,7 +79,7 @@ export interface MultiClusterManager extends Aware {
   readonly controllers: Effect.Effect<ReadonlyArray<MultiClusterController>>
   /** Every runnable added, controllers included, in the order they were added. */
   readonly runnables: Effect.Effect<ReadonlyArray<ClusterAwareRunnable>>
-  /** Starts the controllers, engages the hub, runs the provider; all stop when the scope closes. */
+  /** Starts the runnables, engages the hub, runs the provider; all stop when the scope closes. */
   readonly start: Effect.Effect<void, never, Scope.Scope>
   /** What `ControllerHost` needs (see `controller.ts`). */
   readonly hasProvider: boolean
@@ -106,16 +106,16 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
   Effect.gen(function* () {
     const { hub, provider } = options
     const engaged = new Map<ClusterName, Engaged>()
-    const controllers: Array<ClusterAwareRunnable> = []
+    const runnables: Array<ClusterAwareRunnable> = []
     const indexes: Array<IndexSpec> = []
     let started: Scope.Scope | undefined
 
-    const engageController = (controller: ClusterAwareRunnable, e: Engaged) =>
-      controller.engage(e.cluster, e.scope).pipe(
+    const engageRunnable = (runnable: ClusterAwareRunnable, e: Engaged) =>
+      runnable.engage(e.cluster, e.scope).pipe(
         Effect.catch((err) =>
           Effect.logWarning("engaging a runnable failed").pipe(
             Effect.annotateLogs({
-              controller: controller.name,
+              runnable: runnable.name,
               cluster: e.cluster.name,
               error: err.message,
             }),
@@ -134,9 +134,9 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
           }),
         )
         yield* Effect.logInfo("engaging cluster").pipe(
-          Effect.annotateLogs({ cluster: cluster.name, controllers: controllers.length }),
+          Effect.annotateLogs({ cluster: cluster.name, runnables: runnables.length }),
         )
-        yield* Effect.forEach(controllers, (c) => engageController(c, record), { discard: true })
+        yield* Effect.forEach(runnables, (c) => engageRunnable(c, record), { discard: true })
       })
 
     const disengage = (cluster: Cluster): Effect.Effect<void> =>
@@ -144,7 +144,7 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
         const record = engaged.get(cluster.name)
         if (record === undefined || record.cluster !== cluster) return
         engaged.delete(cluster.name)
-        yield* Effect.forEach(controllers, (c) => c.disengage(cluster), { discard: true })
+        yield* Effect.forEach(runnables, (c) => c.disengage(cluster), { discard: true })
       })
 
     const applyIndexes = (cluster: Cluster): Effect.Effect<void> =>
@@ -186,18 +186,18 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
             },
           )
         }),
-      add: (controller) =>
+      add: (runnable) =>
         Effect.gen(function* () {
-          controllers.push(controller)
+          runnables.push(runnable)
           if (started === undefined) return
-          if (controller.start !== undefined) yield* controller.start.pipe(Scope.provide(started))
-          yield* engageController(controller, { cluster: hub, scope: started })
-          yield* Effect.forEach([...engaged.values()], (e) => engageController(controller, e), {
+          if (runnable.start !== undefined) yield* runnable.start.pipe(Scope.provide(started))
+          yield* engageRunnable(runnable, { cluster: hub, scope: started })
+          yield* Effect.forEach([...engaged.values()], (e) => engageRunnable(runnable, e), {
             discard: true,
           })
         }),
-      controllers: Effect.sync(() => controllers.filter(isController)),
-      runnables: Effect.sync(() => [...controllers]),
+      controllers: Effect.sync(() => runnables.filter(isController)),
+      runnables: Effect.sync(() => [...runnables]),
       applyIndexes,
       unhealthyReason: (name) =>
         provider === undefined
@@ -211,12 +211,12 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
         yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
         started = scope
         yield* Effect.forEach(
-          controllers,
+          runnables,
           (c) => (c.start === undefined ? Effect.void : c.start.pipe(Scope.provide(scope))),
           { discard: true },
         )
         const hubRecord: Engaged = { cluster: hub, scope }
-        yield* Effect.forEach(controllers, (c) => engageController(c, hubRecord), { discard: true })
+        yield* Effect.forEach(runnables, (c) => engageRunnable(c, hubRecord), { discard: true })
         if (provider !== undefined) {
           const aware =
             options.gate === undefined ? manager : yield* options.gate(manager).pipe(Scope.provide(scope))
@@ -226,7 +226,7 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
         yield* Effect.logInfo("multi-cluster manager started").pipe(
           Effect.annotateLogs({
             provider: provider?.name ?? "none",
-            controllers: controllers.map((c) => c.name).join(","),
+            runnables: runnables.map((c) => c.name).join(","),
           }),
         )
       }),
