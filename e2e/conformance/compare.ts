@@ -29,16 +29,16 @@ export interface Comparison {
 /** The label by which krtt's run selects the Clusters of its side (not compared). */
 export const WATCH_FILTER_LABEL = "cluster.x-k8s.io/watch-filter"
 
-const isEmptyObject = (v: unknown) =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0
+const isEmpty = (v: unknown) => typeof v === "object" && v !== null && Object.keys(v).length === 0
 
 /**
  * A value as text, with times, durations and the namespace replaced by placeholders. An empty
- * object reads as absent: every field in it is absent either way (upstream writes the Cluster's
- * `status.controlPlane` and `status.workers` as `{}` when it has nothing to count).
+ * object or list reads as absent, as the API treats them: every field in it is absent either way
+ * (upstream writes the Cluster's `status.controlPlane` and `status.workers` as `{}` when it has
+ * nothing to count).
  */
 export const normalise = (v: unknown, ns?: string): string => {
-  if (v === undefined || v === null || isEmptyObject(v)) return "<absent>"
+  if (v === undefined || v === null || isEmpty(v)) return "<absent>"
   const text = typeof v === "string" ? v : JSON.stringify(v)
   const replaced = text
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, "<time>")

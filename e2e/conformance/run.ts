@@ -69,7 +69,8 @@ const compareAll = (
   const parts: Array<Comparison> = scenarios.flatMap((s) => {
     const u = upstream.get(s.name) as ScenarioRun
     const k = krtt.get(s.name) as ScenarioRun
-    return [whyComparison(why, s.name, u.ns, u.snapshot.cluster?.status), compareRuns(s.name, u, k)]
+    const status = u.snapshot.cluster === undefined ? undefined : (u.snapshot.cluster.status ?? {})
+    return [whyComparison(why, s.name, u.ns, status), compareRuns(s.name, u, k)]
   })
   return {
     scenarios: scenarios.length,

@@ -279,6 +279,26 @@ const deletion: ReadonlyArray<Scenario> = [
     settled: connected,
     next: { run: deleteCluster, settled: deleting },
   },
+  {
+    name: "deleting-v1beta1-providers",
+    setup: async (w) => {
+      await provider(w, infraV1beta1, { status: V1BETA1_INFRA_READY, finalizers: [HOLD_FINALIZER] })
+      await provider(w, cpV1beta1, {
+        status: { ready: true, initialized: true },
+        finalizers: [HOLD_FINALIZER],
+      })
+      await kubeconfig(w)
+      await cluster(w, { infra: infraV1beta1, controlPlane: cpV1beta1 })
+    },
+    settled: connected,
+    next: { run: deleteCluster, settled: deleting },
+  },
+  {
+    name: "deleted",
+    setup: (w) => v1beta2Cluster(w, INFRA_PROVISIONED, CP_INITIALIZED),
+    settled: connected,
+    next: { run: deleteCluster, settled: (c) => c === undefined },
+  },
 ]
 
 export const PROVIDER_SCENARIOS: ReadonlyArray<Scenario> = [...contracts, ...access, ...gates, ...deletion]

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { upstreamManagerPath } from "../../bench/compare-upstream.ts"
-import type { Divergence } from "./compare.ts"
+import { compareRuns, type Divergence, normalise, RUN_SUFFIX, WATCH_FILTER_LABEL } from "./compare.ts"
 import { DOCUMENTED, type Documented, UPSTREAM_VERSION } from "./divergences.ts"
 import { unexplained } from "./match.ts"
 import { runSuite } from "./run.ts"
@@ -57,4 +57,53 @@ describe.skipIf(!cached)(`krtt beside upstream Cluster API ${UPSTREAM_VERSION}'s
     expect(report.fields).toBeGreaterThan(1_000)
     expect(unexplained(report.divergences, DOCUMENTED)).toEqual({ unexpected: [], missing: [] })
   }, 600_000)
+})
+
+describe("the run-beside-run comparison", () => {
+  const cluster = (ns: string, status: Record<string, unknown>, finalizers: ReadonlyArray<string>) => ({
+    apiVersion: "cluster.x-k8s.io/v1beta2",
+    kind: "Cluster",
+    metadata: { name: "c", namespace: ns, finalizers, labels: { [WATCH_FILTER_LABEL]: ns } },
+    status,
+  })
+  const run = (ns: string, status: Record<string, unknown>, finalizers: ReadonlyArray<string> = []) => ({
+    ns,
+    snapshot: { settled: true, cluster: cluster(ns, status, finalizers), providers: {}, events: [] },
+  })
+
+  it("normalises times, the namespace, and an empty object or list to absent", () => {
+    expect(normalise("probe last succeeded at 2026-01-01T00:00:00Z in ns-1", "ns-1")).toBe(
+      "probe last succeeded at <time> in <ns>",
+    )
+    expect(normalise({})).toBe("<absent>")
+    expect(normalise([])).toBe("<absent>")
+    expect(normalise(undefined)).toBe("<absent>")
+  })
+
+  it("finds a different finalizer and a different condition message, and nothing else", () => {
+    const u = run(
+      "u-a",
+      {
+        phase: "Provisioned",
+        conditions: [{ type: "Ready", status: "True", reason: "R", message: "in u-a" }],
+      },
+      ["f"],
+    )
+    const k = run("k-a", {
+      phase: "Provisioned",
+      conditions: [{ type: "Ready", status: "True", reason: "R", message: "other" }],
+    })
+    const { divergences, fields } = compareRuns("a", u, k)
+    expect(divergences).toEqual([
+      { scenario: "a", field: "Cluster.metadata.finalizers", upstream: '["f"]', krtt: "<absent>" },
+      {
+        scenario: "a",
+        field: `status.conditions[Ready].message${RUN_SUFFIX}`,
+        upstream: "in <ns>",
+        krtt: "other",
+      },
+    ])
+    expect(fields).toBeGreaterThan(10)
+    expect(compareRuns("a", u, run("k-a", u.snapshot.cluster.status, ["f"])).divergences).toEqual([])
+  })
 })

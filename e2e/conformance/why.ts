@@ -59,6 +59,8 @@ export const whyComparison = (
   actual: Status | undefined,
 ): Comparison => {
   const c = report.find((x) => x.name === `${ns}/${NAME}`)
+  // A Cluster upstream has deleted has no status left to compare.
+  if (c === undefined && actual === undefined) return { fields: 0, divergences: [] }
   if (c === undefined)
     return { fields: 1, divergences: [{ scenario, field: "krtt why", upstream: "listed", krtt: "<absent>" }] }
   const expected = c.expectedStatus ?? undefined
