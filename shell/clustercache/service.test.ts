@@ -7,6 +7,7 @@ import { TestClock } from "effect/testing"
 import { ClusterCacheDefaults } from "../../core/clustercache/index.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
+import { informerCacheFactory } from "../cache/informerCache.ts"
 import { KubeClient } from "../kube/client.ts"
 import { Unauthorized } from "../kube/errors.ts"
 import { Resources } from "../kube/resource.ts"
@@ -414,6 +415,27 @@ describe("ClusterCache watches", () => {
         assert.deepStrictEqual(first, [])
         assert.deepStrictEqual(second, ["a"])
       }),
+  )
+})
+
+describe("ClusterCache connect and the initial sync timeout", () => {
+  it.effect("a cache that has not synced within 5 min fails the connect (clusterAccessor rows 3 and 5)", () =>
+    Effect.gen(function* () {
+      const { mc, workload } = yield* setup
+      const cc = yield* make({
+        connectionFactory: () => makeMemoryClient(workload),
+        cacheFactory: (client, o) =>
+          Effect.map(informerCacheFactory(client, o), (c) => ({ ...c, waitForCacheSync: Effect.never })),
+      }).pipe(Effect.provideService(KubeClient, mc))
+      const fiber = yield* Effect.forkChild(cc.reconcile(cluster))
+      yield* TestClock.adjust(ClusterCacheDefaults.initialSyncTimeout - 1)
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust(1)
+      const r = yield* Fiber.join(fiber)
+      assert.include(r.rows, "clustercache.accessor#3")
+      assert.include(r.rows, "clustercache.accessor#5")
+      assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: false }])
+    }),
   )
 })
 

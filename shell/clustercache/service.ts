@@ -47,7 +47,7 @@ import type { RowId } from "../../core/krtt/index.ts"
 import { informerCacheFactory } from "../cache/informerCache.ts"
 import type { Cache, CacheFactory, Informer } from "../cache/types.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
-import { isKubeError, type KubeError } from "../kube/errors.ts"
+import { isKubeError, type KubeError, Timeout } from "../kube/errors.ts"
 import { type KubeObject, keyOf, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import type { ReflectorEvent } from "../reflector/reflector.ts"
@@ -338,8 +338,10 @@ export const make = (options: ClusterCacheOptions = {}) =>
           failedStep = "cacheSync"
           const synced = yield* Effect.timeoutOption(cache.waitForCacheSync, config.initialSyncTimeout)
           if (synced._tag === "None" || !synced.value)
-            return yield* new InvalidKubeconfig({
-              message: "the cache did not sync: initial sync timeout expired",
+            return yield* new Timeout({
+              verb: "list",
+              path: "/",
+              message: `the cache did not sync within the initial sync timeout (${config.initialSyncTimeout} ms)`,
             })
           const connection: Connection = {
             config: kc,
