@@ -1,10 +1,11 @@
 /**
  * The differential suite's comparison. Status: the differences `krtt why --all --json` lists
  * between the status upstream's manager wrote and the one krtt's tables would write, on the same
- * objects. Everything else (finalizers, owner references, labels and annotations of the Cluster
- * and of the objects it refers to, the endpoint, failure domains, replica counters, events):
- * upstream's run beside krtt's run of the same scenario. Values are normalised: times, durations
- * and the scenario's namespace are replaced by placeholders.
+ * objects. Upstream's run beside krtt's run of the same scenario: the same status fields as
+ * `krtt run` wrote them, and everything else (finalizers, owner references, labels and
+ * annotations of the Cluster and of the objects it refers to, its spec, failure domains, replica
+ * counters, events, the descendants deleted). Values are normalised: times, durations and the
+ * scenario's namespace are replaced by placeholders.
  *
  * @module
  */
@@ -83,13 +84,15 @@ export const snapshotFields = (s: Snapshot): Record<string, unknown> => {
   }
   add("Cluster", {
     ...objectFields(s.cluster),
-    "spec.controlPlaneEndpoint": s.cluster?.spec?.controlPlaneEndpoint,
+    spec: s.cluster?.spec,
+    "status.observedGeneration": s.cluster?.status?.observedGeneration,
     "status.failureDomains": s.cluster?.status?.failureDomains,
     "status.controlPlane": s.cluster?.status?.controlPlane,
     "status.workers": s.cluster?.status?.workers,
   })
   for (const [kind, o] of Object.entries(s.providers)) if (o !== undefined) add(kind, objectFields(o))
   fields.events = [...new Set(s.events.map((e) => `${e.type} ${e.reason}: ${e.message}`))].sort()
+  fields.descendants = s.descendants
   return fields
 }
 

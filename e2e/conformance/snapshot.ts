@@ -1,7 +1,7 @@
 /**
  * What the differential suite reads of a scenario once its Cluster has settled: the Cluster,
- * each provider object named like it (of either contract), its kubeconfig Secret, and the events
- * about the Cluster.
+ * each provider object named like it (of either contract), its kubeconfig Secret, the events
+ * about the Cluster, and which descendants are there and being deleted.
  *
  * @module
  */
@@ -23,6 +23,23 @@ export interface Snapshot {
   /** The provider objects by kind, and the kubeconfig Secret as `Secret` (undefined: not there). */
   readonly providers: Readonly<Record<string, KubeObject | undefined>>
   readonly events: ReadonlyArray<EventSeen>
+  /** Each descendant as `Kind/name`, with ` (deleting)` once its deletion has begun. */
+  readonly descendants: ReadonlyArray<string>
+}
+
+const DESCENDANTS = ["machinedeployments", "machinesets", "machinepools", "machines"] as const
+
+const descendantsOf = async (mgmt: Cluster, ns: string): Promise<ReadonlyArray<string>> => {
+  const out: Array<string> = []
+  for (const plural of DESCENDANTS) {
+    const r = await mgmt.request("GET", `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/${plural}`)
+    if (r.status !== 200) throw new Error(`GET ${plural} of ${ns}: HTTP ${r.status}`)
+    for (const o of (r.body as { items: ReadonlyArray<KubeObject> }).items)
+      out.push(
+        `${o.kind}/${o.metadata.name}${o.metadata.deletionTimestamp === undefined ? "" : " (deleting)"}`,
+      )
+  }
+  return out.sort()
 }
 
 interface CoreEvent {
@@ -51,5 +68,6 @@ export const snapshot = async (mgmt: Cluster, ns: string, settled: boolean): Pro
     cluster: await getObject(mgmt, paths.cluster(ns, NAME)),
     providers,
     events: await clusterEvents(mgmt, ns),
+    descendants: await descendantsOf(mgmt, ns),
   }
 }

@@ -68,7 +68,13 @@ describe("the run-beside-run comparison", () => {
   })
   const run = (ns: string, status: Record<string, unknown>, finalizers: ReadonlyArray<string> = []) => ({
     ns,
-    snapshot: { settled: true, cluster: cluster(ns, status, finalizers), providers: {}, events: [] },
+    snapshot: {
+      settled: true,
+      cluster: cluster(ns, status, finalizers),
+      providers: {},
+      events: [],
+      descendants: [],
+    },
   })
 
   it("normalises times, the namespace, and an empty object or list to absent", () => {
