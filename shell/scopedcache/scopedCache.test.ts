@@ -503,6 +503,27 @@ describe("ScopedCache: permission recheck by default", () => {
     }),
   )
 
+  it.effect("a review that fails (not a refusal) stops nothing; the next round asks again", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const { cache } = yield* setup({
+        accessReviewer: () => () =>
+          Effect.suspend(() => {
+            calls++
+            return Effect.fail(
+              new Forbidden({ verb: "create", path: "/apis/authorization.k8s.io", message: "no" }),
+            )
+          }),
+      })
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* TestClock.adjust("20 seconds")
+      yield* settle
+      assert.strictEqual(calls, 2)
+      assert.strictEqual(yield* running(cache), 1)
+    }),
+  )
+
   it.effect("0 turns it off", () =>
     Effect.gen(function* () {
       const requests: Array<AccessRequest> = []
