@@ -139,16 +139,18 @@ describe("config/ with kustomize", () => {
     expect(containers.map((c) => c.image)).toEqual(["registry.example/krtt:9.9.9"])
   })
 
-  it("config/default and config/prometheus pass a strict server-side dry run", async () => {
+  it("config/default, config/prometheus and config/grafana pass a strict server-side dry run", async () => {
     const objects = [
       ...(await build(join(repoRoot, "config/default"))),
       ...(await build(join(repoRoot, "config/prometheus"))),
+      ...(await build(join(repoRoot, "config/grafana"))),
     ]
     expect(objects.map((o) => o.kind)).toEqual(
       expect.arrayContaining([
         "Certificate",
         "Issuer",
         "ServiceMonitor",
+        "ConfigMap",
         "Deployment",
         "CustomResourceDefinition",
       ]),

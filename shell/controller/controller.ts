@@ -33,7 +33,7 @@ import type { BackoffOptions } from "../workqueue/backoff.ts"
 import { formatRequest, type Request } from "../workqueue/request.ts"
 import { runWorkers } from "../workqueue/workers.ts"
 import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
-import { forController, forControllerCluster } from "./metrics.ts"
+import { forController, forControllerCluster, initialize as initializeMetrics } from "./metrics.ts"
 import { type ReconcileResult, type ResultLabel, requeueAfterMillis } from "./result.ts"
 import type { Source } from "./source.ts"
 
@@ -190,7 +190,7 @@ export const make = <E, R>(
       )
 
     const start: Effect.Effect<void, never, Scope.Scope | R> = Effect.gen(function* () {
-      yield* Metric.update(metrics.max, concurrency)
+      yield* initializeMetrics(name, concurrency)
       yield* Effect.logInfo("Starting workers").pipe(
         Effect.annotateLogs({ controller: name, workerCount: concurrency }),
       )

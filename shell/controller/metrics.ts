@@ -3,6 +3,7 @@
  *
  * @module
  */
+import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import type { ResultLabel } from "./result.ts"
 
@@ -69,4 +70,25 @@ export const forControllerCluster = (controller: string, cluster: string) => {
     terminal: label(terminalErrors),
     time: label(reconcileTime),
   }
+}
+
+const RESULTS: ReadonlyArray<ResultLabel> = ["success", "error", "requeue", "requeue_after"]
+
+/**
+ * A starting controller's series, as controller-runtime sets them before its workers start:
+ * every result count and both error counts at zero, no worker active, the concurrency. A
+ * dashboard or an alert on errors then sees a controller that has not failed yet, not none.
+ */
+export const initialize = (controller: string, concurrency: number): Effect.Effect<void> => {
+  const m = forController(controller)
+  return Effect.all(
+    [
+      ...RESULTS.map((r) => Metric.update(m.total(r), 0)),
+      Metric.update(m.errors, 0),
+      Metric.update(m.terminal, 0),
+      Metric.update(m.active, 0),
+      Metric.update(m.max, concurrency),
+    ],
+    { discard: true },
+  )
 }
