@@ -137,25 +137,25 @@ const machineSpec = (name: string) => ({
   version: "v1.34.4",
 })
 
-const descendantMeta = (
-  w: World,
-  name: string,
-  labels: Readonly<Record<string, string>>,
-  finalizers?: ReadonlyArray<string>,
-) => ({
-  name,
-  namespace: w.ns,
-  labels: { [CLUSTER_NAME_LABEL]: NAME, ...labels },
-  annotations: { [PAUSED_ANNOTATION]: "" },
-  ...(finalizers === undefined ? {} : { finalizers }),
-})
-
 export interface DescendantOptions {
   readonly labels?: Readonly<Record<string, string>>
   readonly replicas?: number
   readonly status?: Status
   readonly finalizers?: ReadonlyArray<string>
+  /** The uid of the Cluster `c`, to make the descendant one the Cluster owns. */
+  readonly ownerUid?: string
 }
+
+const descendantMeta = (w: World, name: string, o: DescendantOptions) => ({
+  name,
+  namespace: w.ns,
+  labels: { [CLUSTER_NAME_LABEL]: NAME, ...o.labels },
+  annotations: { [PAUSED_ANNOTATION]: "" },
+  ...(o.finalizers === undefined ? {} : { finalizers: o.finalizers }),
+  ...(o.ownerUid === undefined
+    ? {}
+    : { ownerReferences: [{ apiVersion: CAPI, kind: "Cluster", name: NAME, uid: o.ownerUid }] }),
+})
 
 const collection = (w: World, plural: string) => `/apis/cluster.x-k8s.io/v1beta2/namespaces/${w.ns}/${plural}`
 
@@ -167,7 +167,7 @@ export const machine = (w: World, name: string, o: DescendantOptions = {}): Prom
     {
       apiVersion: CAPI,
       kind: "Machine",
-      metadata: descendantMeta(w, name, o.labels ?? {}, o.finalizers),
+      metadata: descendantMeta(w, name, o),
       spec: machineSpec(name),
     },
     o.status,
@@ -180,7 +180,7 @@ const replicated = (w: World, kind: string, plural: string, name: string, o: Des
     {
       apiVersion: CAPI,
       kind,
-      metadata: descendantMeta(w, name, o.labels ?? {}, o.finalizers),
+      metadata: descendantMeta(w, name, o),
       spec: {
         clusterName: NAME,
         replicas: o.replicas ?? 1,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { getObject, paths } from "../fixtures/index.ts"
 import {
   CONTROL_PLANE_LABEL,
   cond,
@@ -15,6 +16,7 @@ import {
   machineDeployment,
   machinePool,
   machineSet,
+  NAME,
   type World,
 } from "./objects.ts"
 import { deleting, inState, type Scenario } from "./scenario.ts"
@@ -160,6 +162,23 @@ const heldDescendants = async (w: World) => {
   await ready(w)
 }
 
+/** Descendants the Cluster owns, held by a finalizer: upstream deletes owned descendants only. */
+const heldOwnedDescendants = async (w: World) => {
+  await ready(w)
+  const uid = (await getObject(w.mgmt, paths.cluster(w.ns, NAME)))?.metadata.uid
+  if (uid === undefined) throw new Error(`Cluster ${w.ns}/${NAME} has no uid`)
+  const hold = { finalizers: [HOLD_FINALIZER], ownerUid: uid }
+  await machineDeployment(w, "md-owned", { ...hold, status: { ...replicas(1) } })
+  await machineSet(w, "ms-owned", { ...hold, status: { ...replicas(1) } })
+  await machinePool(w, "mp-owned", { ...hold, status: { ...replicas(1) } })
+  await machine(w, "m-owned", { ...hold, status: { conditions: healthy } })
+  await machine(w, "cp-owned", {
+    ...hold,
+    labels: { [CONTROL_PLANE_LABEL]: "" },
+    status: { conditions: healthy },
+  })
+}
+
 export const WORKER_SCENARIOS: ReadonlyArray<Scenario> = [
   { name: "workers-available", setup: workersAvailable, settled: connected },
   { name: "workers-degraded", setup: workersDegraded, settled: connected },
@@ -168,6 +187,12 @@ export const WORKER_SCENARIOS: ReadonlyArray<Scenario> = [
   {
     name: "deleting-descendants",
     setup: heldDescendants,
+    settled: connected,
+    next: { run: deleteCluster, settled: deleting },
+  },
+  {
+    name: "deleting-owned-descendants",
+    setup: heldOwnedDescendants,
     settled: connected,
     next: { run: deleteCluster, settled: deleting },
   },
