@@ -18,16 +18,17 @@ import { makeTokenBucket } from "../kube/rateLimiter.ts"
 import { type ResourceRef, resourcePath } from "../kube/resource.ts"
 import type { FakeApiServer } from "./server.ts"
 
-/** A client over `fake`. */
+/** A client over `fake`; its watches are counted under `name` when given (`FakeApiServer.openWatches`). */
 export const makeMemoryClient = (
   fake: FakeApiServer,
   overrides: Partial<ClientOptions> = {},
+  name?: string,
 ): Effect.Effect<KubeClientShape> =>
   Effect.gen(function* () {
     const options = clientOptions({ qps: Number.POSITIVE_INFINITY, ...overrides })
     const limiter = yield* makeTokenBucket(options)
     const timeoutMs = timeoutMillis(options)
-    const server = fake.client()
+    const server = fake.client(name)
     const guard =
       (verb: string, path: string, ms = timeoutMs) =>
       <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | Timeout> =>

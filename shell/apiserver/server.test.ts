@@ -285,6 +285,27 @@ describe("FakeApiServer watches", () => {
     }),
   )
 
+  it.effect("counts open watches per client name, until each ends", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const a = yield* collect(fake.client("operator#0").watch(configMaps, { namespace: "default" }))
+      yield* collect(fake.client().watch(configMaps))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(
+        [...fake.openWatches()].sort((x, y) => String(x.client).localeCompare(String(y.client))),
+        [
+          { client: "operator#0", resource: "/configmaps", namespace: "default" },
+          { client: undefined, resource: "/configmaps", namespace: undefined },
+        ],
+      )
+      yield* Fiber.interrupt(a.fiber)
+      assert.deepStrictEqual(
+        fake.openWatches().map((w) => w.client),
+        [undefined],
+      )
+    }),
+  )
+
   it.effect(
     "a watch from a compacted resourceVersion gets an ERROR 410 frame; expireWatches does the same to open ones",
     () =>

@@ -107,6 +107,15 @@ import {
 import { expiredFrame, watchStream } from "./watch.ts"
 
 /** Options of the in-memory server. */
+/** An open watch (`FakeApiServer.openWatches`). */
+export interface OpenWatch {
+  /** The name of the client that opened it, if it has one. */
+  readonly client: string | undefined
+  /** `group/resource`. */
+  readonly resource: string
+  readonly namespace: string | undefined
+}
+
 export interface FakeApiServerOptions {
   /** Bookmark period of watches that allow bookmarks; `0` sends none unasked. Default 60 s. */
   readonly bookmarkInterval?: Duration.Input | undefined
@@ -257,6 +266,15 @@ export class FakeApiServer {
   /** The current resourceVersion. */
   resourceVersion(): string {
     return String(this.store.rv)
+  }
+
+  /** The open watches, each with its resource, namespace and the name of the client that opened it. */
+  openWatches(): ReadonlyArray<OpenWatch> {
+    return [...this.store.watchers].map((w) => ({
+      client: w.client,
+      resource: w.key,
+      namespace: w.namespace,
+    }))
   }
 
   /** How many watches are open (on `ref`, when given). */
@@ -625,8 +643,9 @@ export class FakeApiServer {
   watch<T extends KubeObject>(
     ref: ResourceRef,
     options: WatchOptions = {},
+    client?: string,
   ): Stream.Stream<WatchEvent<T>, KubeError> {
-    return Stream.unwrap(this.openWatch<T>(ref, options))
+    return Stream.unwrap(this.openWatch<T>(ref, options, client))
   }
 
   /**
@@ -636,6 +655,7 @@ export class FakeApiServer {
   openWatch<T extends KubeObject>(
     ref: ResourceRef,
     options: WatchOptions = {},
+    client?: string,
   ): Effect.Effect<Stream.Stream<WatchEvent<T>, KubeError>, KubeError> {
     const s = this.served("watch", ref, { namespace: options.namespace })
     return Effect.andThen(
@@ -645,7 +665,11 @@ export class FakeApiServer {
         const tooLarge = Number.isFinite(from) ? tooLargeResourceVersion(s, from, this.store.rv) : undefined
         return tooLarge === undefined
           ? Effect.succeed(
-              watchStream<T>(this.store, ref, options, { path: s.path, bookmarkMillis: this.bookmarkMillis }),
+              watchStream<T>(this.store, ref, options, {
+                path: s.path,
+                bookmarkMillis: this.bookmarkMillis,
+                client,
+              }),
             )
           : Effect.fail(tooLarge)
       }),
@@ -682,8 +706,11 @@ export class FakeApiServer {
     })
   }
 
-  /** The server seen through the `KubeClient` shape (no rate limit, no timeout). */
-  client(): KubeClientShape {
+  /**
+   * The server seen through the `KubeClient` shape (no rate limit, no timeout). The watches of a
+   * client given a `name` are counted under it (`openWatches`).
+   */
+  client(name?: string): KubeClientShape {
     return {
       get: (ref, key) => this.get(ref, key),
       list: (ref, o) => this.list(ref, o),
@@ -695,7 +722,7 @@ export class FakeApiServer {
       getStatus: (ref, key) => this.get(ref, key, "status"),
       updateStatus: (ref, obj, o) => this.update(ref, obj, o, "status"),
       patchStatus: (ref, key, p, o) => this.patch(ref, key, p, o, "status"),
-      watch: (ref, o) => this.watch(ref, o),
+      watch: (ref, o) => this.watch(ref, o, name),
       probe: () => this.probe(),
       raw: (r) => this.raw(r),
     }

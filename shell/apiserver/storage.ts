@@ -44,6 +44,8 @@ export interface Watcher {
   readonly fieldSelector: string | undefined
   readonly bookmarks: boolean
   readonly queue: Queue.Queue<WatchEvent, KubeError | Cause.Done>
+  /** The name of the client that opened it (`FakeApiServer.client(name)`), if it has one. */
+  readonly client?: string | undefined
 }
 
 /** `group/resource`: versions of a resource share storage, as in the API server. */

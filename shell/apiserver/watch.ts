@@ -29,7 +29,7 @@ export const watchStream = <T extends KubeObject>(
   store: FakeStore,
   ref: ResourceRef,
   options: WatchOptions,
-  context: { readonly path: string; readonly bookmarkMillis: number },
+  context: { readonly path: string; readonly bookmarkMillis: number; readonly client?: string | undefined },
 ): Stream.Stream<WatchEvent<T>, KubeError> =>
   Stream.callback<WatchEvent<T>, KubeError>((typed) =>
     Effect.gen(function* () {
@@ -43,6 +43,7 @@ export const watchStream = <T extends KubeObject>(
         fieldSelector: options.fieldSelector,
         bookmarks: options.allowWatchBookmarks === true,
         queue,
+        client: context.client,
       }
       const from = options.resourceVersion
       if (from !== undefined && from !== "" && from !== "0") {

@@ -8,7 +8,11 @@
  * - final state: after the faults stop, the masked state equals the reference run's, and every
  *   object was created and deleted as often as in the reference run;
  * - ESR: that state is reached within `ChaosDefaults.convergeTicks` ticks and kept for
- *   `ChaosDefaults.keepTicks`.
+ *   `ChaosDefaults.keepTicks`;
+ * - resources: once the run settled, no watch open for a cluster that is not engaged (or whose
+ *   accessor is gone), and, once the operator stopped, no watch or fiber left of any of its
+ *   processes (seed 003: "the engage context is cancelled when the cluster leaves");
+ * - no lost work: every request the live operator's queues accepted was reconciled after it.
  *
  * Every failure carries a one-line replay command.
  *
@@ -52,7 +56,7 @@ export interface CampaignOptions {
   readonly mutant?: Mutant | undefined
 }
 
-export type Oracle = "safety" | "final-state" | "lifecycle" | "esr" | "error"
+export type Oracle = "safety" | "final-state" | "lifecycle" | "esr" | "leak" | "lost-work" | "error"
 
 export interface Failure {
   readonly scenario: string
@@ -142,6 +146,7 @@ const points = (
       return depth === "full" ? all(reference.writes) : sample(all(reference.writes), fast[kind])
     case "drop":
     case "stale":
+    case "slow":
       return depth === "full" ? steps : sample(steps, fast[kind])
     case "transient":
       return depth === "full" ? all(reference.requests) : sample(all(reference.requests), fast[kind])
@@ -155,6 +160,8 @@ export const judge = (
 ): ReadonlyArray<{ oracle: Oracle; message: string }> => {
   const found: Array<{ oracle: Oracle; message: string }> = []
   for (const v of run.violations) found.push({ oracle: "safety", message: v })
+  for (const v of run.leaks) found.push({ oracle: "leak", message: v })
+  for (const v of run.lostWork) found.push({ oracle: "lost-work", message: v })
   if (run.convergedAfter === undefined && run.unstable !== undefined)
     found.push({ oracle: "esr", message: run.unstable })
   else if (run.convergedAfter === undefined)
@@ -224,6 +231,8 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
       }
       const ref = reference.success
       for (const v of ref.violations) fail("none", undefined, "safety", v)
+      for (const v of ref.leaks) fail("none", undefined, "leak", v)
+      for (const v of ref.lostWork) fail("none", undefined, "lost-work", v)
       if (ref.convergedAfter === undefined || ref.unstable !== undefined)
         fail(
           "none",

@@ -77,9 +77,10 @@ describe("chaos campaign", () => {
         maxObjectBytes: 262_144,
         transientBurst: 3,
         dropTicks: 5,
+        slowMillis: 250,
         syncPeriod: 600_000,
-        fastPoints: { crash: 4, drop: 1, stale: 1, transient: 3, reorder: 4 },
-        fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2 },
+        fastPoints: { crash: 4, drop: 1, stale: 1, transient: 3, reorder: 4, slow: 1 },
+        fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2, slow: 1 },
       },
     )
   })
@@ -131,9 +132,11 @@ describe("chaos campaign", () => {
       violations: [],
       writes: 1,
       requests: 1,
-      fired: { crash: 0, drop: 0, stale: 0, transient: 0, reorder: 0 },
+      fired: { crash: 0, drop: 0, stale: 0, transient: 0, reorder: 0, slow: 0 },
       convergedAfter: 3,
       unstable: undefined,
+      leaks: [],
+      lostWork: [],
     }
     const bad = { ...ref, final: ["y"], lifecycle: { a: "+-+" }, convergedAfter: undefined }
     assert.deepStrictEqual(
@@ -266,6 +269,68 @@ describe("chaos campaign", () => {
             const caught = broken.failures.filter(
               (f) => f.oracle === "safety" && f.message.includes(expected),
             )
+            assert.isAbove(caught.length, 0, show(broken.failures))
+            assert.include(caught[0]?.replay, `--mutant ${mutant}`)
+            const real = yield* pinned(scenario, kind, at)
+            assert.deepStrictEqual(real.failures, [], show(real.failures))
+          }),
+        60_000,
+      )
+
+    // The resource and liveness oracles: what was left running, what was never reconciled.
+    for (const [what, scenario, kind, at, mutant, oracle, expected] of [
+      [
+        "a disengaged cluster's engage scope left open keeps its watches on the removed cluster (seed 003: the engage context is cancelled when the cluster leaves)",
+        "mc-engage",
+        "crash",
+        1,
+        "engage-scope-leak",
+        "leak",
+        /workload server https:\/\/west\.fleet\.example:6443 holds 1 watch open for operator#\d, which has no cluster engaged there \(\/configmaps\)/,
+      ],
+      [
+        "the same after a rotation: the old server keeps being watched (seed 003)",
+        "mc-rotate",
+        "transient",
+        2,
+        "engage-scope-leak",
+        "leak",
+        /workload server https:\/\/blue\.fleet\.example:6443 holds 1 watch open for operator#\d, which has no cluster engaged there/,
+      ],
+      [
+        "a work queue that forgets a request re-added while it was processed (a lost wake-up)",
+        "provision",
+        "slow",
+        2,
+        "lost-wakeup",
+        "lost-work",
+        /lost work: cluster accepted chaos\/p1 and never reconciled it after/,
+      ],
+      [
+        "a poller forked outside the operator's scope outlives it: its fibers",
+        "provision",
+        "crash",
+        3,
+        "detached-poller",
+        "leak",
+        /fibers? of operator#0 still running after its scope closed/,
+      ],
+      [
+        "the same poller's watch stays open on the server after its process ended",
+        "provision",
+        "crash",
+        3,
+        "detached-poller",
+        "leak",
+        /the management server holds 1 watch open for operator#0, whose process ended \(cluster\.x-k8s\.io\/clusters in chaos\)/,
+      ],
+    ] as const)
+      it.effect(
+        `${what} (${oracle})`,
+        () =>
+          Effect.gen(function* () {
+            const broken = yield* pinned(scenario, kind, at, mutant)
+            const caught = broken.failures.filter((f) => f.oracle === oracle && expected.test(f.message))
             assert.isAbove(caught.length, 0, show(broken.failures))
             assert.include(caught[0]?.replay, `--mutant ${mutant}`)
             const real = yield* pinned(scenario, kind, at)

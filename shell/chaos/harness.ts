@@ -17,7 +17,9 @@
  *   `Faults` matcher;
  * - `reorder`: a third-party writer edits the Cluster's labels, annotations and a foreign status
  *   condition right before the operator's `at`-th write (so the operator's write lands on a
- *   newer object than the one it computed from).
+ *   newer object than the one it computed from);
+ * - `slow`: during step `at`, every request of the operator is answered `slowMillis` later (a
+ *   loaded API server), so watch events arrive while reconciles are still running.
  *
  * Safety invariants are checked on every committed write of the management server (see
  * `invariants`); the run ends with the final state (masked) for the campaign's oracles.
@@ -26,6 +28,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
@@ -50,7 +53,9 @@ import {
 import { matchesLabelSelector } from "../kube/selector.ts"
 import type { WatchEvent } from "../kube/watch.ts"
 import { make as makeReflector } from "../reflector/reflector.ts"
+import { WorkObserver } from "../workqueue/observer.ts"
 import type { Mutant } from "./mutants.ts"
+import { clientName, FiberCounter, leakedWatches, serversOfSecrets, WorkLedger } from "./resources.ts"
 import {
   CLUSTER_FINALIZER,
   CONTROL_PLANE,
@@ -63,7 +68,7 @@ import {
 } from "./scenarios.ts"
 import type { Suite, SuiteContext, WriteTarget } from "./suite.ts"
 
-export const PerturbationKinds = ["crash", "drop", "stale", "transient", "reorder"] as const
+export const PerturbationKinds = ["crash", "drop", "stale", "transient", "reorder", "slow"] as const
 export type PerturbationKind = (typeof PerturbationKinds)[number]
 export type Perturbation =
   | { readonly kind: "none" }
@@ -103,12 +108,14 @@ export const ChaosDefaults = {
   transientBurst: 3,
   /** Ticks of a drop window before the watches are expired. */
   dropTicks: 5,
+  /** How much later a request is answered during a `slow` step (virtual milliseconds). */
+  slowMillis: 250,
   /** The sync period of the Cluster controller (upstream's --sync-period default, 10 min). */
   syncPeriod: 600_000,
   /** Points per scenario and perturbation kind of the fast campaign (`npm test`); a suite may take fewer. */
-  fastPoints: { crash: 4, drop: 1, stale: 1, transient: 3, reorder: 4 },
+  fastPoints: { crash: 4, drop: 1, stale: 1, transient: 3, reorder: 4, slow: 1 },
   /** The fast points of the later suites (IPAM, multi-cluster, propagate), to keep `npm test` fast. */
-  fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2 },
+  fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2, slow: 1 },
 } as const
 
 export type FastPoints = Readonly<Record<PerturbationKind, number>>
@@ -131,8 +138,10 @@ export interface Fired {
   stale: number
   transient: number
   reorder: number
+  /** Requests answered late. */
+  slow: number
 }
-export const noneFired = (): Fired => ({ crash: 0, drop: 0, stale: 0, transient: 0, reorder: 0 })
+export const noneFired = (): Fired => ({ crash: 0, drop: 0, stale: 0, transient: 0, reorder: 0, slow: 0 })
 
 export interface RunResult {
   /** The masked final state, by `resource namespace/name` (generated names masked). */
@@ -150,6 +159,13 @@ export interface RunResult {
   readonly convergedAfter: number | undefined
   /** Why the state was not kept once reached, if it was not. */
   readonly unstable: string | undefined
+  /**
+   * Resources left open once the run settled and the operator stopped: watches of an ended
+   * process or of a cluster not engaged, fibers of a closed scope.
+   */
+  readonly leaks: ReadonlyArray<string>
+  /** Requests the live operator accepted and never reconciled after. */
+  readonly lostWork: ReadonlyArray<string>
 }
 
 const WRITES = new Set(["create", "update", "patch", "delete", "updateStatus", "patchStatus"])
@@ -163,6 +179,8 @@ interface ChaosState {
   /** Which operator process is alive: requests of an older one never answer. */
   incarnation: number
   dropping: boolean
+  /** Requests are answered late (`slow`). */
+  slow: boolean
   staleRv: string | undefined
   readonly fired: Fired
 }
@@ -238,11 +256,14 @@ const chaosClient = (
         state.fired.transient++
         return Effect.fail(outcome.error)
       }
-      if (!WRITES.has(verb)) return run()
+      if (state.slow) state.fired.slow++
+      const late = state.slow
+      const answer = () => (late ? Effect.andThen(Effect.sleep(ChaosDefaults.slowMillis), run()) : run())
+      if (!WRITES.has(verb)) return answer()
       const w = state.writes + 1
       return Effect.andThen(
         hooks.beforeWrite(w, { server, ref, namespace: key.namespace, name: key.name }),
-        Effect.flatMap(run(), (a) => {
+        Effect.flatMap(answer(), (a) => {
           if (dead()) return Effect.never
           state.writes++
           if (hooks.crashAfterWrite === state.writes) {
@@ -498,7 +519,7 @@ const startOperator = (ctx: SuiteContext) =>
   Effect.gen(function* () {
     const { client, controllers, mutant } = ctx
     const connectionFactory: ConnectionFactory = (kc) =>
-      makeMemoryClient(ctx.workload(kc.getCurrentCluster()?.server ?? ""))
+      makeMemoryClient(ctx.workload(kc.getCurrentCluster()?.server ?? ""), {}, ctx.clientName)
     const clusters = yield* makeReflector(client, { resource: ClusterResource, name: "clusters" })
     const secrets = yield* makeReflector(client, {
       resource: Resources.secrets,
@@ -544,6 +565,11 @@ export const OperatorSuite: Suite = {
   start: (ctx) => Effect.orDie(startOperator(ctx)),
   invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
   thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true }),
+  // The ClusterCache's accessors: one per Cluster, reaching the server its kubeconfig Secret names.
+  engagedServers: (mgmt) => {
+    const clusters = new Set(mgmt.objects(ClusterResource).map((c) => `${c.metadata.name}-kubeconfig`))
+    return serversOfSecrets(mgmt, NAMESPACE, "value", (s) => clusters.has(s.metadata.name ?? ""))
+  },
   snapshotWorkloads: false,
 }
 
@@ -557,6 +583,16 @@ const advance = (ticks: number) =>
  * against it; without it (the reference run itself), against the state ceasing to change.
  */
 export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => plan.mutant?.patch?.()),
+    () => runPlan(plan, target),
+    (restore) => Effect.sync(() => restore?.()),
+  )
+
+const runPlan = (
+  plan: RunPlan,
+  target: ReadonlyArray<string> | undefined,
+): Effect.Effect<RunResult, KubeError> =>
   Effect.gen(function* () {
     const suite = plan.suite
     const mgmt = yield* FakeApiServer.make({ garbageCollection: suite.garbageCollection !== false })
@@ -593,6 +629,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       crashed: false,
       incarnation: 0,
       dropping: false,
+      slow: false,
       staleRv: undefined,
       fired: noneFired(),
     }
@@ -617,17 +654,17 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
               })
             : Effect.void,
       })
-    const base = yield* makeMemoryClient(mgmt)
-    const clientOf = () => {
+    const clientOf = (base: KubeClientShape) => {
       const perturbed = perturb(mgmt, base)
       return plan.mutant?.wrap === undefined ? perturbed : plan.mutant.wrap(perturbed, state.incarnation)
     }
-    const context = (me = state.incarnation): SuiteContext => ({
+    const context = (base: KubeClientShape, me: number): SuiteContext => ({
       mgmt,
-      client: clientOf(),
+      client: clientOf(base),
       workload,
+      clientName: clientName(me),
       perturbed: (server) =>
-        Effect.map(makeMemoryClient(server), (c) => {
+        Effect.map(makeMemoryClient(server, {}, clientName(me)), (c) => {
           reachedServers.add(server)
           const perturbed = perturb(server, c)
           return plan.mutant?.wrapWorkload === undefined ? perturbed : plan.mutant.wrapWorkload(perturbed)
@@ -642,10 +679,23 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     const snap = () =>
       snapshot(mgmt, suite.snapshotWorkloads ? [...workloads.entries()] : [], suite.maskObject)
 
+    /** Each process's live fibers and work, by incarnation. */
+    const processes: Array<{ readonly fibers: FiberCounter; readonly work: WorkLedger }> = []
     const boot = () =>
       Effect.gen(function* () {
+        const me = state.incarnation
+        const process = { fibers: new FiberCounter(), work: new WorkLedger() }
+        processes[me] = process
+        const base = yield* makeMemoryClient(mgmt, {}, clientName(me))
         const s = yield* Scope.make()
-        yield* Effect.forkIn(suite.start(context()).pipe(Scope.provide(s)), s)
+        const start = suite
+          .start(context(base, me))
+          .pipe(
+            Scope.provide(s),
+            Effect.provideService(WorkObserver, process.work),
+            Effect.provideService(Metric.FiberRuntimeMetrics, process.fibers.service),
+          )
+        yield* Effect.forkIn(start, s)
         return s
       })
     let scope = yield* boot()
@@ -671,6 +721,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     for (const [i, step] of plan.scenario.steps.entries()) {
       const rvBefore = mgmt.resourceVersion()
       if (p.kind === "drop" && i === at) state.dropping = true
+      if (p.kind === "slow" && i === at) state.slow = true
       yield* step.run(stage)
       const ticks = Math.ceil(step.settleMillis / ChaosDefaults.tickMillis)
       if (p.kind === "drop" && i === at) {
@@ -679,6 +730,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
         for (const server of reachedServers) server.expireWatches()
         yield* settle(ticks - ChaosDefaults.dropTicks)
       } else yield* settle(ticks)
+      state.slow = false
       if (p.kind === "stale" && i === at) {
         state.staleRv = rvBefore
         yield* restart
@@ -721,8 +773,19 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       }
     }
     const final = snap()
+    const lostWork = storm() ? [] : (processes[state.incarnation]?.work.lost() ?? [])
+    const live = clientName(state.incarnation)
+    const engaged = new Set(suite.engagedServers?.(mgmt) ?? [])
+    const servers = (): ReadonlyArray<readonly [string, FakeApiServer]> => [
+      ["", mgmt],
+      ...workloads.entries(),
+    ]
+    const leaks = servers().flatMap(([url, server]) =>
+      leakedWatches(url, server, live, url === "" || engaged.has(url)),
+    )
+    // The operator stops (its scope closes, as on SIGTERM): then nothing of any process may be left.
+    leaks.push(...(yield* stopAll(scope, processes, servers)))
     state.incarnation++
-    yield* Effect.forkDetach(Scope.close(scope, Exit.void))
     unwatch()
     for (const u of unfollow) u()
     return {
@@ -734,7 +797,36 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
       fired: state.fired,
       convergedAfter,
       unstable,
+      leaks,
+      lostWork,
     }
+  })
+
+/** Ticks a stopping operator gets to close its scope (its graceful stop takes up to 30 s). */
+const STOP_TICKS = 60
+
+/**
+ * Closes the live process's scope and waits (in virtual time) for it; then every process's fibers
+ * must have ended and no server may hold a watch for any of them.
+ */
+const stopAll = (
+  scope: Scope.Closeable,
+  processes: ReadonlyArray<{ readonly fibers: FiberCounter }>,
+  servers: () => ReadonlyArray<readonly [string, FakeApiServer]>,
+) =>
+  Effect.gen(function* () {
+    const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+    for (let t = 0; t < STOP_TICKS && closing.pollUnsafe() === undefined; t++) yield* advance(1)
+    const found: Array<string> = []
+    if (closing.pollUnsafe() === undefined)
+      found.push(`leak: the operator's scope did not close within ${STOP_TICKS} ticks of its stop`)
+    for (const [n, p] of processes.entries())
+      if (p.fibers.live > 0)
+        found.push(
+          `leak: ${p.fibers.live} fiber${p.fibers.live === 1 ? "" : "s"} of ${clientName(n)} still running after its scope closed`,
+        )
+    for (const [url, server] of servers()) found.push(...leakedWatches(url, server, undefined, false))
+    return found
   })
 
 export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>

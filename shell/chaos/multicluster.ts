@@ -21,6 +21,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
+import type { FakeApiServer } from "../apiserver/server.ts"
+import { informerCacheFactory } from "../cache/informerCache.ts"
 import type { CacheFactory } from "../cache/types.ts"
 import { done } from "../controller/result.ts"
 import { mergePatch } from "../kube/patch.ts"
@@ -37,6 +39,7 @@ import {
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
 import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
+import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 
@@ -178,31 +181,37 @@ interface Epoch {
   open: boolean
 }
 
-/** A gate in front of the manager that numbers the engagements and notes when each ends. */
-const epochGate = (epochs: WeakMap<Cluster, Epoch>, counter: { n: number }) => (aware: Aware) =>
-  Effect.succeed<Aware>({
-    engage: (cluster, scope) =>
-      Effect.gen(function* () {
-        const epoch: Epoch = { n: ++counter.n, name: cluster.name, open: true }
-        epochs.set(cluster, epoch)
-        // Added before the manager's own finalizer, so it runs after it (finalizers run in reverse).
-        yield* Scope.addFinalizer(
-          scope,
-          Effect.sync(() => {
-            epoch.open = false
-          }),
-        )
-        yield* aware.engage(cluster, scope)
-      }),
-    disengage: (cluster) =>
-      Effect.andThen(
-        aware.disengage(cluster),
-        Effect.sync(() => {
-          const epoch = epochs.get(cluster)
-          if (epoch !== undefined) epoch.open = false
+/**
+ * A gate in front of the manager that numbers the engagements and notes when each ends. With
+ * `leak` (the `engage-scope-leak` variant), the manager is engaged in a scope forked from it,
+ * which the cluster's leaving never closes.
+ */
+const epochGate =
+  (epochs: WeakMap<Cluster, Epoch>, counter: { n: number }, leak: Scope.Scope | undefined) =>
+  (aware: Aware) =>
+    Effect.succeed<Aware>({
+      engage: (cluster, scope) =>
+        Effect.gen(function* () {
+          const epoch: Epoch = { n: ++counter.n, name: cluster.name, open: true }
+          epochs.set(cluster, epoch)
+          // Added before the manager's own finalizer, so it runs after it (finalizers run in reverse).
+          yield* Scope.addFinalizer(
+            scope,
+            Effect.sync(() => {
+              epoch.open = false
+            }),
+          )
+          yield* aware.engage(cluster, leak === undefined ? scope : yield* Scope.fork(leak))
         }),
-      ),
-  })
+      disengage: (cluster) =>
+        Effect.andThen(
+          aware.disengage(cluster),
+          Effect.sync(() => {
+            const epoch = epochs.get(cluster)
+            if (epoch !== undefined) epoch.open = false
+          }),
+        ),
+    })
 
 /**
  * The stamp reconciler: the cluster from the manager (`remember-clusters`, the broken variant,
@@ -250,6 +259,10 @@ const reconcile = (
     })
 }
 
+/** The servers of the clusters the provider engages: those its kubeconfig Secrets name now. */
+export const fleetServers = (mgmt: FakeApiServer): ReadonlyArray<string> =>
+  serversOfSecrets(mgmt, FLEET, "kubeconfig")
+
 /** The engagement machinery of `krtt propagate` and the examples: kubeconfig-secrets provider, manager. */
 export const startManager = (
   ctx: SuiteContext,
@@ -260,16 +273,29 @@ export const startManager = (
   } = {},
 ) =>
   Effect.gen(function* () {
+    // The engage-scope-leak variant: engagements and caches outlive the cluster, in the process's scope.
+    const leak = ctx.mutant?.variant === "engage-scope-leak" ? yield* Effect.scope : undefined
+    const base = options.cacheFactory ?? informerCacheFactory
+    const cacheFactory: CacheFactory =
+      leak === undefined
+        ? base
+        : (client, o) =>
+            Effect.map(Scope.provide(base(client, o), leak), (cache) => ({
+              ...cache,
+              start: Scope.provide(cache.start, leak),
+            }))
     const provider = yield* makeKubeconfigSecretsProvider(ctx.client, {
       namespace: FLEET,
       clientFactory: (kc) => ctx.perturbed(ctx.workload(kc.getCurrentCluster()?.server ?? "")),
-      ...(options.cacheFactory === undefined ? {} : { cacheFactory: options.cacheFactory }),
+      cacheFactory,
     })
     const counter = { n: 0 }
     const manager = yield* makeManager({
       hub: yield* makeCluster({ client: ctx.client }),
       provider,
-      ...(options.epochs === undefined ? {} : { gate: epochGate(options.epochs, counter) }),
+      ...(options.epochs === undefined && leak === undefined
+        ? {}
+        : { gate: epochGate(options.epochs ?? new WeakMap(), counter, leak) }),
     })
     yield* add(manager)
     yield* manager.start
@@ -303,6 +329,7 @@ export const MulticlusterSuite: Suite = {
     }).pipe(Effect.catch(() => ctx.exit)),
   invariants: () => () => undefined,
   thirdParty: thirdPartyOn(Resources.configMaps, { condition: false }),
+  engagedServers: fleetServers,
   fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: true,
 }

@@ -15,6 +15,8 @@ import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources
 import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
+import { FairQueue } from "../workqueue/fairQueue.ts"
+import { type Request, requestKey } from "../workqueue/request.ts"
 import { CLUSTER_FINALIZER, CONTROL_PLANE, NAMESPACE } from "./scenarios.ts"
 
 export interface Mutant {
@@ -26,7 +28,9 @@ export interface Mutant {
   /** Breaks the operator's clients of workload clusters. */
   readonly wrapWorkload?: ((client: KubeClientShape) => KubeClientShape) | undefined
   /** A broken variant of a suite's own controller (the suite reads it). */
-  readonly variant?: "remember-clusters" | undefined
+  readonly variant?: "remember-clusters" | "engage-scope-leak" | undefined
+  /** Breaks a runtime part for the run's duration; returns what restores it. */
+  readonly patch?: (() => () => void) | undefined
   /** A broken controller started next to the real ones (in the operator's scope). */
   readonly extra?: ((client: KubeClientShape) => Effect.Effect<void, never, Scope.Scope>) | undefined
 }
@@ -189,6 +193,60 @@ const neverDeletesCopies: Mutant = {
   }),
 }
 
+/**
+ * The multi-cluster engagement that leaves a disengaged cluster's engage scope open: the manager
+ * is engaged in a scope that never closes, and the cluster's cache (its informers and their
+ * watches) lives in the process's scope instead of the cluster's (chaos/multicluster.ts). Seed
+ * 003: "the engage context is cancelled when the cluster leaves".
+ */
+const engageScopeLeak: Mutant = {
+  name: "engage-scope-leak",
+  bug: "a disengaged cluster's engage scope is left open: its cache's informers and watches keep running after the cluster left",
+  variant: "engage-scope-leak",
+}
+
+/**
+ * The work queue's fair core forgetting a request added while it was being processed: `done`
+ * ends the processing and drops the re-add instead of queueing it again (a lost wake-up).
+ */
+const lostWakeup: Mutant = {
+  name: "lost-wakeup",
+  bug: "the work queue forgets a request re-added while it was being processed: the change that came during the reconcile is never reconciled",
+  patch: () => {
+    const proto = FairQueue.prototype as unknown as {
+      done: (req: Request) => boolean
+    }
+    const original = proto.done
+    proto.done = function (this: { processing: Set<string>; dirty: Map<string, Request> }, req: Request) {
+      const key = requestKey(req)
+      if (!this.processing.delete(key)) return false
+      this.dirty.delete(key)
+      return false
+    }
+    return () => {
+      proto.done = original
+    }
+  },
+}
+
+/**
+ * A poller forked outside its process's scope (`forkDetach` where `forkScoped` was meant): it
+ * keeps watching Clusters, and its timer keeps running, after the operator stopped.
+ */
+const detachedPoller: Mutant = {
+  name: "detached-poller",
+  bug: "a poller forked outside the operator's scope: its watch and its timer outlive the operator",
+  extra: (client) =>
+    Effect.asVoid(
+      Effect.forkDetach(
+        Effect.repeat(
+          Effect.ignore(Stream.runDrain(client.watch(ClusterResource, { namespace: NAMESPACE }))),
+          Schedule.spaced("10 seconds"),
+        ) as Effect.Effect<unknown>,
+      ),
+    ),
+}
+
 export const Mutants: ReadonlyArray<Mutant> = [
   finalizerEarly,
   statusWithoutResourceVersion,
@@ -197,6 +255,9 @@ export const Mutants: ReadonlyArray<Mutant> = [
   ipamForgets,
   rememberClusters,
   neverDeletesCopies,
+  engageScopeLeak,
+  lostWakeup,
+  detachedPoller,
 ]
 
 export const mutantNamed = (name: string): Mutant | undefined => Mutants.find((m) => m.name === name)

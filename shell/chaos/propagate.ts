@@ -25,7 +25,7 @@ import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propag
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
 import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
-import { addCluster, FLEET, removeCluster, startManager, urlOf } from "./multicluster.ts"
+import { addCluster, FLEET, fleetServers, removeCluster, startManager, urlOf } from "./multicluster.ts"
 import { patchStep, type Scenario, type Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
@@ -223,5 +223,6 @@ export const PropagateSuite: Suite = {
   },
   thirdParty: thirdPartyOn(Resources.configMaps, { condition: false }),
   fastPoints: ChaosDefaults.fastPointsLater,
+  engagedServers: fleetServers,
   snapshotWorkloads: true,
 }

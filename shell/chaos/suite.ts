@@ -35,6 +35,8 @@ export interface SuiteContext {
   readonly perturbed: (server: FakeApiServer) => Effect.Effect<KubeClientShape>
   readonly controllers: ReadonlyArray<ControllerName>
   readonly mutant: Mutant | undefined
+  /** The name of this process's clients (the servers count their watches under it). */
+  readonly clientName: string
   /** Reports a safety violation the operator's own records show (e.g. a reconcile of a disengaged cluster). */
   readonly violation: (message: string) => void
   /** The process exits (e.g. its start failed): it is restarted as after a crash. */
@@ -59,6 +61,12 @@ export interface Suite {
   ) => () => void
   /** The third party's write before the operator's `n`-th write; whether it wrote. */
   readonly thirdParty: (mgmt: FakeApiServer, target: WriteTarget, n: number) => Effect.Effect<boolean>
+  /**
+   * The workload servers (by URL) the operator has a reason to watch in the state `mgmt` holds
+   * now: those of its engaged clusters, or of its live accessors. Once a run settles, a watch the
+   * live operator holds on any other workload server is a leak. Default: none.
+   */
+  readonly engagedServers?: ((mgmt: FakeApiServer) => ReadonlyArray<string>) | undefined
   /** Whether the workload servers' objects are part of the compared state. */
   readonly snapshotWorkloads: boolean
   /**

@@ -14,6 +14,7 @@ export {
 } from "./backoff.ts"
 export { type AddOutcome, FairQueue } from "./fairQueue.ts"
 export * as WorkQueueMetrics from "./metrics.ts"
+export { WorkObserver, type WorkObserverShape } from "./observer.ts"
 export * from "./request.ts"
 export { runWorkers } from "./workers.ts"
 export { make, type WorkQueue, type WorkQueueOptions, WorkQueueShutDown } from "./workQueue.ts"

@@ -33,6 +33,7 @@ import type * as Scope from "effect/Scope"
 import { type BackoffOptions, type BucketOptions, ItemBackoff, TokenBucket } from "./backoff.ts"
 import { FairQueue } from "./fairQueue.ts"
 import { forQueue, forQueueCluster } from "./metrics.ts"
+import { WorkObserver } from "./observer.ts"
 import { type Request, requestKey } from "./request.ts"
 
 /** `take` on a queue that is shut down. */
@@ -81,6 +82,7 @@ export interface WorkQueue {
 export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { name } = options
+    const observer = yield* WorkObserver
     const metrics = forQueue(name)
     const state = new FairQueue()
     const backoff = new ItemBackoff(options)
@@ -119,6 +121,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     const add = (request: Request): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (down) return Effect.void
+        observer?.added(name, request)
         const outcome = state.add(request)
         if (outcome === "deduplicated") return Effect.void
         // The queue time counts from the first add (client-go's addTimes).

@@ -1,0 +1,135 @@
+/**
+ * The resource and liveness oracles' bookkeeping, per operator process (an incarnation of a run):
+ *
+ * - `FiberCounter`: the process's live fibers (every fiber forked under it, through effect's
+ *   `Metric.FiberRuntimeMetrics` hook); once its scope has closed, none may be left (a timer, an
+ *   informer, a probe loop or a reconcile still running belongs to a scope that closed);
+ * - `WorkLedger`: the process's work (`WorkObserver`): every request a queue accepted must be
+ *   followed by a reconcile that started after it, unless one is running (no lost wake-up);
+ * - `clientName`: the name the process's clients carry, under which the in-memory servers count
+ *   their open watches (`FakeApiServer.openWatches`);
+ * - `leakedWatches`: the watches a server holds open for a process that ended, or (for a workload
+ *   server) for a cluster the live process has no reason to watch (not engaged, its accessor gone).
+ *
+ * @module
+ */
+import type * as Metric from "effect/Metric"
+import type { FakeApiServer } from "../apiserver/server.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import type { WorkObserverShape } from "../workqueue/observer.ts"
+import { type Request, requestKey } from "../workqueue/request.ts"
+
+/** The name of process `incarnation`'s clients. */
+export const clientName = (incarnation: number) => `operator#${incarnation}`
+
+/** Counts the live fibers forked under the process it is provided to. */
+export class FiberCounter {
+  live = 0
+  readonly service: Metric.FiberRuntimeMetricsService = {
+    recordFiberStart: () => {
+      this.live++
+    },
+    recordFiberEnd: () => {
+      this.live--
+    },
+  }
+}
+
+interface Entry {
+  readonly queue: string
+  readonly request: Request
+  added: number
+  started: number
+  running: number
+}
+
+/** A process's work: accepted requests and reconciles, in one sequence. */
+export class WorkLedger implements WorkObserverShape {
+  private seq = 0
+  private readonly entries = new Map<string, Entry>()
+
+  private entry(queue: string, request: Request): Entry {
+    const k = `${queue} ${requestKey(request)}`
+    let e = this.entries.get(k)
+    if (e === undefined) {
+      e = { queue, request, added: 0, started: 0, running: 0 }
+      this.entries.set(k, e)
+    }
+    return e
+  }
+
+  readonly added = (queue: string, request: Request) => {
+    this.entry(queue, request).added = ++this.seq
+  }
+
+  readonly started = (queue: string, request: Request) => {
+    const e = this.entry(queue, request)
+    e.started = ++this.seq
+    e.running++
+  }
+
+  readonly finished = (queue: string, request: Request) => {
+    this.entry(queue, request).running--
+  }
+
+  /** Requests accepted after their last reconcile started, with none running: lost work. */
+  lost(): ReadonlyArray<string> {
+    return [...this.entries.values()]
+      .filter((e) => e.added > e.started && e.running === 0)
+      .map(
+        (e) =>
+          `lost work: ${e.queue} accepted ${describe(e.request)} and never reconciled it after (${e.started === 0 ? "never reconciled" : "its last reconcile started before"})`,
+      )
+      .sort()
+  }
+}
+
+const describe = (r: Request) =>
+  `${r.cluster === "" ? "" : `${r.cluster}:`}${r.namespace === "" ? "" : `${r.namespace}/`}${r.name}`
+
+/**
+ * The watches `server` (at `url`, `""` for the management server) holds open for a process other
+ * than `live` (one that ended), and, when `allowed` says the live process has no reason to watch
+ * this server (a workload cluster not engaged, its accessor gone), for the live one too.
+ */
+export const leakedWatches = (
+  url: string,
+  server: FakeApiServer,
+  live: string | undefined,
+  allowed: boolean,
+): ReadonlyArray<string> => {
+  const where = url === "" ? "the management server" : `workload server ${url}`
+  const byClient = new Map<string, Array<string>>()
+  for (const w of server.openWatches()) {
+    if (w.client === undefined) continue
+    if (w.client === live && allowed) continue
+    const list = byClient.get(w.client) ?? []
+    list.push(`${w.resource}${w.namespace === undefined ? "" : ` in ${w.namespace}`}`)
+    byClient.set(w.client, list)
+  }
+  return [...byClient.entries()].map(
+    ([client, watches]) =>
+      `leak: ${where} holds ${watches.length} watch${watches.length === 1 ? "" : "es"} open for ${client}${client === live ? ", which has no cluster engaged there" : ", whose process ended"} (${[...new Set(watches)].sort().join(", ")})`,
+  )
+}
+
+/** The server URL of a base64 kubeconfig as the chaos scenarios write them. */
+export const serverOfKubeconfig = (encoded: string | undefined): string | undefined =>
+  encoded === undefined
+    ? undefined
+    : /server: "?([^"\s}]+)"?/.exec(Buffer.from(encoded, "base64").toString("utf8"))?.[1]
+
+/** The servers named by the Secrets of `namespace` (data key `key`), e.g. a provider's kubeconfigs. */
+export const serversOfSecrets = (
+  mgmt: FakeApiServer,
+  namespace: string,
+  key: string,
+  keep: (secret: KubeObject) => boolean = () => true,
+): ReadonlyArray<string> =>
+  mgmt
+    .objects(Resources.secrets)
+    .filter((s) => s.metadata.namespace === namespace && keep(s))
+    .flatMap((s) => {
+      const url = serverOfKubeconfig((s as { data?: Record<string, string> }).data?.[key])
+      return url === undefined ? [] : [url]
+    })
