@@ -30,6 +30,7 @@ import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import type * as Scope from "effect/Scope"
 import type { BackoffOptions } from "../workqueue/backoff.ts"
+import { WorkObserver } from "../workqueue/observer.ts"
 import { formatRequest, type Request } from "../workqueue/request.ts"
 import { runWorkers } from "../workqueue/workers.ts"
 import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
@@ -96,6 +97,7 @@ export const make = <E, R>(
     )
     const grace = options.gracefulShutdownTimeout ?? ControllerDefaults.gracefulShutdownTimeout
     const metrics = forController(name)
+    const observer = yield* WorkObserver
     let active = 0
     let serial = 0
     /**
@@ -159,10 +161,14 @@ export const make = <E, R>(
       Effect.gen(function* () {
         const started = yield* Clock.currentTimeMillis
         const exit = yield* Effect.acquireUseRelease(
-          Effect.suspend(() => Metric.update(metrics.active, ++active)),
+          Effect.suspend(() => {
+            observer?.started(queue.name, request)
+            return Metric.update(metrics.active, ++active)
+          }),
           () => Effect.exit(Effect.suspend(() => options.reconcile(request))),
           () =>
             Effect.gen(function* () {
+              observer?.finished(queue.name, request)
               yield* Metric.update(metrics.active, --active)
               yield* Metric.update(
                 seriesOf(request).time,
