@@ -4,12 +4,14 @@
  * while deleting too.
  *
  * Expected flow, for the object a ref names:
- * - no ref: the infrastructure counts as provisioned; a control plane is left to the Machines;
+ * - no ref: the infrastructure counts as provisioned (not while the Cluster is deleted); a
+ *   control plane is left to the Machines;
  * - not found: tolerated while deleting; an error once it was provisioned / initialized; else
  *   requeue after `missingReferenceRequeueAfter` (30 s);
  * - found: ensure the Cluster's owner reference and the `cluster.x-k8s.io/cluster-name` label;
- *   once it reports provisioned / initialized, copy the endpoint (when the Cluster has no valid
- *   one) and, for the infrastructure, the failure domains, and set the flag.
+ *   unless the object is being deleted, once it reports provisioned / initialized or the flag is
+ *   set already, copy the endpoint (when the Cluster has no valid one) and, for the
+ *   infrastructure, the failure domains, and set the flag (as upstream v1.14.2).
  *
  * Guarantees: a flag is only ever set, never cleared; an endpoint the Cluster already has is
  * never overwritten.
@@ -24,6 +26,7 @@ import {
   describeRef,
   failureDomainsOf,
   hasExactOwnerReference,
+  isDeleting,
   isInitialized,
   isProvisioned,
   isValidEndpoint,
@@ -54,7 +57,9 @@ export const reconcileInfrastructure = (s: Scope): void => {
       const infra = fetched.object
       ensureOwned(s, "infrastructure", ref, infra.metadata)
       copyFailure(s, ref, infra)
-      if (!isProvisioned(infra)) {
+      // Upstream stops at an object being deleted, and goes on once the flag is set whatever
+      // the object reports now.
+      if (isDeleting(infra.metadata) || (!isProvisioned(infra) && !s.infrastructureProvisioned)) {
         t.infrastructure = "Waiting"
         return
       }
@@ -89,7 +94,8 @@ export const reconcileControlPlane = (s: Scope): void => {
       const cp = fetched.object
       ensureOwned(s, "controlPlane", ref, cp.metadata)
       copyFailure(s, ref, cp)
-      if (!isInitialized(cp)) {
+      // As for the infrastructure: not an object being deleted; on once the flag is set.
+      if (isDeleting(cp.metadata) || (!isInitialized(cp) && !s.controlPlaneInitialized)) {
         t.controlPlane = "Waiting"
         return
       }

@@ -458,6 +458,40 @@ describe("reconcile", () => {
     expect(st?.observedGeneration).toBe(1)
   })
 
+  it("stops at a provider object being deleted, and goes on once provisioned whatever the object reports", () => {
+    const infra = (o: { deleting?: boolean; provisioned?: boolean }) => ({
+      _tag: "Found" as const,
+      object: {
+        metadata: {
+          name: "c1",
+          ...(o.deleting === true ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
+        },
+        spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
+        status: {
+          initialization: { provisioned: o.provisioned === true },
+          failureDomains: [{ name: "fd-1" }],
+        },
+      },
+    })
+    const copies = (r: ReturnType<typeof run>) =>
+      r.actions.filter((a) => a._tag === "SetControlPlaneEndpoint")
+    const deleting = run({
+      spec: { infrastructureRef: infraRef },
+      observed: { infrastructure: infra({ deleting: true, provisioned: true }) },
+    })
+    expect(copies(deleting)).toEqual([])
+    expect(deleting.status?.initialization).toBeUndefined()
+    expect(deleting.status?.failureDomains).toBeUndefined()
+    const before: ClusterStatus = { ...NOT_PAUSED, initialization: { infrastructureProvisioned: true } }
+    const notNow = run({
+      spec: { infrastructureRef: infraRef },
+      status: before,
+      observed: { infrastructure: infra({}) },
+    })
+    expect(copies(notNow)).toHaveLength(1)
+    expect(notNow.status?.failureDomains).toEqual([{ name: "fd-1" }])
+  })
+
   it("patches the status and requeues after 30 s when the cluster CA Secret is missing", () => {
     const action: ClusterAction = {
       _tag: "CreateKubeconfigSecret",

@@ -11,13 +11,13 @@ import {
   clusterDeleting,
   cpFlagBefore,
   cpFound,
+  cpProceeds,
   endpointAfterInfra,
   endpointCopied,
   errorSays,
   FLOWCHART_COLUMNS,
   has,
   type I,
-  initialized,
   ownership,
   phaseError,
   phasesRun,
@@ -56,7 +56,7 @@ export const controlPlaneTable: TableSpec<I, R, C> = withStatus({
       {
         applies: (i) => {
           const cp = cpFound(i)
-          return withRef(i) && cp !== undefined && !initialized(cp)
+          return withRef(i) && cp !== undefined && !cpProceeds(i)
         },
         holds: (i, r) =>
           ownership(i, r, "controlPlane") &&
@@ -74,7 +74,7 @@ export const controlPlaneTable: TableSpec<I, R, C> = withStatus({
       {
         applies: (i) => {
           const cp = cpFound(i)
-          return withRef(i) && cp !== undefined && initialized(cp)
+          return withRef(i) && cp !== undefined && cpProceeds(i)
         },
         holds: (i, r) => {
           const cp = cpFound(i)
@@ -91,7 +91,7 @@ export const controlPlaneTable: TableSpec<I, R, C> = withStatus({
           )
         },
         reason:
-          "The endpoint is copied only when the Cluster has no valid one, neither set by the user nor copied from the infrastructure in the same reconcile.",
+          "The endpoint is copied only when the Cluster has no valid one, neither set by the user nor copied from the infrastructure in the same reconcile. 'Initialized? Yes' is read as upstream v1.14.2 reads it: the control-plane object is not being deleted, and it reports initialized or the Cluster's flag is set already.",
       },
     ),
     doc(

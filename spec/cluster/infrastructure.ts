@@ -19,10 +19,10 @@ import {
   type I,
   infraFlagBefore,
   infraFound,
+  infraProceeds,
   ownership,
   phaseError,
   phasesRun,
-  provisioned,
   type R,
   requeuesAfter,
   returnsError,
@@ -62,7 +62,7 @@ export const infrastructureTable: TableSpec<I, R, C> = withStatus({
       {
         applies: (i) => {
           const infra = infraFound(i)
-          return withRef(i) && infra !== undefined && !provisioned(infra)
+          return withRef(i) && infra !== undefined && !infraProceeds(i)
         },
         holds: (i, r) =>
           ownership(i, r, "infrastructure") &&
@@ -80,7 +80,7 @@ export const infrastructureTable: TableSpec<I, R, C> = withStatus({
       {
         applies: (i) => {
           const infra = infraFound(i)
-          return withRef(i) && infra !== undefined && provisioned(infra)
+          return withRef(i) && infra !== undefined && infraProceeds(i)
         },
         holds: (i, r) => {
           const infra = infraFound(i)
@@ -98,7 +98,7 @@ export const infrastructureTable: TableSpec<I, R, C> = withStatus({
           )
         },
         reason:
-          "The endpoint is copied only when the Cluster has no valid one: an endpoint set by the user is kept.",
+          "The endpoint is copied only when the Cluster has no valid one: an endpoint set by the user is kept. 'Provisioned? Yes' is read as upstream v1.14.2 reads it: the InfraCluster is not being deleted (upstream stops at one that is), and it reports provisioned or the Cluster's flag is set already (upstream goes on once provisioned, whatever the object reports now).",
       },
     ),
     doc(

@@ -29,6 +29,7 @@ import {
   type I,
   infraFlagBefore,
   infraFound,
+  infraProceeds,
   initialized,
   missingCa,
   missingCaHolds,
@@ -159,10 +160,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
         applies: (i) => {
           const infra = infraFound(i)
           return (
-            normal(i) &&
-            i.desired.infrastructureRef !== undefined &&
-            infra !== undefined &&
-            !provisioned(infra)
+            normal(i) && i.desired.infrastructureRef !== undefined && infra !== undefined && !infraProceeds(i)
           )
         },
         holds: (i, r) => {
@@ -172,11 +170,11 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
           return (
             ownership(i, r, "infrastructure") &&
             cond(r, "InfrastructureReady")?.status === (ready ?? (infraFlagBefore(i) ? "True" : "False")) &&
-            v1cond(r, "InfrastructureReady")?.status === (ready ?? "False")
+            v1cond(r, "InfrastructureReady")?.status === (ready ?? (provisioned(infra) ? "True" : "False"))
           )
         },
         reason:
-          "'Initial creation' is read as 'the InfraCluster exists but is not provisioned yet', whatever the phase: the flowchart's 'Provisioned? No → Log & Wait' path. Without a Ready condition to mirror, upstream v1.14.2 falls back to the Cluster's flag for the v1beta2 condition and to the object's provisioned field for the v1beta1 one.",
+          "'Initial creation' is read as 'the InfraCluster exists but is not provisioned yet (or is being deleted)', whatever the phase: the flowchart's 'Provisioned? No → Log & Wait' path as upstream v1.14.2 takes it (spec/cluster/infrastructure.ts, row 3). Without a Ready condition to mirror, upstream v1.14.2 falls back to the Cluster's flag for the v1beta2 condition and to the object's provisioned field for the v1beta1 one.",
       },
     ),
     doc(
@@ -218,6 +216,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
             i.desired.infrastructureRef !== undefined &&
             infra !== undefined &&
             provisioned(infra) &&
+            !deletingMeta(infra.metadata) &&
             !infraFlagBefore(i)
           )
         },
@@ -278,6 +277,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
             i.desired.controlPlaneRef !== undefined &&
             cp !== undefined &&
             initialized(cp) &&
+            !deletingMeta(cp.metadata) &&
             !cpFlagBefore(i)
           )
         },
@@ -290,7 +290,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
           return (
             r.status?.initialization?.controlPlaneInitialized === true &&
             cond(r, "ControlPlaneInitialized")?.status === "True" &&
-            (deletingMeta(cp.metadata) || v1cond(r, "ControlPlaneInitialized")?.status === "True") &&
+            v1cond(r, "ControlPlaneInitialized")?.status === "True" &&
             (expectCopy
               ? copied.length === 1 && copied[0]?.host === e?.host && copied[0]?.port === e?.port
               : copied.length === 0)

@@ -118,11 +118,26 @@ export const infraFound = (i: I): InfrastructureCluster | undefined =>
 export const cpFound = (i: I): ControlPlane | undefined =>
   i.observed.controlPlane._tag === "Found" ? i.observed.controlPlane.object : undefined
 
+/**
+ * reconcileInfrastructure goes past its "Provisioned?" check: the InfraCluster is not being
+ * deleted and reports provisioned, or the Cluster's flag is set already (upstream v1.14.2 stops
+ * at an object being deleted, and goes on once provisioned whatever the object reports now).
+ */
+export const infraProceeds = (i: I): boolean => {
+  const infra = infraFound(i)
+  return infra !== undefined && !deletingMeta(infra.metadata) && (provisioned(infra) || infraFlagBefore(i))
+}
+/** Likewise reconcileControlPlane's "Initialized?" check. */
+export const cpProceeds = (i: I): boolean => {
+  const cp = cpFound(i)
+  return cp !== undefined && !deletingMeta(cp.metadata) && (initialized(cp) || cpFlagBefore(i))
+}
+
 /** `spec.controlPlaneEndpoint` after the copies of reconcileInfrastructure and reconcileControlPlane. */
 export const endpointAfterInfra = (i: I) => {
   if (validEndpoint(i.desired.controlPlaneEndpoint)) return i.desired.controlPlaneEndpoint
   const infra = infraFound(i)
-  if (i.desired.infrastructureRef !== undefined && infra !== undefined && provisioned(infra)) {
+  if (i.desired.infrastructureRef !== undefined && infra !== undefined && infraProceeds(i)) {
     const e = infra.spec?.controlPlaneEndpoint
     if (validEndpoint(e)) return e
   }
@@ -132,7 +147,7 @@ export const endpointAfter = (i: I) => {
   const e = endpointAfterInfra(i)
   if (e !== undefined) return e
   const cp = cpFound(i)
-  if (i.desired.controlPlaneRef !== undefined && cp !== undefined && initialized(cp)) {
+  if (i.desired.controlPlaneRef !== undefined && cp !== undefined && cpProceeds(i)) {
     const c = cp.spec?.controlPlaneEndpoint
     if (validEndpoint(c)) return c
   }
@@ -152,8 +167,7 @@ export const infraAfter = (i: I): boolean => {
   if (infraFlagBefore(i)) return true
   if (!phasesRead(i)) return false
   if (i.desired.infrastructureRef === undefined) return !clusterDeleting(i)
-  const infra = infraFound(i)
-  return infra !== undefined && provisioned(infra)
+  return infraProceeds(i)
 }
 
 /**
@@ -163,8 +177,7 @@ export const infraAfter = (i: I): boolean => {
 export const cpAfter = (i: I): boolean => {
   if (cpFlagBefore(i)) return true
   if (!phasesRead(i) || i.desired.controlPlaneRef === undefined) return false
-  const cp = cpFound(i)
-  return cp !== undefined && initialized(cp)
+  return cpProceeds(i)
 }
 
 export const activeCpMachineWithNode = (i: I): boolean => {

@@ -32,6 +32,7 @@ import {
   infraAfter,
   infraFound,
   infraNotFound,
+  infraProceeds,
   initialized,
   listFailed,
   malformedOwner,
@@ -765,7 +766,7 @@ export const statusMismatch = (i: I, r: R, c: C): string | undefined => {
   // failureDomains: copied from a provisioned InfraCluster (Normal Reconciliation row 8), else
   // kept; left out when empty.
   const infra = i.desired.infrastructureRef === undefined ? undefined : infraObject(i)
-  const domains = infra !== undefined && provisioned(infra) ? failureDomains(infra) : before?.failureDomains
+  const domains = infra !== undefined && infraProceeds(i) ? failureDomains(infra) : before?.failureDomains
   const wantDomains = domains === undefined || domains.length === 0 ? undefined : domains
   if (!isDeepStrictEqual(st.failureDomains, wantDomains)) return "failureDomains"
   const generation = cluster.metadata.generation
