@@ -54,6 +54,8 @@ export interface CampaignOptions {
   /** Stop starting runs after this many wall seconds. */
   readonly budgetSeconds?: number | undefined
   readonly mutant?: Mutant | undefined
+  /** Start no run after the first failure (mutation testing: one failure is enough). */
+  readonly stopAtFirstFailure?: boolean | undefined
 }
 
 export type Oracle = "safety" | "final-state" | "lifecycle" | "esr" | "leak" | "lost-work" | "error"
@@ -205,8 +207,13 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
     let runs = 0
     let truncated = false
     const overBudget = () =>
-      options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds
+      (options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds) ||
+      (options.stopAtFirstFailure === true && failures.length > 0)
     for (const { suite, scenario } of scenarios) {
+      if (overBudget()) {
+        truncated = true
+        break
+      }
       const counts: Record<string, number> = {}
       const before = failures.length
       const fail = (kind: string, at: number | undefined, oracle: Oracle, message: string) =>
