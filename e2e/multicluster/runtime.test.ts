@@ -11,13 +11,15 @@ import * as Stream from "effect/Stream"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { Unreachable } from "../../shell/kube/errors.ts"
 import { type KubeObject, Resources } from "../../shell/kube/resource.ts"
-import { controllerManagedBy } from "../../shell/multicluster/builder.ts"
+import { controllerManagedBy, typedControllerManagedBy } from "../../shell/multicluster/builder.ts"
 import { makeCluster } from "../../shell/multicluster/cluster.ts"
+import { currentCluster } from "../../shell/multicluster/context.ts"
 import type { MultiClusterController } from "../../shell/multicluster/controller.ts"
-import { enqueueRequestForObject } from "../../shell/multicluster/handler.ts"
+import { enqueueRequestForObject, enqueueRequestsForClusters } from "../../shell/multicluster/handler.ts"
 import { type MultiClusterManager, make as makeManager } from "../../shell/multicluster/manager.ts"
 import { makeKubeconfigSecretsProvider } from "../../shell/multicluster/providers/kubeconfigSecrets.ts"
 import { ownerOf } from "../../shell/multicluster/rendezvous.ts"
+import { customRequest } from "../../shell/multicluster/request.ts"
 import { makeShardGate } from "../../shell/multicluster/sharding.ts"
 import type { Provider } from "../../shell/multicluster/types.ts"
 import { ClusterName, formatRequest, makeRequest } from "../../shell/workqueue/request.ts"
@@ -70,6 +72,82 @@ const stateOf = (c: MultiClusterController, cluster: string) =>
   Effect.map(c.pairs, (ps) => ps.find((p) => p.cluster === cluster))
 
 describe("multi-cluster runtime on a real control plane", () => {
+  it.live(
+    "a ported fan-out controller: its own request type, per-watch engage options, the cluster from the context",
+    () =>
+      Effect.gen(function* () {
+        const { hub, workloads } = hubAndWorkloads()
+        const hubClient = yield* clientOf(hub)
+        const ns = yield* createNamespace(hubClient, "mc-fanout")
+        const [w1, w2] = workloads as [Cluster, Cluster]
+        const clients = { one: yield* clientOf(w1), two: yield* clientOf(w2) }
+        for (const c of Object.values(clients))
+          yield* c.create(Resources.namespaces, { metadata: { name: ns } })
+        yield* hubClient.create(Resources.secrets, secretOf(ns, "one", w1.admin.kubeconfig))
+        yield* hubClient.create(Resources.secrets, secretOf(ns, "two", w2.admin.kubeconfig))
+        const provider = yield* makeKubeconfigSecretsProvider(hubClient, { namespace: ns })
+        const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
+        interface Copy {
+          readonly cluster: ClusterName
+          readonly policy: string
+        }
+        const CopyType = customRequest<Copy>({
+          name: "Copy",
+          forObject: (cluster, key) => ({ cluster, policy: key.name }),
+        })
+        const targets = (o: KubeObject) =>
+          (o.metadata.annotations?.["e2e.krtt.dev/clusters"] ?? "").split(",")
+        yield* typedControllerManagedBy(manager, CopyType)
+          .named(`e2e-fanout-${suffix()}`)
+          .watches(
+            Resources.configMaps,
+            enqueueRequestsForClusters({
+              clusters: targets,
+              request: (o, cluster): Copy => ({ cluster, policy: o.metadata.name ?? "" }),
+            }),
+            { namespace: ns, engageWithLocalCluster: true, engageWithProviderClusters: false },
+          )
+          .for(Resources.configMaps, { namespace: ns, engageWithProviderClusters: true })
+          .complete((req) =>
+            Effect.gen(function* () {
+              const cluster = yield* currentCluster
+              const key = { namespace: ns, name: req.policy }
+              const policy = yield* hubClient
+                .get(Resources.configMaps, key)
+                .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+              const copy = yield* cluster.client
+                .get(Resources.configMaps, key)
+                .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+              const wanted = policy !== undefined && targets(policy).includes(cluster.name)
+              if (wanted && copy === undefined)
+                yield* cluster.client.create(Resources.configMaps, cm(ns, req.policy))
+              if (!wanted && copy !== undefined) yield* cluster.client.delete(Resources.configMaps, key)
+              return {}
+            }),
+          )
+        yield* manager.start
+        const has = (c: KubeClientShape) =>
+          c.get(Resources.configMaps, { namespace: ns, name: "policy" }).pipe(
+            Effect.as(true),
+            Effect.catch(() => Effect.succeed(false)),
+          )
+        const copies = Effect.map(Effect.all([has(clients.one), has(clients.two)]), ([a, b]) => `${a},${b}`)
+        yield* hubClient.create(Resources.configMaps, {
+          metadata: { namespace: ns, name: "policy", annotations: { "e2e.krtt.dev/clusters": "one,two" } },
+        })
+        yield* until("copied to one and two", () => Effect.map(copies, (c) => c === "true,true"))
+        const current = yield* hubClient.get(Resources.configMaps, { namespace: ns, name: "policy" })
+        yield* hubClient.update(Resources.configMaps, {
+          ...current,
+          metadata: { ...current.metadata, annotations: { "e2e.krtt.dev/clusters": "two" } },
+        })
+        yield* until("one's copy removed", () => Effect.map(copies, (c) => c === "false,true"))
+        yield* clients.two.delete(Resources.configMaps, { namespace: ns, name: "policy" })
+        yield* until("two's copy repaired", () => Effect.map(copies, (c) => c === "false,true"), 60_000)
+      }).pipe(Effect.scoped),
+    120_000,
+  )
+
   it.live(
     "reconciles each cluster's objects; requests of a removed cluster are dropped, never reconciled",
     () =>

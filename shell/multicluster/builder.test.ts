@@ -214,6 +214,35 @@ describe("manager.add: any cluster-aware runnable", () => {
 })
 
 describe("fan-out: one hub object to the clusters it names", () => {
+  it.effect("a named cluster the provider engages after the object's event still gets its request", () =>
+    Effect.gen(function* () {
+      const { manager, hubFake, provider } = yield* setup
+      const seen: Array<string> = []
+      yield* hubFake.client().create(cms, cm("policy", { clusters: "c1,late" }))
+      yield* controllerManagedBy(manager)
+        .named(unique("fan-out-late"))
+        .watches(
+          cms,
+          enqueueRequestsForClusters({
+            clusters: (o: KubeObject) =>
+              ((o.data as Record<string, string> | undefined)?.clusters ?? "").split(","),
+          }),
+          {
+            engageWithLocalCluster: true,
+            engageWithProviderClusters: false,
+            predicates: [(e) => e.object.metadata.name === "policy"],
+          },
+        )
+        .watches(cms, enqueueRequestForObject(), { predicates: [(e) => e.object.metadata.name === "policy"] })
+        .complete((req) => record(seen, formatRequest(req)))
+      yield* manager.start
+      yield* eventually("c1", () => seen.includes("cluster://c1/default/policy"))
+      assert.isFalse(seen.includes("cluster://late/default/policy"))
+      yield* provider.add("late", yield* FakeApiServer.make())
+      yield* eventually("late replayed", () => seen.includes("cluster://late/default/policy"))
+    }),
+  )
+
   it.effect("enqueues the object on each named cluster; an update also reaches the clusters dropped", () =>
     Effect.gen(function* () {
       const { manager, hubFake } = yield* setup

@@ -270,6 +270,45 @@ export const make = <E, Req extends ClusterAware = Request>(
         return requestPath
       })
 
+    /**
+     * A cluster was just engaged: the watches whose handler replays (a fan-out) hand their
+     * objects of every other engaged cluster to the handler again and queue the requests that
+     * name this cluster. Without it, a hub object naming a cluster that the provider engages
+     * after the object's event would wait for the object's next change.
+     */
+    const replayFor = (engaged: Cluster): Effect.Effect<void> =>
+      Effect.forEach(
+        [...pairs.values()],
+        (other) => {
+          const source = other.cluster
+          if (source === undefined || source === engaged || other.engagement.state._tag !== "Engaged")
+            return Effect.void
+          const running = sourcesFor(optionsFor(source.name, other.filter))
+          return Effect.forEach(
+            watches.filter((w) => w.handler.replayOnEngage === true && running.includes(w.name)),
+            (w) =>
+              Effect.gen(function* () {
+                const informer = yield* source.cache.getInformer(w.resource, { namespace: w.namespace })
+                const handler = handlerFor(w.handler as ClusterEventHandler<KubeObject, Req>, source)
+                const requests = informer.store
+                  .list()
+                  .flatMap((object) => handler.requests({ _tag: "Added", object }, source))
+                  .filter((r) => r.cluster === engaged.name)
+                yield* enqueue(requests, source.name)
+              }).pipe(
+                Effect.catch((e) =>
+                  log("warn", "replaying a watch for a newly engaged cluster failed", source.name, {
+                    engaged: engaged.name,
+                    error: String(e),
+                  }),
+                ),
+              ),
+            { discard: true },
+          )
+        },
+        { discard: true },
+      )
+
     /** Runs an action's I/O on a fiber of the pair's lifetime scope and feeds its outcome back. */
     const background = (pair: Pair, work: Effect.Effect<void>) =>
       pair.lifetime === undefined
@@ -392,6 +431,8 @@ export const make = <E, Req extends ClusterAware = Request>(
                       error: String(started.cause),
                     },
               )
+              if (pair.engagement.state._tag === "Engaged" && pair.cluster === cluster)
+                yield* replayFor(cluster)
             }),
           )
         }

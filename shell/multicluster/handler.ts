@@ -27,6 +27,12 @@ export interface ClusterEventHandler<T extends KubeObject = KubeObject, Req exte
   readonly requests: (event: ReflectorEvent<T>, cluster: Cluster) => ReadonlyArray<Req>
   /** A copy for one engaged cluster (seed 003's `DeepCopyFor`); used instead of this handler. */
   readonly deepCopyFor?: ((cluster: Cluster) => ClusterEventHandler<T, Req>) | undefined
+  /**
+   * When the controller engages a cluster, hand this watch's objects of the other engaged
+   * clusters to the handler again and queue the requests naming the new cluster (a fan-out whose
+   * target arrives after the object). Default false.
+   */
+  readonly replayOnEngage?: boolean | undefined
 }
 
 /** The handler a controller uses for `cluster`: the handler's copy for it when it makes copies. */
@@ -41,6 +47,7 @@ export const mapHandler = <T extends KubeObject, A extends ClusterAware, B exten
   f: (request: A) => B,
 ): ClusterEventHandler<T, B> => ({
   description: handler.description,
+  replayOnEngage: handler.replayOnEngage,
   requests: (event, cluster) => handlerFor(handler, cluster).requests(event, cluster).map(f),
 })
 
@@ -142,7 +149,9 @@ export interface FanOutOptions<T extends KubeObject, Req extends ClusterAware> {
  *
  * The controller reconciles a request of cluster `X` only while it is engaged with `X`, that is
  * while one of its watches runs there (usually a watch of the copies it writes, which also
- * repairs drift); requests of other clusters are dropped (engagement table, row 18).
+ * repairs drift); requests of other clusters are dropped (engagement table, rows 17 and 18).
+ * When the controller engages `X` later, the objects naming it are replayed (`replayOnEngage`),
+ * so a cluster that arrives after the object still gets its request.
  */
 export const enqueueRequestsForClusters = <
   T extends KubeObject = KubeObject,
@@ -158,6 +167,7 @@ export const enqueueRequestsForClusters = <
         cluster,
       ) as unknown as Req)
   return {
+    replayOnEngage: true,
     description: options.description ?? "fan-out",
     requests: (event, from) =>
       eventRequests((o) => {
