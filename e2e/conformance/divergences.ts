@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type Divergence, RUN_SUFFIX } from "./compare.ts"
+import type { Divergence } from "./compare.ts"
 
 /** The release the suite compares krtt with. */
 export const UPSTREAM_VERSION = "v1.14.2"
@@ -20,68 +20,9 @@ export interface Documented extends Divergence {
   readonly intermittent?: true
 }
 
-const LOST_EVENTS =
-  "krtt bug: when an action of a reconcile fails (a Conflict from a stale cache, or a missing <cluster>-ca Secret), " +
-  "krtt's Cluster table writes the status but drops that reconcile's events, and the next reconcile sees the flags " +
-  "and phase already written; upstream records its events before it patches"
-
-const CP_EVENTS = [
-  "Normal ControlPlaneInitialized: Cluster c ControlPlaneInitialized is now True",
-  "Normal InfrastructureReady: Cluster c InfrastructureProvisioned is now True",
-  "Normal Provisioned: Cluster c is Provisioned",
-]
-
-const lostEvents = (scenario: string, upstream: ReadonlyArray<string>): Documented => ({
-  scenario,
-  field: "events",
-  upstream: JSON.stringify(upstream),
-  krtt: "[]",
-  reason: LOST_EVENTS,
-  krttBug: true,
-  intermittent: true,
-})
-
-const DOES_NOT_EXIST =
-  'krtt bug: upstream\'s reason for a referenced object that is not found is "ObjectDoesNotExist" ' +
-  '(the v1beta2 condition reason of cluster_controller_status.go); krtt writes "DoesNotExist"'
-
-export const DOCUMENTED: ReadonlyArray<Documented> = [
-  {
-    scenario: "no-refs",
-    field: "events",
-    upstream: JSON.stringify(["Normal Provisioned: Cluster c is Provisioned"]),
-    krtt: "[]",
-    reason: LOST_EVENTS,
-    krttBug: true,
-  },
-  {
-    scenario: "infrastructure-only",
-    field: "events",
-    upstream: JSON.stringify([
-      "Normal InfrastructureReady: Cluster c InfrastructureProvisioned is now True",
-      "Normal Provisioned: Cluster c is Provisioned",
-    ]),
-    krtt: "[]",
-    reason: LOST_EVENTS,
-    krttBug: true,
-  },
-  ...["refs-not-found", "topology-waiting"].flatMap((scenario) =>
-    ["InfrastructureReady", "ControlPlaneAvailable", "ControlPlaneInitialized"].flatMap((type) =>
-      ["", RUN_SUFFIX].map(
-        (suffix): Documented => ({
-          scenario,
-          field: `status.conditions[${type}].reason${suffix}`,
-          upstream: "ObjectDoesNotExist",
-          krtt: "DoesNotExist",
-          reason: DOES_NOT_EXIST,
-          krttBug: true,
-        }),
-      ),
-    ),
-  ),
-  lostEvents("workers-available", CP_EVENTS),
-  lostEvents("workers-degraded", CP_EVENTS),
-  lostEvents("control-plane-machines", CP_EVENTS),
-  lostEvents("machinesets-and-pools", CP_EVENTS),
-  lostEvents("deleting-descendants", [...CP_EVENTS, "Normal Deleting: Cluster c is Deleting"].sort()),
-]
+/**
+ * None: every field the suite compares agrees with upstream v1.14.2. A divergence kept here
+ * needs a reason: a krtt bug still to fix (`krttBug`), or one of the deliberate differences of
+ * docs/operator.md.
+ */
+export const DOCUMENTED: ReadonlyArray<Documented> = []
