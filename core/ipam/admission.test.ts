@@ -58,8 +58,117 @@ describe("clusterConfigReferences (upstream's ReferenceInjector)", () => {
       { name: "c-x7k2p--ipam--test" },
       { name: "c-x7k2p--ipam--another" },
     ])
-    // a Cluster no rule selects never gets the placeholder
+    // a Cluster no rule selects never gets the placeholder, and loses one it has (as upstream)
     expect(clusterConfigReferences(two, target("", ["asdf"]), [])).toEqual([])
+    expect(clusterConfigReferences(two, target("", ["asdf"]), [...unnamed, { name: "x" }])).toEqual([
+      { name: "x" },
+    ])
+  })
+})
+
+describe("defaultClusterAdmission: what it reads of the object", () => {
+  const exists: IpamConfigSpec = {
+    ...one,
+    injectionRules: [
+      {
+        ...rule("e", "x"),
+        selector: {
+          ...rule("e", "x").selector,
+          matchPurposes: [],
+          matchExpressions: [{ key: "a", operator: "Exists", values: [] }],
+        },
+      },
+    ],
+  }
+  it("reads only string labels and string purposes", () => {
+    expect(
+      defaultClusterAdmission(exists, { metadata: { name: "c", labels: { a: 5 } }, spec: {} }, "ns"),
+    ).toEqual({
+      allowed: true,
+      patch: [],
+    })
+    expect(
+      defaultClusterAdmission(exists, { metadata: { name: "c", labels: { a: "5" } }, spec: {} }, "ns"),
+    ).toMatchObject({
+      patch: [{ value: [{ name: "c--ipam--e" }] }],
+    })
+    expect(
+      defaultClusterAdmission(one, { metadata: { name: "c" }, spec: { purposes: [7, "test"] } }, "ns"),
+    ).toMatchObject({ allowed: true, patch: [{ value: [{ name: "c--ipam--test" }] }] })
+    const byContainsNone: IpamConfigSpec = {
+      ...one,
+      injectionRules: [
+        {
+          ...rule("n", "x"),
+          selector: { ...rule("n", "x").selector, matchPurposes: [{ operator: "Equals", values: ["test"] }] },
+        },
+      ],
+    }
+    expect(
+      defaultClusterAdmission(
+        byContainsNone,
+        { metadata: { name: "c" }, spec: { purposes: [7, "test"] } },
+        "ns",
+      ),
+    ).toMatchObject({
+      patch: [{ value: [{ name: "c--ipam--n" }] }],
+    })
+  })
+  it("reads a Cluster without purposes as having none", () => {
+    const none: IpamConfigSpec = {
+      ...one,
+      injectionRules: [
+        {
+          ...rule("none", "x"),
+          selector: { ...rule("none", "x").selector, matchPurposes: [{ operator: "Equals", values: [] }] },
+        },
+      ],
+    }
+    expect(defaultClusterAdmission(none, { metadata: { name: "c" }, spec: {} }, "ns")).toMatchObject({
+      patch: [{ value: [{ name: "c--ipam--none" }] }],
+    })
+  })
+  it("takes the object's namespace when it has one, the request's otherwise; tolerates no object", () => {
+    const inOther: IpamConfigSpec = {
+      ...one,
+      injectionRules: [
+        {
+          ...rule("id", "x"),
+          selector: {
+            ...rule("id", "x").selector,
+            matchPurposes: [],
+            matchIdentities: [{ name: "c", namespace: "other" }],
+          },
+        },
+      ],
+    }
+    const at = (namespace: string) => ({ metadata: { name: "c", namespace }, spec: {} })
+    expect(defaultClusterAdmission(inOther, at("other"), "ns")).toMatchObject({
+      patch: [{ value: [{ name: "c--ipam--id" }] }],
+    })
+    expect(defaultClusterAdmission(inOther, at(""), "other")).toMatchObject({
+      patch: [{ value: [{ name: "c--ipam--id" }] }],
+    })
+    expect(defaultClusterAdmission(inOther, at("ns"), "other")).toEqual({ allowed: true, patch: [] })
+    expect(defaultClusterAdmission(one, null, "ns")).toEqual({ allowed: true, patch: [] })
+  })
+  it("reads a reference that is no {name: string} as an empty name, kept", () => {
+    expect(
+      defaultClusterAdmission(
+        one,
+        { metadata: { name: "c" }, spec: { purposes: ["test"], clusterConfigs: ["x", { name: 5 }] } },
+        "ns",
+      ),
+    ).toEqual({
+      allowed: true,
+      patch: [
+        {
+          op: "replace",
+          path: "/spec/clusterConfigs",
+          value: [{ name: "" }, { name: "" }, { name: "c--ipam--test" }],
+        },
+      ],
+    })
   })
 })
 
@@ -151,7 +260,25 @@ const injection = (extra: Record<string, unknown>) => ({
 })
 
 describe("validateIpamConfigAdmission (upstream's validateIpamConfig, case by case)", () => {
-  it("allows a valid config, and any delete", () => {
+  it("allows a valid config (local parents too), and any delete", () => {
+    expect(
+      validateIpamConfigAdmission(
+        "UPDATE",
+        ipamConfig({
+          parentCIDRs: parents,
+          injectionRules: [
+            {
+              id: "r",
+              injections: [
+                injection({ id: "nodes", parents: ["foo"], subnetSize: 20 }),
+                injection({ path: ".spec.pods", parents: ["nodes"], subnetSize: 24 }),
+                injection({ id: "more", path: ".spec.more", parents: ["bar"], subnetSize: 26 }),
+              ],
+            },
+          ],
+        }),
+      ),
+    ).toEqual({ allowed: true, patch: [] })
     expect(
       refusal({
         parentCIDRs: parents,
@@ -216,7 +343,9 @@ describe("validateIpamConfigAdmission (upstream's validateIpamConfig, case by ca
       parentCIDRs: parents,
       injectionRules: [{ id: "r", injections: [injection({ parents: ["foo", "bar"], subnetSize: 20 })] }],
     })
-    expect(m).toContain("spec.injectionRules[0].injections[0].parents[1]")
+    expect(m).toContain(
+      'spec.injectionRules[0].injections[0].parents[1]: parent "bar" has a CIDR with prefix length 24, not shorter than the /20 the injection asks for',
+    )
     expect(
       refusal({
         parentCIDRs: { foo: ["10.27.0.0/16"], bar: ["10.24.0.0/16", "10.28.0.0/24"] },
@@ -237,5 +366,21 @@ describe("validateIpamConfigAdmission (upstream's validateIpamConfig, case by ca
     })
     expect(m).toContain('spec.injectionRules[0].injections[0].path: "a]" at position 1')
     expect(m).toMatch(/^IPAMConfig\.gardener\.clusters\.openmcp\.cloud "ipam" is invalid: /)
+    expect(validateIpamConfigAdmission("CREATE", null)).toEqual({
+      allowed: false,
+      code: 422,
+      message: 'IPAMConfig.gardener.clusters.openmcp.cloud "" is invalid: spec: must be an object, got null',
+    })
+    const two = validateIpamConfigAdmission("CREATE", ipamConfig({ parentCIDRs: { a: ["x", "y"] } }))
+    expect(two.allowed ? "" : two.message).toMatch(
+      /spec\.parentCIDRs\.a\[0\]: .*; spec\.parentCIDRs\.a\[1\]: /,
+    )
+    const noName = validateIpamConfigAdmission("CREATE", {
+      metadata: {},
+      spec: { parentCIDRs: { a: ["x"] } },
+    })
+    expect(noName.allowed ? "" : noName.message).toMatch(
+      /^IPAMConfig\.gardener\.clusters\.openmcp\.cloud "" is invalid: spec\.parentCIDRs\.a\[0\]/,
+    )
   })
 })

@@ -51,7 +51,7 @@ export interface LocalObjectReference {
 
 /**
  * The Cluster's `spec.clusterConfigs` after defaulting: the existing references in their order,
- * the placeholder dropped once the name is known, then a reference for each selecting rule that
+ * the placeholder dropped unless it is still wanted, then a reference for each selecting rule that
  * lacks one (in the config's order; the placeholder once, for all of them, while the name is
  * unknown).
  */
@@ -68,8 +68,10 @@ export const clusterConfigReferences = (
         ? [EMPTY_CLUSTER_NAME_PLACEHOLDER]
         : []
       : rules.map((r) => clusterConfigName(cluster.name, r.id, defaults))
-  const kept =
-    cluster.name === "" ? existing : existing.filter((r) => r.name !== EMPTY_CLUSTER_NAME_PLACEHOLDER)
+  // the placeholder stays only while it is wanted (upstream removes it whenever it generates none)
+  const kept = existing.filter(
+    (r) => r.name !== EMPTY_CLUSTER_NAME_PLACEHOLDER || wanted.includes(EMPTY_CLUSTER_NAME_PLACEHOLDER),
+  )
   const have = new Set(kept.map((r) => r.name))
   return [...kept, ...wanted.filter((n) => !have.has(n)).map((name) => ({ name }))]
 }
@@ -140,23 +142,26 @@ const upstreamOnly = (config: IpamConfigSpec): ReadonlyArray<{ path: string; mes
     ]),
   )
   config.injectionRules.forEach((rule, ri) => {
-    const local = new Set<string>()
     rule.injections.forEach((inj, ii) => {
       const ip = `spec.injectionRules[${ri}].injections[${ii}]`
+      // Stryker disable next-line ConditionalExpression: no parent id is undefined (equivalent)
       if (inj.id !== undefined && longest.has(inj.id))
         out.push({
           path: `${ip}.id`,
           message: `"${inj.id}" is also an id of spec.parentCIDRs; an injection id must differ from every parent id`,
         })
+      // Both checks as upstream's: a listed id that is a global parent is held to its CIDRs even
+      // when an earlier injection has the same id (that is refused above); a local one only to
+      // the earlier injection's size, which validateIpamConfig checked.
       inj.parents.forEach((pid, pi) => {
         const size = longest.get(pid)
-        if (!local.has(pid) && size !== undefined && inj.subnetSize <= size)
+        // Stryker disable next-line ConditionalExpression: a number is never <= undefined (equivalent)
+        if (size !== undefined && inj.subnetSize <= size)
           out.push({
             path: `${ip}.parents[${pi}]`,
             message: `parent "${pid}" has a CIDR with prefix length ${size}, not shorter than the /${inj.subnetSize} the injection asks for`,
           })
       })
-      if (inj.id !== undefined) local.add(inj.id)
     })
   })
   return out

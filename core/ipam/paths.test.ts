@@ -124,7 +124,11 @@ describe("jsonPathOf() and pointerSegments()", () => {
       path: ".metadata.annotations.foo\\.bar\\.baz/foobar",
     })
     expect(jsonPathOf("/a/")).toEqual({ ok: true, path: '.a[""]' })
-    expect(jsonPathOf("").ok).toBe(false)
+    expect(jsonPathOf("/a//b")).toEqual({ ok: true, path: ".a..b" })
+    expect(jsonPathOf("")).toMatchObject({
+      ok: false,
+      reason: "the whole document has no JSON Path segment to name",
+    })
     expect(jsonPathOf("/a~2").ok).toBe(false)
     expect(escapeJsonPathSegment(`a\\.[]'"b`)).toBe(`a\\\\\\.\\[\\]\\'\\"b`)
   })
