@@ -11,12 +11,14 @@
  *
  * @module
  */
+
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { ClusterNameLabel } from "../../core/cluster/contract.ts"
 import {
   type ClusterControllerConfig,
   ClusterControllerDefaults,
@@ -40,7 +42,7 @@ import type { ReadonlyStore } from "../reflector/store.ts"
 import { makeRequest } from "../workqueue/request.ts"
 import { resolveContract } from "./contract.ts"
 import { interpret } from "./interpret.ts"
-import { CLUSTER_NAME_LABEL, type DescendantKind, fetchedOf, observe } from "./observe.ts"
+import { type DescendantKind, fetchedOf, observe } from "./observe.ts"
 
 /** Upstream's defaults: ClusterTopology and RuntimeSDK off, MachinePool on. */
 export const FeatureGateDefaults: FeatureGates = {
@@ -88,7 +90,7 @@ const owningClusters = (o: KubeObject) => {
     if (ref.kind === "Cluster" && parseApiVersion(ref.apiVersion).group === "cluster.x-k8s.io")
       names.add(ref.name)
   }
-  const label = o.metadata.labels?.[CLUSTER_NAME_LABEL]
+  const label = o.metadata.labels?.[ClusterNameLabel]
   if (label !== undefined) names.add(label)
   return [...names].map((name) => makeRequest({ namespace: ns, name }))
 }
@@ -190,7 +192,7 @@ export const makeClusterController = (
           : client
               .listAll(resource, {
                 namespace: cluster.namespace,
-                labelSelector: `${CLUSTER_NAME_LABEL}=${cluster.name}`,
+                labelSelector: `${ClusterNameLabel}=${cluster.name}`,
               })
               .pipe(
                 Effect.map((l): ReadonlyArray<KubeObject> | { readonly error: string } => l.items),

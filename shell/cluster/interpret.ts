@@ -15,11 +15,16 @@ import { isDeepStrictEqual } from "node:util"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { ClusterAction, ObjectRef } from "../../core/cluster/actions.ts"
-import { V1Beta1ConditionTypes, V1Beta2ConditionTypes } from "../../core/cluster/contract.ts"
+import {
+  ClusterApiVersion,
+  V1Beta1ConditionTypes,
+  V1Beta2ConditionTypes,
+} from "../../core/cluster/contract.ts"
 import type { ClusterStatus, Condition, OwnerReference as Owner } from "../../core/cluster/types.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
+import { recordEvent } from "../kube/events.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type OwnerReference, type ResourceRef, Resources } from "../kube/resource.ts"
 import type { ReadonlyStore } from "../reflector/store.ts"
@@ -336,31 +341,18 @@ const run = (
         }
       })
     case "Event":
-      return Effect.gen(function* () {
-        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        yield* client
-          .create(Resources.events, {
-            apiVersion: "v1",
-            kind: "Event",
-            metadata: { namespace: action.cluster.namespace, generateName: `${action.cluster.name}.` },
-            involvedObject: {
-              apiVersion: "cluster.x-k8s.io/v1beta2",
-              kind: "Cluster",
-              namespace: action.cluster.namespace,
-              name: action.cluster.name,
-              uid: meta?.uid,
-            },
-            type: action.type,
-            reason: action.reason,
-            message: action.message,
-            source: { component: ctx.component },
-            reportingComponent: ctx.component,
-            firstTimestamp: now,
-            lastTimestamp: now,
-            count: 1,
-          })
-          .pipe(Effect.asVoid, Effect.mapError(describe))
-      })
+      return recordEvent(
+        client,
+        {
+          apiVersion: ClusterApiVersion,
+          kind: "Cluster",
+          namespace: action.cluster.namespace,
+          name: action.cluster.name,
+          uid: meta?.uid,
+        },
+        { type: action.type, reason: action.reason, message: action.message },
+        ctx.component,
+      ).pipe(Effect.mapError(describe))
     case "Requeue":
     case "ReturnError":
       return Effect.void

@@ -18,7 +18,9 @@
  *
  * @module
  */
+
 import * as Effect from "effect/Effect"
+import { ClusterNameLabel } from "../../core/cluster/contract.ts"
 import type {
   ClusterClass,
   ClusterObserved,
@@ -49,8 +51,6 @@ export const ClusterClassResource: ResourceRef = {
 /** The descendant kinds, as `cluster.x-k8s.io/v1beta2` names them. */
 export const DescendantKinds = ["MachineDeployment", "MachineSet", "MachinePool", "Machine"] as const
 export type DescendantKind = (typeof DescendantKinds)[number]
-
-export const CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 
 /** Where the stores of watched kinds are, and whether each is usable. */
 export interface ObserveContext {
@@ -167,7 +167,7 @@ export const observe = (
       const store = yield* ctx.descendants(kind)
       if (store !== undefined) {
         listed[kind] = store
-          .byLabel(CLUSTER_NAME_LABEL, key.name)
+          .byLabel(ClusterNameLabel, key.name)
           .filter((o) => o.metadata.namespace === key.namespace)
         if (listed[kind].length === 0 && confirm !== undefined) {
           const live = yield* confirm.descendants(kind, key)

@@ -28,7 +28,6 @@
  *
  * @module
  */
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -60,6 +59,7 @@ import type { Cache } from "../cache/types.ts"
 import { done, type ReconcileResult, requeue, requeueAfter } from "../controller/result.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
+import { recordEvent } from "../kube/events.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import { matchesRequirements, parseLabelSelector } from "../kube/selector.ts"
@@ -229,36 +229,22 @@ export const addPropagateControllers = (
       Effect.suspend(() => byKind.get(kind)?.queue.add(makeRequest({ namespace, name })) ?? Effect.void)
 
     const event = (kind: SourceKind, source: KubeObject, reason: string, message: string) =>
-      Effect.gen(function* () {
-        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        yield* hub
-          .create(Resources.events, {
-            apiVersion: "v1",
-            kind: "Event",
-            metadata: { namespace: source.metadata.namespace, generateName: `${source.metadata.name}.` },
-            involvedObject: {
-              apiVersion: "v1",
-              kind,
-              namespace: source.metadata.namespace,
-              name: source.metadata.name,
-              uid: source.metadata.uid,
-            },
-            type: "Warning",
-            reason,
-            message,
-            source: { component },
-            reportingComponent: component,
-            firstTimestamp: now,
-            lastTimestamp: now,
-            count: 1,
-          })
-          .pipe(
-            Effect.asVoid,
-            Effect.catch((e: KubeError) =>
-              Effect.logWarning("an Event was refused").pipe(Effect.annotateLogs({ reason, error: e._tag })),
-            ),
-          )
-      })
+      recordEvent(
+        hub,
+        {
+          apiVersion: "v1",
+          kind,
+          namespace: source.metadata.namespace,
+          name: source.metadata.name ?? "",
+          uid: source.metadata.uid,
+        },
+        { type: "Warning", reason, message },
+        component,
+      ).pipe(
+        Effect.catch((e: KubeError) =>
+          Effect.logWarning("an Event was refused").pipe(Effect.annotateLogs({ reason, error: e._tag })),
+        ),
+      )
 
     /** Follows a cluster's scoped-cache events: a permission lost enqueues its dependents. */
     const followCache = (cache: Cache) =>

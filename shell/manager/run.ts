@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import { clusterControllerConfig } from "../../core/cluster/config.ts"
+import { ClusterNameLabel } from "../../core/cluster/contract.ts"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
 import { resolveContract } from "../cluster/contract.ts"
 import { makeClusterController } from "../cluster/controller.ts"
@@ -159,7 +160,7 @@ export const runManager = (
       resource: Resources.secrets,
       name: "secrets",
       namespace: options.watchNamespace,
-      labelSelector: "cluster.x-k8s.io/cluster-name",
+      labelSelector: ClusterNameLabel,
     })
     yield* secrets.waitForSync
     const config = clusterCacheConfig({

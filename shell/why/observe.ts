@@ -10,10 +10,11 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import { ClusterNameLabel } from "../../core/cluster/contract.ts"
 import type { ClusterObserved, ClusterSpec } from "../../core/cluster/types.ts"
 import { resolveContract } from "../cluster/contract.ts"
 import { FeatureGateDefaults } from "../cluster/controller.ts"
-import { CLUSTER_NAME_LABEL, type DescendantKind, type ObserveContext, observe } from "../cluster/observe.ts"
+import { type DescendantKind, type ObserveContext, observe } from "../cluster/observe.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import { type CustomResourceDefinition, crdResource } from "../kube/discovery.ts"
@@ -74,7 +75,7 @@ export const observeReadOnly = (
       const crd = crds.find((c) => c.metadata.name === `${DESCENDANT_PLURALS[kind]}.cluster.x-k8s.io`)
       const resource = crd === undefined ? undefined : crdResource(crd)
       if (resource === undefined) return Effect.succeed(undefined)
-      return client.listAll(resource, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${name}` }).pipe(
+      return client.listAll(resource, { namespace, labelSelector: `${ClusterNameLabel}=${name}` }).pipe(
         Effect.map((l): Store<KubeObject> | undefined => storeOf(l.items)),
         Effect.catch(() => Effect.succeed(undefined)),
       )

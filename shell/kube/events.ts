@@ -1,0 +1,71 @@
+/**
+ * Kubernetes Events (`v1` `Event`), as controllers record them: one new Event per occurrence,
+ * named after the object it is about (`<name>.<suffix>`, `generateName`), in that object's
+ * namespace (`default` for a cluster-scoped object, where `kubectl describe` looks), with the
+ * reporting component and the time. Writing one is best left to {@link recordEvent}.
+ *
+ * @module
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { KubeClientShape } from "./client.ts"
+import type { KubeError } from "./errors.ts"
+import { type KubeObject, Resources } from "./resource.ts"
+
+/** The object an Event is about. */
+export interface InvolvedObject {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly name: string
+  /** Absent for a cluster-scoped object. */
+  readonly namespace?: string | undefined
+  readonly uid?: string | undefined
+}
+
+/** What happened: `Normal` or `Warning`, a CamelCase reason, a sentence. */
+export interface EventNote {
+  readonly type: "Normal" | "Warning"
+  readonly reason: string
+  readonly message: string
+}
+
+/** The Event object for `note` about `involved`, reported by `component` at `now`. */
+export const eventObject = (
+  involved: InvolvedObject,
+  note: EventNote,
+  component: string,
+  now: Date,
+): KubeObject => {
+  const time = now.toISOString()
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { namespace: involved.namespace ?? "default", generateName: `${involved.name}.` },
+    involvedObject: {
+      apiVersion: involved.apiVersion,
+      kind: involved.kind,
+      name: involved.name,
+      ...(involved.namespace === undefined ? {} : { namespace: involved.namespace }),
+      ...(involved.uid === undefined ? {} : { uid: involved.uid }),
+    },
+    type: note.type,
+    reason: note.reason,
+    message: note.message,
+    source: { component },
+    reportingComponent: component,
+    firstTimestamp: time,
+    lastTimestamp: time,
+    count: 1,
+  } as KubeObject
+}
+
+/** Creates the Event for `note` about `involved`, now. */
+export const recordEvent = (
+  client: KubeClientShape,
+  involved: InvolvedObject,
+  note: EventNote,
+  component: string,
+): Effect.Effect<void, KubeError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.asVoid(client.create(Resources.events, eventObject(involved, note, component, new Date(now)))),
+  )
