@@ -619,9 +619,9 @@ const staleConditions = (
     condition("RemoteConnectionProbe", k.probe === "recent" ? "False" : "True"),
     condition("Available", "True"),
     condition("ControlPlaneInitialized", k.cpFlag ? "False" : "True"),
-    condition("Remediating", "True", "Machine m-0 is being remediated"),
-    condition("RollingOut", "True", "KubeadmControlPlane cp reports RollingOut"),
-    condition("WorkersAvailable", "False", "MachineDeployment md-0 is not Available"),
+    condition("Remediating", "True", "* Machine m-0: Waiting for remediation"),
+    condition("RollingOut", "True", "* KubeadmControlPlane cp: Rolling out 1 not up-to-date replicas"),
+    condition("WorkersAvailable", "False", "* MachineDeployment md-0: 0 available replicas, at least 1 required"),
     condition("ControlPlaneMachinesReady", "Unknown", "stale"),
   ],
   v1beta1: [
