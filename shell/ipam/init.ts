@@ -10,9 +10,6 @@
  *
  * @module
  */
-import { existsSync, readdirSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { IpamWebhooks } from "../../core/ipam/index.ts"
@@ -20,7 +17,8 @@ import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import { selfSignedCertificate } from "../manager/diagnostics.ts"
-import { readManifestFile } from "./manifests.ts"
+import { IpamCrdFiles } from "./crds.ts"
+import { parseManifests } from "./manifests.ts"
 
 /** What `krtt ipam init` installs, and where. */
 export interface IpamInitOptions {
@@ -58,26 +56,11 @@ const ServiceResource: ResourceRef = {
   namespaced: true,
 }
 
-/** The directory of deploy/ipam/crds, found upwards from this module (source, tsc output or bundle). */
-export const crdDirectory = (): string => {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (;;) {
-    const candidate = join(dir, "deploy", "ipam", "crds")
-    if (existsSync(candidate)) return candidate
-    const up = dirname(dir)
-    if (up === dir) throw new Error("deploy/ipam/crds not found above the krtt installation")
-    dir = up
-  }
-}
-
-/** The CRDs of deploy/ipam/crds. */
-export const ipamCrds = (): ReadonlyArray<KubeObject> => {
-  const dir = crdDirectory()
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml"))
+/** The CRDs of deploy/ipam/crds (as shell/ipam/crds.ts carries them, so an image without deploy/ has them). */
+export const ipamCrds = (): ReadonlyArray<KubeObject> =>
+  Object.keys(IpamCrdFiles)
     .sort()
-    .flatMap((f) => readManifestFile(join(dir, f)))
-}
+    .flatMap((f) => parseManifests(f, IpamCrdFiles[f] as string))
 
 /** Creates the object, or updates it on the version the server has. */
 export const createOrUpdate = (
