@@ -121,7 +121,7 @@ export const cluster = (w: World, o: ClusterOptions = {}): Promise<void> =>
         ...(o.endpoint === true ? { controlPlaneEndpoint: endpointOf(w.workload.server) } : {}),
         ...(o.infra === undefined ? {} : { infrastructureRef: refOf(o.infra) }),
         ...(o.controlPlane === undefined ? {} : { controlPlaneRef: refOf(o.controlPlane) }),
-        ...(o.paused === true ? { paused: true } : {}),
+        ...(o.paused === undefined ? {} : { paused: o.paused }),
         ...(o.topology === undefined ? {} : { topology: o.topology }),
         ...(o.availabilityGates === undefined ? {} : { availabilityGates: o.availabilityGates }),
       },

@@ -203,6 +203,8 @@ const access: ReadonlyArray<Scenario> = [
     settled: reconciled,
   },
   { name: "no-refs", setup: (w) => cluster(w, { endpoint: true }), settled: reconciled },
+  // `spec.paused: false` only because the CRD wants a spec with at least one field.
+  { name: "no-refs-no-endpoint", setup: (w) => cluster(w, { paused: false }), settled: reconciled },
   {
     name: "infrastructure-only",
     setup: async (w) => {
