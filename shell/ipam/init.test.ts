@@ -130,7 +130,8 @@ describe("krtt ipam init", () => {
         })) as Webhooks
         assert.strictEqual(validating.webhooks[0]?.failurePolicy, "Ignore")
         assert.deepStrictEqual(
-          (validating.webhooks[0]?.rules as ReadonlyArray<{ operations: unknown }>)[0]?.operations,
+          (validating.webhooks[0]?.rules as ReadonlyArray<{ operations: unknown }> | undefined)?.[0]
+            ?.operations,
           ["CREATE", "UPDATE", "DELETE"],
         )
         yield* ipamInit(client, options)
@@ -156,7 +157,7 @@ describe("krtt ipam init", () => {
           name: IpamWebhooks.clusterDefaulting.configuration,
         })) as Webhooks
         assert.strictEqual(
-          (mutating.webhooks[0]?.clientConfig as { url: string }).url,
+          (mutating.webhooks[0]?.clientConfig as { url: string } | undefined)?.url,
           "https://localhost:9443/mutate-clusters-openmcp-cloud-v1alpha1-cluster",
         )
         assert.strictEqual((yield* client.listAll(Services)).items.length, 0)
