@@ -90,7 +90,7 @@ export const runSuite = async (o: SuiteOptions): Promise<Report> => {
     await installUpstreamCrdsOf(mgmt, o.version)
     await installConformanceProviders(mgmt)
     const runId = Date.now().toString(36)
-    const common = { mgmt, workload, scenarios: o.scenarios, settleTimeoutMs: o.settleTimeoutMs ?? 90_000 }
+    const common = { mgmt, workload, scenarios: o.scenarios, settleTimeoutMs: o.settleTimeoutMs ?? 150_000 }
     let why: ReadonlyArray<WhyCluster> = []
     o.log(`running ${o.scenarios.length} scenarios under upstream's manager ${o.version}`)
     const upstream = await runPhase({

@@ -56,7 +56,7 @@ describe.skipIf(!cached)(`krtt beside upstream Cluster API ${UPSTREAM_VERSION}'s
     expect(report.scenarios).toBeGreaterThanOrEqual(20)
     expect(report.fields).toBeGreaterThan(1_000)
     expect(unexplained(report.divergences, DOCUMENTED)).toEqual({ unexpected: [], missing: [] })
-  }, 600_000)
+  }, 900_000)
 })
 
 describe("the run-beside-run comparison", () => {
