@@ -111,5 +111,9 @@ describe("the run-beside-run comparison", () => {
     ])
     expect(fields).toBeGreaterThan(10)
     expect(compareRuns("a", u, run("k-a", u.snapshot.cluster.status, ["f"])).divergences).toEqual([])
+    const unsettled = { ...u, snapshot: { ...u.snapshot, settled: false } }
+    expect(compareRuns("a", unsettled, unsettled).divergences).toEqual([
+      { scenario: "a", field: "settled", upstream: "false", krtt: "false" },
+    ])
   })
 })
