@@ -454,7 +454,7 @@ describe("reconcile", () => {
     // the workers' counters are kept (nothing listed), the control plane's cleared (nothing read)
     expect(st?.workers).toEqual({ replicas: 2 })
     expect(st?.controlPlane).toBeUndefined()
-    expect(st?.deprecated?.v1beta1?.conditions).toEqual([])
+    expect(st?.deprecated).toBeUndefined()
     expect(st?.observedGeneration).toBe(1)
   })
 

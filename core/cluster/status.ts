@@ -112,6 +112,14 @@ export const updateStatus = (s: StatusScope): ClusterStatus => {
   }
   const controlPlane = controlPlaneReplicas(counters)
   const workers = workerReplicas(counters)
+  // Left out while empty, as upstream leaves `status.deprecated` unset.
+  const { conditions: _, ...oldRest } = oldV1 ?? {}
+  const v1beta1 = {
+    ...oldRest,
+    ...(s.failure.reason === undefined ? {} : { failureReason: s.failure.reason }),
+    ...(s.failure.message === undefined ? {} : { failureMessage: s.failure.message }),
+    ...(v1Conditions.length === 0 ? {} : { conditions: v1Conditions }),
+  }
   // Upstream only ever sets a flag to true: one not (yet) true is left out.
   const initialization = {
     ...(s.infrastructureProvisioned ? { infrastructureProvisioned: true } : {}),
@@ -125,14 +133,7 @@ export const updateStatus = (s: StatusScope): ClusterStatus => {
     ...(failureDomains === undefined ? {} : { failureDomains }),
     phase: phaseOf(s),
     ...(observedGeneration === undefined ? {} : { observedGeneration }),
-    deprecated: {
-      v1beta1: {
-        ...oldV1,
-        ...(s.failure.reason === undefined ? {} : { failureReason: s.failure.reason }),
-        ...(s.failure.message === undefined ? {} : { failureMessage: s.failure.message }),
-        conditions: v1Conditions,
-      },
-    },
+    ...(Object.keys(v1beta1).length === 0 ? {} : { deprecated: { v1beta1 } }),
   }
 }
 
