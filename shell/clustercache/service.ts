@@ -237,10 +237,15 @@ const refused = (secretName: string) => (e: KubeError) =>
 const probeOutcome = (e: KubeError) => (e._tag === "Unauthorized" ? "unauthorized" : "failure")
 const describe = (e: unknown) => (isKubeError(e) || e instanceof InvalidKubeconfig ? e.message : String(e))
 
-/** Makes a ClusterCache over the management cluster's `KubeClient`. */
+/**
+ * Makes a ClusterCache over the management cluster's `KubeClient`. Made in a scope, its
+ * connections (their caches, informers and watches) close when that scope closes; made without
+ * one, they close only on disconnect.
+ */
 export const make = (options: ClusterCacheOptions = {}) =>
   Effect.gen(function* () {
     const management = yield* KubeClient
+    const parent = yield* Effect.serviceOption(Scope.Scope)
     const config = options.config ?? ClusterCacheDefaults
     const factory = options.connectionFactory ?? restConnectionFactory
     const entries = yield* Ref.make(new Map<string, Entry>())
@@ -308,7 +313,7 @@ export const make = (options: ClusterCacheOptions = {}) =>
         const first = yield* step({ _tag: "Connect" }, state)
         if (first.status.connect !== "pending") return { state: first.status.accessor, connection: undefined }
         const secretName = kubeconfigSecretName(cluster.name)
-        const scope = yield* Scope.make()
+        const scope = parent._tag === "Some" ? yield* Scope.fork(parent.value) : yield* Scope.make()
         let failedStep: ConnectStep = "createConnection"
         const attempt = Effect.gen(function* () {
           // Row 1: the REST config from the kubeconfig Secret, and reachability (`GET /`).
