@@ -11,6 +11,7 @@
  *
  * @module
  */
+
 import { createHash, generateKeyPairSync, randomBytes } from "node:crypto"
 import type { Server } from "node:http"
 import { createServer } from "node:https"
@@ -24,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import * as Ref from "effect/Ref"
 import forge from "node-forge"
+import { limitServer, serverOptions } from "../http/limits.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 
@@ -251,11 +253,14 @@ export const serveTlsOn = <E, R>(
         Layer.provide(
           NodeHttpServer.layer(
             () =>
-              createServer({
-                cert: certificate.cert,
-                key: certificate.key,
-                ...tlsServerOptions(tls),
-              }) as unknown as Server,
+              limitServer(
+                createServer({
+                  cert: certificate.cert,
+                  key: certificate.key,
+                  ...tlsServerOptions(tls),
+                  ...serverOptions(),
+                }),
+              ) as unknown as Server,
             { host: address.host, port: address.port },
           ),
         ),

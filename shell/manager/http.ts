@@ -7,6 +7,7 @@
  *
  * @module
  */
+
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
@@ -14,6 +15,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
+import { limitServer, serverOptions } from "../http/limits.ts"
 
 /** Parses `host:port`, `:port` or `"0"` (off). */
 export const parseBindAddress = (
@@ -54,5 +56,10 @@ export const serveOn = <E, R>(
   address === "off"
     ? Layer.empty
     : HttpRouter.serve(routes, { disableLogger: true }).pipe(
-        Layer.provide(NodeHttpServer.layer(createServer, { host: address.host, port: address.port })),
+        Layer.provide(
+          NodeHttpServer.layer(() => limitServer(createServer(serverOptions())), {
+            host: address.host,
+            port: address.port,
+          }),
+        ),
       )

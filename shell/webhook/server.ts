@@ -17,6 +17,7 @@
  *
  * @module
  */
+
 import { readFileSync, watch } from "node:fs"
 import type { Server } from "node:http"
 import { createServer } from "node:https"
@@ -40,6 +41,14 @@ import {
   convertCluster,
   type VersionResolver,
 } from "../../core/cluster/conversion.ts"
+import {
+  currentBodyLimit,
+  limitServer,
+  ServerLimitDefaults,
+  type ServerLimits,
+  serverOptions,
+  withBodyLimit,
+} from "../http/limits.ts"
 
 /** Where the serving certificate is, and how TLS is configured. */
 export interface WebhookServerOptions {
@@ -54,6 +63,8 @@ export interface WebhookServerOptions {
     /** OpenSSL names of the key exchange groups offered; absent or empty: Node's defaults. */
     readonly curves?: ReadonlyArray<string> | undefined
   }
+  /** The server's limits on requests and connections; {@link ServerLimitDefaults} by default. */
+  readonly limits?: ServerLimits | undefined
 }
 
 /** The paths of the serving certificate and key. */
@@ -120,12 +131,58 @@ const refused = (uid: string, name: string, errors: ReadonlyArray<FieldError>) =
     status: { status: "Failure", code: 422, reason: "Invalid", message: invalidMessage(name, errors) },
   })
 
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * The refusal of a request whose object cannot be read as a Cluster (what kube-apiserver never
+ * sends, but a client of the webhook's port may): 400, as controller-runtime answers a request it
+ * cannot decode, naming what is wrong.
+ */
+const undecodable = (uid: string, message: string) =>
+  admissionResponse(uid, {
+    allowed: false,
+    status: {
+      status: "Failure",
+      code: 400,
+      reason: "BadRequest",
+      message: `the object is not a Cluster: ${message}`,
+    },
+  })
+
+/** What makes an admitted object unreadable as a Cluster, if anything: the object and metadata must be objects. */
+const shapeError = (object: unknown): string | undefined => {
+  if (!isRecord(object)) return "request.object is not an object"
+  if (!isRecord(object.metadata)) return "request.object.metadata is not an object"
+  for (const key of ["spec", "status"] as const)
+    if (object[key] !== undefined && !isRecord(object[key])) return `request.object.${key} is not an object`
+  return undefined
+}
+
+/**
+ * Reviews a well-shaped object; a field of a type the checks do not expect still refuses the
+ * request (400) instead of failing the server.
+ */
+const reviewed = (uid: string, review: () => Record<string, unknown>): Record<string, unknown> => {
+  try {
+    return review()
+  } catch (e) {
+    return undecodable(uid, e instanceof Error ? e.message : String(e))
+  }
+}
+
 /** Answers a mutating AdmissionReview: the defaulting as a JSON patch. */
 export const mutate = (body: unknown): Record<string, unknown> => {
   const request = ((body as { request?: AdmissionRequest } | undefined)?.request ?? {}) as AdmissionRequest
-  const uid = request.uid ?? ""
+  const uid = typeof request.uid === "string" ? request.uid : ""
   const object = request.object
   if (object === undefined) return admissionResponse(uid, { allowed: true })
+  const shape = shapeError(object)
+  if (shape !== undefined) return undecodable(uid, shape)
+  return reviewed(uid, () => defaulted(uid, request, object))
+}
+
+const defaulted = (uid: string, request: AdmissionRequest, object: AdmittedCluster) => {
   const d = defaultCluster(object)
   if ("errors" in d) return refused(uid, object.metadata?.name ?? request.name ?? "", d.errors)
   return d.patch.length === 0
@@ -143,20 +200,28 @@ export const validate = (
   gates: { readonly clusterTopology: boolean },
 ): Record<string, unknown> => {
   const request = ((body as { request?: AdmissionRequest } | undefined)?.request ?? {}) as AdmissionRequest
-  const uid = request.uid ?? ""
+  const uid = typeof request.uid === "string" ? request.uid : ""
   const object = request.object
   if (request.operation === "DELETE" || object === undefined) return admissionResponse(uid, { allowed: true })
   const old = request.operation === "UPDATE" ? request.oldObject : undefined
-  const errors = validateCluster(old, object, gates)
-  return errors.length === 0
-    ? admissionResponse(uid, { allowed: true })
-    : refused(uid, object.metadata?.name ?? request.name ?? "", errors)
+  const shape = shapeError(object) ?? (old === undefined ? undefined : shapeError(old))
+  if (shape !== undefined) return undecodable(uid, shape)
+  return reviewed(uid, () => {
+    const errors = validateCluster(old, object, gates)
+    return errors.length === 0
+      ? admissionResponse(uid, { allowed: true })
+      : refused(uid, object.metadata?.name ?? request.name ?? "", errors)
+  })
 }
 
 const json = (value: unknown, status = 200) =>
   HttpServerResponse.text(JSON.stringify(value), { status, contentType: "application/json" })
 
-/** A `POST` route that answers a JSON body with JSON (AdmissionReview, ConversionReview). */
+/**
+ * A `POST` route that answers a JSON body with JSON (AdmissionReview, ConversionReview). A body
+ * over the limit is refused with 413 before it is read when its length is announced, and its
+ * reading stops at the limit otherwise (400), as controller-runtime's webhooks bound theirs.
+ */
 export const route = (
   path: `/${string}`,
   answer: (body: unknown) => Effect.Effect<Record<string, unknown>> | Record<string, unknown>,
@@ -166,8 +231,13 @@ export const route = (
     path,
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* Effect.result(request.json)
-      if (body._tag === "Failure") return json({ message: "the body is not JSON" }, 400)
+      const limit = yield* currentBodyLimit
+      const announced = Number(request.headers["content-length"] ?? "0")
+      if (announced > limit)
+        return json({ message: `request entity is too large; limit is ${limit} bytes` }, 413)
+      const body = yield* Effect.result(withBodyLimit(request.json, limit))
+      if (body._tag === "Failure")
+        return json({ message: `the body is not JSON of at most ${limit} bytes` }, 400)
       const answered = answer(body.success)
       return json(Effect.isEffect(answered) ? yield* answered : answered)
     }),
@@ -209,7 +279,10 @@ export const serveRoutes = <E, R>(options: WebhookServerOptions, routes: Layer.L
       : { ecdhCurve: options.tls.curves.join(":") }),
   }
   const make = () => {
-    const server = createServer({ ...first, ...tls })
+    const server = limitServer(
+      createServer({ ...first, ...tls, ...serverOptions(options.limits) }),
+      options.limits,
+    )
     let loaded = `${first.cert}${first.key}`
     const reload = () => {
       try {
@@ -225,7 +298,9 @@ export const serveRoutes = <E, R>(options: WebhookServerOptions, routes: Layer.L
     server.on("close", () => watcher.close())
     return server as unknown as Server
   }
-  return HttpRouter.serve(routes, { disableLogger: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(make, { host: options.host ?? "0.0.0.0", port: options.port })),
-  )
+  const bodyLimit = (options.limits ?? ServerLimitDefaults).maxRequestBytes
+  return HttpRouter.serve(routes, {
+    disableLogger: true,
+    middleware: (effect) => withBodyLimit(effect, bodyLimit),
+  }).pipe(Layer.provide(NodeHttpServer.layer(make, { host: options.host ?? "0.0.0.0", port: options.port })))
 }
