@@ -371,7 +371,7 @@ export const engagementTransition = (
     // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
     default: {
       const never: never = t
-      // Stryker disable next-line StringLiteral: unreachable (see above)
+      // Stryker disable next-line StringLiteral,CallExpression: unreachable (see above)
       throw new Error(`unknown trigger ${JSON.stringify(never)}`)
     }
   }
