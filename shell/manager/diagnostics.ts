@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import * as Ref from "effect/Ref"
 import forge from "node-forge"
-import { limitServer, serverOptions } from "../http/limits.ts"
+import { limitServer, ServerLimitDefaults, type ServerLimits, serverOptions } from "../http/limits.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 
@@ -246,6 +246,7 @@ export const serveTlsOn = <E, R>(
   routes: Layer.Layer<never, E, R>,
   certificate: ServingCertificate,
   tls: TlsSettings,
+  limits: ServerLimits = ServerLimitDefaults,
 ) =>
   address === "off"
     ? Layer.empty
@@ -258,8 +259,9 @@ export const serveTlsOn = <E, R>(
                   cert: certificate.cert,
                   key: certificate.key,
                   ...tlsServerOptions(tls),
-                  ...serverOptions(),
+                  ...serverOptions(limits),
                 }),
+                limits,
               ) as unknown as Server,
             { host: address.host, port: address.port },
           ),

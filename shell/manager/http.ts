@@ -15,7 +15,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
-import { limitServer, serverOptions } from "../http/limits.ts"
+import { limitServer, ServerLimitDefaults, type ServerLimits, serverOptions } from "../http/limits.ts"
 
 /** Parses `host:port`, `:port` or `"0"` (off). */
 export const parseBindAddress = (
@@ -52,12 +52,13 @@ export const metricsRoutes = PrometheusMetrics.layerHttp({ path: "/metrics" })
 export const serveOn = <E, R>(
   address: { readonly host: string; readonly port: number } | "off",
   routes: Layer.Layer<never, E, R>,
+  limits: ServerLimits = ServerLimitDefaults,
 ) =>
   address === "off"
     ? Layer.empty
     : HttpRouter.serve(routes, { disableLogger: true }).pipe(
         Layer.provide(
-          NodeHttpServer.layer(() => limitServer(createServer(serverOptions())), {
+          NodeHttpServer.layer(() => limitServer(createServer(serverOptions(limits)), limits), {
             host: address.host,
             port: address.port,
           }),
