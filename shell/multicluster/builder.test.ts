@@ -273,3 +273,29 @@ describe("fan-out: one hub object to the clusters it names", () => {
     }),
   )
 })
+
+describe("builder: strict options", () => {
+  it.effect("an unknown option of a watch or of withOptions fails, naming the closest known one", () =>
+    Effect.gen(function* () {
+      const { manager } = yield* setup
+      const watchTypo = yield* Effect.flip(
+        controllerManagedBy(manager)
+          .named("typo")
+          .for(cms, { engageWithLocalClustr: true } as never)
+          .complete(() => Effect.succeed(done())),
+      )
+      assert.include(
+        watchTypo.message,
+        'for(ConfigMap): unknown option "engageWithLocalClustr"; did you mean "engageWithLocalCluster"?',
+      )
+      const controllerTypo = yield* Effect.flip(
+        controllerManagedBy(manager)
+          .named("typo")
+          .withOptions({ maxConcurrentReconcile: 2 } as never)
+          .watches(cms, enqueueRequestForObject())
+          .complete(() => Effect.succeed(done())),
+      )
+      assert.include(controllerTypo.message, 'did you mean "maxConcurrentReconciles"?')
+    }),
+  )
+})

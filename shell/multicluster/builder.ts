@@ -29,6 +29,7 @@ import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as E from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { closestKey } from "../../core/krtt/suggest.ts"
 import type { Predicate } from "../controller/predicate.ts"
 import type { ReconcileResult } from "../controller/result.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
@@ -87,7 +88,10 @@ export interface Builder<Req extends ClusterAware = Request> {
   ) => Effect.Effect<MultiClusterController, BuilderError, Scope.Scope>
 }
 
-/** A builder used wrongly (no name, `Owns` before `For`, no watch, `For` without `forObject`). */
+/**
+ * A builder used wrongly (no name, `Owns` before `For`, no watch, `For` without `forObject`, an
+ * unknown option: named with the closest known one).
+ */
 export class BuilderError extends Data.TaggedError("BuilderError")<{ readonly message: string }> {}
 
 interface State<Req extends ClusterAware> {
@@ -97,6 +101,34 @@ interface State<Req extends ClusterAware> {
   readonly watches: ReadonlyArray<WatchDeclaration<never, Req>>
   readonly problems: ReadonlyArray<string>
 }
+
+/** Every key of the options objects, checked against their types by the compiler. */
+const WATCH_OPTION_KEYS = Object.keys({
+  namespace: true,
+  predicates: true,
+  engageWithLocalCluster: true,
+  engageWithProviderClusters: true,
+  clusterFilter: true,
+} satisfies Record<keyof WatchOptions<KubeObject>, true>)
+const BUILDER_OPTION_KEYS = Object.keys({
+  engageWithLocalCluster: true,
+  engageWithProviderClusters: true,
+  clusterFilter: true,
+  maxConcurrentReconciles: true,
+  gracefulShutdownTimeout: true,
+  engagement: true,
+  baseDelay: true,
+  maxDelay: true,
+} satisfies Record<keyof BuilderOptions, true>)
+
+/** Unknown keys of an options object (JavaScript callers, typos), each with the closest known key. */
+const unknownOptions = (where: string, given: object, known: ReadonlyArray<string>): ReadonlyArray<string> =>
+  Object.keys(given)
+    .filter((k) => !known.includes(k))
+    .map((k) => {
+      const near = closestKey(k, known)
+      return `${where}: unknown option "${k}"${near === undefined ? "" : `; did you mean "${near}"?`} (known: ${known.join(", ")})`
+    })
 
 const declare = <T extends KubeObject, Req extends ClusterAware>(
   kind: WatchDeclaration["kind"],
@@ -127,11 +159,16 @@ const builder = <Req extends ClusterAware>(
   const add = (w: WatchDeclaration<never, Req>) => [...s.watches, w]
   return {
     named: (name) => next({ name }),
-    withOptions: (options) => next({ options: { ...s.options, ...options } }),
+    withOptions: (options) =>
+      next({
+        options: { ...s.options, ...options },
+        problems: [...s.problems, ...unknownOptions("withOptions()", options, BUILDER_OPTION_KEYS)],
+      }),
     for: (resource, o = {}) =>
       forObject === undefined
         ? next({ problems: [...s.problems, refuse("for()")] })
         : next({
+            problems: [...s.problems, ...unknownOptions(`for(${resource.kind})`, o, WATCH_OPTION_KEYS)],
             forResource: resource,
             watches: add(
               declare(
@@ -163,9 +200,14 @@ const builder = <Req extends ClusterAware>(
             o,
           ),
         ),
+        problems: [...s.problems, ...unknownOptions(`owns(${resource.kind})`, o, WATCH_OPTION_KEYS)],
       })
     },
-    watches: (resource, handler, o = {}) => next({ watches: add(declare("Watches", resource, handler, o)) }),
+    watches: (resource, handler, o = {}) =>
+      next({
+        watches: add(declare("Watches", resource, handler, o)),
+        problems: [...s.problems, ...unknownOptions(`watches(${resource.kind})`, o, WATCH_OPTION_KEYS)],
+      }),
     complete: (reconcile) => completeWith(manager, requestType, s, reconcile),
   }
 }
