@@ -158,7 +158,8 @@ export const demo: Effect.Effect<Array<string>, unknown> = Effect.scoped(
       const out: Array<string> = []
       for (const [name, server] of servers) {
         const list = yield* server.client().list(Resources.configMaps, { namespace: NAMESPACE })
-        for (const o of list.items) out.push(`${name}=${o.data?.pods}`)
+        for (const o of list.items)
+          out.push(`${name}=${(o.data as Record<string, string> | undefined)?.pods}`)
       }
       return out.sort().join(" ")
     })
