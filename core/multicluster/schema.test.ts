@@ -98,7 +98,7 @@ describe("EngagementInputSchema", () => {
   })
 })
 
-describe("unknownKeys() and unknownKeyMessage() (issue 11: strict inputs)", () => {
+describe("unknownKeys() and unknownKeyMessage(): strict inputs", () => {
   const leaf: KeyShape = { _tag: "Leaf" }
   const object: KeyShape = { _tag: "Object", fields: { name: leaf, kind: leaf } }
   const tagged: KeyShape = { _tag: "Tagged", variants: { A: { _tag: leaf, x: leaf } } }

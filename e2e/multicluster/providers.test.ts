@@ -1,7 +1,8 @@
 // The providers on a real control plane of their own: a hub (cluster-0) and three workload API
 // servers (cluster-1..3). Each provider engages clusters added live and disengages clusters
-// removed live; rotated credentials re-engage with the new ones (issue 12, items 3 and 6; seed
-// 003, Proposal: "the engage scope cancelled when the cluster leaves").
+// removed live; rotated credentials re-engage with the new ones (seed 003, Proposal: "the engage
+// scope cancelled when the cluster leaves"). kubeconfig-file also reads directories and globs;
+// cluster-inventory-api reads ClusterProfiles through an access provider's exec plugin.
 import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -2,7 +2,7 @@
 // control plane: `krtt clusters` prints reachable clusters at once and an unreachable one after
 // it failed its probes; two replicas of examples/multicluster/uniform.ts started with the same
 // --shard-lease-prefix split six clusters, and when one is killed (SIGKILL: no goodbye, its Lease
-// just stops being renewed) the other takes its clusters over (issue 12, items 4, 5 and 6).
+// just stops being renewed) the other takes its clusters over.
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -2,7 +2,9 @@
 // and cluster-2), with the kubeconfig-secrets provider: requests of a removed cluster are
 // dropped; an API server that goes away is disengaged at the failure threshold and re-engaged
 // when it returns while reconciles on the other clusters go on; two sharded replicas split six
-// clusters and take over each other's (issue 12, items 2, 4 and 6; seed 003, Proposal).
+// clusters and take over each other's; a ported fan-out controller (its own request type, engage
+// options per watch, the cluster from the context) copies a hub object to the clusters it names
+// (seed 003, Proposal and Low-Level Requirements).
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

@@ -1,4 +1,4 @@
-// Model-based sequences of the runtime (issue 12, item 1's promises checked on the shell): any
+// Model-based sequences of the runtime (the engagement table's promises checked on the shell): any
 // interleaving of clusters added, removed, turned unhealthy and healthy, replaced with new
 // credentials, and events on them. A reconcile only ever runs for a cluster engaged with the
 // controller, through the credentials of its current generation; once things settle, every

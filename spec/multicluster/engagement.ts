@@ -663,7 +663,7 @@ export const engagement: TableSpec<EngagementInput, EngagementResult, Engagement
           )
         },
         reason:
-          "Gap (issue 12, item 3: health-gated engagement, which no upstream provider has): upstream keeps an unreachable cluster engaged, its sources failing and its requests erroring. Here the provider's health verdict (e.g. the ClusterCache's failure threshold or a 401) disengages it; a pending retry is dropped (a `RetryDue` in `Unhealthy` is ignored, row 24).",
+          "Gap (health-gated engagement, which no upstream provider has): upstream keeps an unreachable cluster engaged, its sources failing and its requests erroring. Here the provider's health verdict (e.g. the ClusterCache's failure threshold or a 401) disengages it; a pending retry is dropped (a `RetryDue` in `Unhealthy` is ignored, row 24).",
       },
     ),
     derived(
