@@ -6,9 +6,11 @@
  *
  * @module
  */
-import { getObject, paths } from "../fixtures/index.ts"
+import { create, getObject, mergePatch, paths } from "../fixtures/index.ts"
+import { caSecret } from "./ca.ts"
 import {
   CONTROL_PLANE_LABEL,
+  cluster,
   cond,
   deleteCluster,
   HOLD_FINALIZER,
@@ -17,9 +19,12 @@ import {
   machinePool,
   machineSet,
   NAME,
+  PAUSED_ANNOTATION,
+  provider,
   type World,
 } from "./objects.ts"
-import { deleting, inState, type Scenario } from "./scenario.ts"
+import { PROVIDERS } from "./providers.ts"
+import { conditionStatus, deleting, inState, type Scenario } from "./scenario.ts"
 import { CP_INITIALIZED, INFRA_PROVISIONED, v1beta2Cluster } from "./scenarios-providers.ts"
 
 const replicas = (n: number, ready = n, available = ready, upToDate = available) => ({
@@ -162,6 +167,22 @@ const heldDescendants = async (w: World) => {
   await ready(w)
 }
 
+/** No control plane provider: the control plane is made of Machines, one with a Node. */
+const standaloneControlPlane = async (w: World) => {
+  await create(w.mgmt, paths.secret(w.ns), caSecret(w.ns, NAME))
+  const cp = { [CONTROL_PLANE_LABEL]: "" }
+  await machine(w, "cp-node", {
+    labels: cp,
+    status: { nodeRef: { name: "node-a" }, conditions: healthy },
+  })
+  await machine(w, "cp-booting", {
+    labels: cp,
+    status: { conditions: [cond("Ready", "False", "NotReady", "booting")] },
+  })
+  await provider(w, PROVIDERS.infraV1beta2, { status: INFRA_PROVISIONED })
+  await cluster(w, { infra: PROVIDERS.infraV1beta2 })
+}
+
 /** Descendants the Cluster owns, held by a finalizer: upstream deletes owned descendants only. */
 const heldOwnedDescendants = async (w: World) => {
   await ready(w)
@@ -189,6 +210,25 @@ export const WORKER_SCENARIOS: ReadonlyArray<Scenario> = [
     setup: heldDescendants,
     settled: connected,
     next: { run: deleteCluster, settled: deleting },
+  },
+  {
+    name: "control-plane-without-provider",
+    setup: standaloneControlPlane,
+    settled: inState("Provisioned", { InfrastructureReady: "True" }),
+  },
+  {
+    name: "deleting-paused",
+    setup: ready,
+    settled: connected,
+    next: {
+      run: async (w) => {
+        await mergePatch(w.mgmt, paths.cluster(w.ns, NAME), {
+          metadata: { annotations: { [PAUSED_ANNOTATION]: "" } },
+        })
+        await deleteCluster(w)
+      },
+      settled: (c) => c?.metadata.deletionTimestamp !== undefined && conditionStatus(c, "Paused") === "True",
+    },
   },
   {
     name: "deleting-owned-descendants",
