@@ -774,6 +774,7 @@ const runPlan = (
     }
     const final = snap()
     const lostWork = storm() ? [] : (processes[state.incarnation]?.work.lost() ?? [])
+    for (const p of processes) violations.push(...p.work.overlaps())
     const live = clientName(state.incarnation)
     const engaged = new Set(suite.engagedServers?.(mgmt) ?? [])
     const servers = (): ReadonlyArray<readonly [string, FakeApiServer]> => [

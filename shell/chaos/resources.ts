@@ -5,7 +5,8 @@
  *   `Metric.FiberRuntimeMetrics` hook); once its scope has closed, none may be left (a timer, an
  *   informer, a probe loop or a reconcile still running belongs to a scope that closed);
  * - `WorkLedger`: the process's work (`WorkObserver`): every request a queue accepted must be
- *   followed by a reconcile that started after it, unless one is running (no lost wake-up);
+ *   followed by a reconcile that started after it, unless one is running (no lost wake-up), and
+ *   no request is reconciled by two workers at once;
  * - `clientName`: the name the process's clients carry, under which the in-memory servers count
  *   their open watches (`FakeApiServer.openWatches`);
  * - `leakedWatches`: the watches a server holds open for a process that ended, or (for a workload
@@ -47,6 +48,8 @@ interface Entry {
 export class WorkLedger implements WorkObserverShape {
   private seq = 0
   private readonly entries = new Map<string, Entry>()
+  /** Requests reconciled twice at once (the queue promises one worker per request). */
+  private readonly overlapping = new Set<string>()
 
   private entry(queue: string, request: Request): Entry {
     const k = `${queue} ${requestKey(request)}`
@@ -65,11 +68,17 @@ export class WorkLedger implements WorkObserverShape {
   readonly started = (queue: string, request: Request) => {
     const e = this.entry(queue, request)
     e.started = ++this.seq
+    if (e.running > 0) this.overlapping.add(`${queue} reconciled ${describe(request)} twice at once`)
     e.running++
   }
 
   readonly finished = (queue: string, request: Request) => {
     this.entry(queue, request).running--
+  }
+
+  /** Requests reconciled by two workers at once. */
+  overlaps(): ReadonlyArray<string> {
+    return [...this.overlapping].sort()
   }
 
   /** Requests accepted after their last reconcile started, with none running: lost work. */

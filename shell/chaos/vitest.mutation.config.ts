@@ -1,5 +1,5 @@
 // The chaos campaign's mutation test only (`npm run mutation:chaos`, stryker.chaos.json): the
-// fixed fast campaign, every mutant (coverageAnalysis "off": the campaign is the one test).
+// fixed fast campaign, the one test every covered mutant runs.
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 import { sourceAliases } from "../../vitest.aliases.ts"
