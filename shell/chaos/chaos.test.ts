@@ -307,6 +307,15 @@ describe("chaos campaign", () => {
         /lost work: cluster accepted chaos\/p1 and never reconciled it after/,
       ],
       [
+        "a work queue that hands out a request still being processed (one worker per request)",
+        "provision",
+        "slow",
+        2,
+        "double-worker",
+        "safety",
+        /cluster reconciled chaos\/p1 twice at once/,
+      ],
+      [
         "a poller forked outside the operator's scope outlives it: its fibers",
         "provision",
         "crash",

@@ -230,6 +230,32 @@ const lostWakeup: Mutant = {
 }
 
 /**
+ * The work queue's fair core handing out a request still being processed: `add` queues a request
+ * re-added while a worker holds it, so a second worker reconciles it at the same time.
+ */
+const doubleWorker: Mutant = {
+  name: "double-worker",
+  bug: "the work queue hands out a request that is still being processed: two workers reconcile the same object at once",
+  patch: () => {
+    const proto = FairQueue.prototype as unknown as { add: (req: Request) => string }
+    const original = proto.add
+    proto.add = function (
+      this: { dirty: Map<string, Request>; push: (cluster: string, key: string) => void },
+      req: Request,
+    ) {
+      const key = requestKey(req)
+      if (this.dirty.has(key)) return "deduplicated"
+      this.dirty.set(key, req)
+      this.push(req.cluster, key)
+      return "queued"
+    }
+    return () => {
+      proto.add = original
+    }
+  },
+}
+
+/**
  * A poller forked outside its process's scope (`forkDetach` where `forkScoped` was meant): it
  * keeps watching Clusters, and its timer keeps running, after the operator stopped.
  */
@@ -257,6 +283,7 @@ export const Mutants: ReadonlyArray<Mutant> = [
   neverDeletesCopies,
   engageScopeLeak,
   lostWakeup,
+  doubleWorker,
   detachedPoller,
 ]
 
