@@ -106,7 +106,14 @@ describe("config/ with kustomize", () => {
   it("every kustomization builds, and every manifest of config/ is in one of them", async () => {
     const folders = kustomizations()
     expect(folders).toEqual(
-      expect.arrayContaining(["config/default", "config/propagate", "config/inventory", "config/prometheus"]),
+      expect.arrayContaining([
+        "config/default",
+        "config/propagate",
+        "config/inventory",
+        "config/ipam",
+        "config/prometheus",
+        "config/grafana",
+      ]),
     )
     const built = new Set<string>()
     for (const folder of folders) {
@@ -158,7 +165,7 @@ describe("config/ with kustomize", () => {
     await dryRun(objects)
   }, 120_000)
 
-  it("config/propagate and config/inventory, hub and workload, pass a strict server-side dry run", async () => {
+  it("config/propagate and config/inventory, hub and workload, and config/ipam pass a strict server-side dry run", async () => {
     const workload = await overlay(
       "propagate-workload",
       "config/propagate/workload",
@@ -170,6 +177,7 @@ describe("config/ with kustomize", () => {
       ...(await build(workload)),
       ...(await build(join(repoRoot, "config/inventory"))),
       ...(await build(join(repoRoot, "config/inventory/workload"))),
+      ...(await build(join(repoRoot, "config/ipam"))),
     ]
     expect(
       objects

@@ -8,16 +8,7 @@
 // What stands in for the base image: the Node that runs the tests (same major version, checked)
 // and the host's npm, sh and find.
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import {
-  chmodSync,
-  chownSync,
-  closeSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs"
+import { chmodSync, chownSync, closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join, posix } from "node:path"
@@ -59,7 +50,7 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as 
   readonly license: string
   readonly repository: { readonly url: string }
 }
-/** The Deployments' containers of the manifests (config/, deploy/) that run this image, by file. */
+/** The Deployments' containers of config/ that run this image, by file. */
 const imageContainers = (): ReadonlyArray<{
   readonly file: string
   readonly pod: Record<string, unknown>
@@ -73,7 +64,7 @@ const imageContainers = (): ReadonlyArray<{
       else if (/\.ya?ml$/.test(entry.name)) files.push(rel)
     }
   }
-  for (const dir of ["config", "deploy"]) if (existsSync(join(repoRoot, dir))) walk(dir)
+  walk("config")
   return files.sort().flatMap((file) =>
     readManifests(join(repoRoot, file)).flatMap((o: KubeObject) => {
       const pod = (o.spec?.template as { spec?: Record<string, unknown> } | undefined)?.spec
@@ -128,7 +119,7 @@ describe("the Dockerfile's image configuration", () => {
     expect(containers.map((c) => c.file)).toEqual(
       expect.arrayContaining([
         "config/inventory/hub.yaml",
-        "deploy/ipam/deployment.yaml",
+        "config/ipam/deployment.yaml",
         "config/manager/manager.yaml",
         "config/propagate/hub.yaml",
       ]),

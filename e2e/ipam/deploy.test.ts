@@ -1,4 +1,4 @@
-// deploy/ipam on a real API server, and krtt ipam running as the krtt-ipam ServiceAccount with
+// config/ipam on a real API server, and krtt ipam running as the krtt-ipam ServiceAccount with
 // exactly that RBAC: a Cluster deleted and re-created under its name while the controller was
 // down (its old ClusterConfig held by the finalizer after the garbage collector took it), state
 // refresh cycles, IPv6, leader election (seed 004).
@@ -46,8 +46,8 @@ const ns = `ipam-d-${s}`
 const configName = `ipam-d-${s}`
 const RUN = "e2e.krtt.dev/ipam-deploy"
 const manifests = [
-  ...readManifests(join(repoRoot, "deploy", "ipam", "deployment.yaml")),
-  ...readManifests(join(repoRoot, "deploy", "ipam", "rbac.yaml")),
+  ...readManifests(join(repoRoot, "config", "ipam", "deployment.yaml")),
+  ...readManifests(join(repoRoot, "config", "ipam", "rbac.yaml")),
 ]
 let dir: string
 let kubeconfigPath: string
@@ -102,7 +102,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-describe("deploy/ipam", () => {
+describe("config/ipam", () => {
   it("passes a server-side dry run with strict validation; the Deployment runs `node bin/krtt.js ipam` under the restricted Pod Security level", async () => {
     const namespace = manifests.find((o) => o.kind === "Namespace") as KubeObject
     expect(namespace.metadata.labels?.["pod-security.kubernetes.io/enforce"]).toBe("restricted")

@@ -1,5 +1,5 @@
 /**
- * What the IPAM e2e tests share: installing deploy/ipam's CRDs, running `node bin/krtt.js ipam`
+ * What the IPAM e2e tests share: installing config/ipam's CRDs, running `node bin/krtt.js ipam`
  * as a process (killed and restarted at will), openmcp Clusters, and reading the cluster state
  * the controller writes (ClusterConfigs, applied-rules annotations).
  *
@@ -36,9 +36,9 @@ import {
 export const CLUSTERS = "/apis/clusters.openmcp.cloud/v1alpha1"
 export const GARDENER = "/apis/gardener.clusters.openmcp.cloud/v1alpha1"
 
-/** Applies deploy/ipam/crds and waits until they are served. */
+/** Applies config/ipam/crds and waits until they are served. */
 export const installIpamCrds = async (cluster: Cluster): Promise<void> => {
-  const dir = join(repoRoot, "deploy", "ipam", "crds")
+  const dir = join(repoRoot, "config", "ipam", "crds")
   const crds = readdirSync(dir)
     .filter((f) => f.endsWith(".yaml"))
     .flatMap((f) => readManifests(join(dir, f)))

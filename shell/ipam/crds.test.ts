@@ -5,13 +5,13 @@ import { describe, expect, it } from "vitest"
 import { IpamCrdFiles } from "./crds.ts"
 import { crdsModule } from "./crdsGenerate.ts"
 
-const dir = fileURLToPath(new URL("../../deploy/ipam/crds/", import.meta.url))
+const dir = fileURLToPath(new URL("../../config/ipam/crds/", import.meta.url))
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".yaml"))
   .sort()
 
 describe("shell/ipam/crds.ts", () => {
-  it("carries deploy/ipam/crds as they are (when not: node shell/ipam/crdsGenerate.ts)", () => {
+  it("carries config/ipam/crds as they are (when not: node shell/ipam/crdsGenerate.ts)", () => {
     expect(Object.keys(IpamCrdFiles).sort()).toEqual(files)
     for (const f of files) expect(IpamCrdFiles[f], f).toBe(readFileSync(join(dir, f), "utf8"))
   })

@@ -57,7 +57,7 @@ describe("krtt ipam init", () => {
     assert.isTrue(webhookSecretName("x".repeat(80)).endsWith("-webhook-tls"))
   })
 
-  it("reads the three CRDs of deploy/ipam/crds", () => {
+  it("reads the three CRDs of config/ipam/crds", () => {
     assert.deepStrictEqual(
       ipamCrds()
         .map((c) => c.metadata.name)

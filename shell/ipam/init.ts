@@ -1,5 +1,5 @@
 /**
- * `krtt ipam init`, as upstream's `init` subcommand: installs the CRDs (deploy/ipam/crds, created
+ * `krtt ipam init`, as upstream's `init` subcommand: installs the CRDs (config/ipam/crds, created
  * or updated), then the webhooks as openmcp's controller-utils installs them: a self-signed
  * certificate in the Secret `<provider-name>-webhook-tls` (kept when it already holds one), the
  * Service `<provider-name>-webhook` (443 → the webhook port) unless a base URL is given, and the
@@ -56,7 +56,7 @@ const ServiceResource: ResourceRef = {
   namespaced: true,
 }
 
-/** The CRDs of deploy/ipam/crds (as shell/ipam/crds.ts carries them, so an image without deploy/ has them). */
+/** The CRDs of config/ipam/crds (as shell/ipam/crds.ts carries them, so an image without config/ has them). */
 export const ipamCrds = (): ReadonlyArray<KubeObject> =>
   Object.keys(IpamCrdFiles)
     .sort()

@@ -48,7 +48,7 @@ export const IpamConfigResource: ResourceRef = {
   namespaced: false,
 }
 
-/** The CRDs `krtt ipam` needs, by name (deploy/ipam/crds). */
+/** The CRDs `krtt ipam` needs, by name (config/ipam/crds). */
 export const requiredCrds: ReadonlyArray<string> = [
   OpenmcpClusterResource,
   ClusterConfigResource,

@@ -143,7 +143,7 @@ export const runIpam = (
       if (!installed)
         return yield* Effect.fail(
           new Error(
-            `the CustomResourceDefinition ${crd} is not installed in ${server}: install it with kubectl apply -f deploy/ipam/crds/`,
+            `the CustomResourceDefinition ${crd} is not installed in ${server}: install it with kubectl apply -k config/ipam`,
           ),
         )
     }

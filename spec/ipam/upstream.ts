@@ -88,7 +88,7 @@ export const upstreamReferences: ReadonlyArray<UpstreamReference> = [
   {
     topic: "init",
     decision:
-      "`krtt ipam init` creates or updates the CRDs of deploy/ipam/crds, keeps or creates a self-signed certificate in the Secret <provider-name>-webhook-tls, creates the Service <provider-name>-webhook (443 to 9443) unless --webhooks-base-url is given, and writes the two webhook configurations (Cluster defaulting: CREATE, UPDATE, failurePolicy Fail; IPAMConfig validation: CREATE, UPDATE, DELETE, failurePolicy Ignore) with that certificate as caBundle; --disable-webhooks removes the configurations.",
+      "`krtt ipam init` creates or updates the CRDs of config/ipam/crds, keeps or creates a self-signed certificate in the Secret <provider-name>-webhook-tls, creates the Service <provider-name>-webhook (443 to 9443) unless --webhooks-base-url is given, and writes the two webhook configurations (Cluster defaulting: CREATE, UPDATE, failurePolicy Fail; IPAMConfig validation: CREATE, UPDATE, DELETE, failurePolicy Ignore) with that certificate as caBundle; --disable-webhooks removes the configurations.",
     source:
       "cmd/platform-service-gardener-ipam/app/init.go; controller-utils pkg/init/webhooks (names, paths, rules, failure policies, certificate and Secret keys); openmcp-operator lib/utils WebhookSecretName",
     reason:
