@@ -22,7 +22,10 @@
  *   loaded API server), so watch events arrive while reconciles are still running.
  *
  * Safety invariants are checked on every committed write of the management server (see
- * `invariants`); the run ends with the final state (masked) for the campaign's oracles.
+ * `invariants`); the run ends with the final state (masked) for the campaign's oracles, then with
+ * what was left behind (`resources.ts`): watches a server holds for a cluster the operator has no
+ * reason to watch, requests accepted and never reconciled after, and, once the operator stopped,
+ * any fiber or watch of any of its processes.
  *
  * @module
  */
