@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import { type IpamOptions, runIpam } from "../ipam/run.ts"
+import { loggerOf } from "../log/index.ts"
 import { managerNamespace } from "../manager/args.ts"
 import { forceExitAfter } from "../manager/command.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
@@ -108,6 +109,7 @@ export const ipamMain = (f: IpamParsedFlags): Effect.Effect<void> =>
           }),
         ),
       ),
-      Effect.provide(Logger.layer([Logger.consoleJson])),
+      // zap's JSON on standard error, as controller-runtime's production logger writes it.
+      Effect.provide(Logger.layer([loggerOf("json")])),
     )
   })
