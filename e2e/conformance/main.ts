@@ -15,9 +15,10 @@ import { unexplained } from "./match.ts"
 import { runSuite } from "./run.ts"
 import { SCENARIOS } from "./scenarios.ts"
 
-const log = (line: string) => void process.stderr.write(`conformance: ${line}\n`)
-
 const started = Date.now()
+const log = (line: string) =>
+  void process.stderr.write(`conformance: [${Math.round((Date.now() - started) / 1000)} s] ${line}\n`)
+
 const binary = await ensureUpstreamManagerOf(log, UPSTREAM_VERSION)
 const dump = process.env.CONFORMANCE_DUMP
 const report = await runSuite({

@@ -34,14 +34,21 @@ export interface PhaseOptions {
 
 export interface ScenarioRun {
   readonly ns: string
+  /** How long after the controller started the scenario settled (or gave up). */
+  readonly settledMs: number
   readonly snapshot: Snapshot
 }
 
-const settleScenario = async (o: PhaseOptions, s: Scenario, w: World): Promise<boolean> => {
+/** Whether the scenario settled, and when (ms since the controller started). */
+const settleScenario = async (o: PhaseOptions, s: Scenario, w: World, started: number) => {
   const first = await settle(o.mgmt, w.ns, s.settled, o.settleTimeoutMs)
-  if (!first || s.next === undefined) return first
-  await s.next.run(w)
-  return settle(o.mgmt, w.ns, s.next.settled, o.settleTimeoutMs)
+  const settled = !first || s.next === undefined ? first : await settleNext(o, s, w)
+  return { settled, ms: Date.now() - started }
+}
+
+const settleNext = async (o: PhaseOptions, s: Scenario, w: World): Promise<boolean> => {
+  await s.next?.run(w)
+  return settle(o.mgmt, w.ns, s.next?.settled ?? s.settled, o.settleTimeoutMs)
 }
 
 /**
@@ -64,13 +71,17 @@ export const runPhase = async (o: PhaseOptions): Promise<ReadonlyMap<string, Sce
   )
   await sleep(Math.max(0, created + OBJECT_AGE_MS - Date.now()))
   const controller = await o.start()
+  const started = Date.now()
   try {
-    const settled = await Promise.all(o.scenarios.map((s, i) => settleScenario(o, s, worlds[i] as World)))
+    const settled = await Promise.all(
+      o.scenarios.map((s, i) => settleScenario(o, s, worlds[i] as World, started)),
+    )
     await o.whileSettled?.()
     const runs = new Map<string, ScenarioRun>()
     for (const [i, s] of o.scenarios.entries()) {
       const ns = (worlds[i] as World).ns
-      runs.set(s.name, { ns, snapshot: await snapshot(o.mgmt, ns, settled[i] === true) })
+      const done = settled[i] ?? { settled: false, ms: 0 }
+      runs.set(s.name, { ns, settledMs: done.ms, snapshot: await snapshot(o.mgmt, ns, done.settled) })
     }
     return runs
   } finally {

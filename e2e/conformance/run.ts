@@ -102,7 +102,9 @@ export const runSuite = async (o: SuiteOptions): Promise<Report> => {
         why = await krttWhy(mgmt)
       },
     })
-    o.log(`running ${o.scenarios.length} scenarios under krtt run`)
+    o.log(
+      `krtt why read upstream's ${why.length} Clusters; running ${o.scenarios.length} scenarios under krtt run`,
+    )
     const krtt = await runPhase({
       ...common,
       prefix: `k${runId}`,
@@ -118,6 +120,7 @@ export const runSuite = async (o: SuiteOptions): Promise<Report> => {
           2,
         ),
       )
+    o.log("comparing")
     return compareAll(o.scenarios, why, upstream, krtt)
   } finally {
     await controlPlane.stop()
