@@ -4,9 +4,9 @@
  * second of a 403 on their list or watch, or when a permission recheck (every 10 s by default)
  * finds their grant revoked. Reads are served only by existing informers, with field selectors,
  * `limit` and `continue`; the cache's own errors (`CacheNotFound`, `InformerForbidden`,
- * `CacheNotStarted`, `InformerNotFound`) are told apart from the API server's. `asScopedCache`
- * and `makeScopedCacheFactory` make it the cache of a multi-cluster provider or of the
- * ClusterCache.
+ * `CacheNotStarted`, `InformerNotFound`) are told apart from the API server's.
+ * `scopedCacheFactory` and `makeScopedCacheFactory` make it the cache of a multi-cluster provider
+ * or of the ClusterCache; `asScopedCache` gives back the scoped cache behind such a cache.
  *
  * @module
  */
@@ -23,7 +23,7 @@ export {
   InvalidContinueToken,
   isCacheError,
 } from "../shell/scopedcache/errors.ts"
-export { asScopedCache, makeScopedCacheFactory } from "../shell/scopedcache/factory.ts"
+export { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "../shell/scopedcache/factory.ts"
 export { type MergeFilter, mergeStores } from "../shell/scopedcache/merge.ts"
 export {
   InvalidScopedCacheOptions,
