@@ -86,6 +86,11 @@ export interface CampaignReport {
   readonly perScenario: ReadonlyArray<ScenarioReport>
   /** Whether the budget ended the campaign before every point ran. */
   readonly truncated: boolean
+  /**
+   * The most reconciles one controller ran at once in any run: above 1 when the campaign
+   * exercised the workers' concurrency.
+   */
+  readonly peakConcurrency: number
 }
 
 /** A small deterministic generator (mulberry32) for the sampled points. */
@@ -206,6 +211,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
     const perScenario: Array<ScenarioReport> = []
     let runs = 0
     let truncated = false
+    let peakConcurrency = 0
     const overBudget = () =>
       (options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds) ||
       (options.stopAtFirstFailure === true && failures.length > 0)
@@ -237,6 +243,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
         continue
       }
       const ref = reference.success
+      peakConcurrency = Math.max(peakConcurrency, ref.peakConcurrency)
       for (const v of ref.violations) fail("none", undefined, "safety", v)
       for (const v of ref.leaks) fail("none", undefined, "leak", v)
       for (const v of ref.lostWork) fail("none", undefined, "lost-work", v)
@@ -272,6 +279,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
             continue
           }
           for (const k of Object.keys(fired) as Array<keyof Fired>) fired[k] += result.success.fired[k]
+          peakConcurrency = Math.max(peakConcurrency, result.success.peakConcurrency)
           for (const f of judge(ref, result.success))
             fail(kind, at, f.oracle, tk === undefined ? f.message : `(${tk}) ${f.message}`)
         }
@@ -293,6 +301,7 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
       wallSeconds: (Date.now() - started) / 1000,
       perScenario,
       truncated,
+      peakConcurrency,
     }
   })
 
@@ -331,6 +340,7 @@ export const reportJson = (report: CampaignReport) => ({
   failures: report.failures,
   fired: report.fired,
   wallSeconds: report.wallSeconds,
+  peakConcurrency: report.peakConcurrency,
   perScenario: report.perScenario,
   truncated: report.truncated,
 })

@@ -137,6 +137,7 @@ describe("chaos campaign", () => {
       unstable: undefined,
       leaks: [],
       lostWork: [],
+      peakConcurrency: 1,
     }
     const bad = { ...ref, final: ["y"], lifecycle: { a: "+-+" }, convergedAfter: undefined }
     assert.deepStrictEqual(
@@ -160,6 +161,7 @@ describe("chaos campaign", () => {
             `known bug ${bug.id} no longer reproduces: remove it from shell/chaos/known.ts`,
           )
         for (const kind of PerturbationKinds) assert.isAbove(report.fired[kind], 0, `${kind} never fired`)
+        assert.isAbove(report.peakConcurrency, 1, "no controller ever ran two reconciles at once")
       }),
     120_000,
   )

@@ -169,6 +169,8 @@ export interface RunResult {
   readonly leaks: ReadonlyArray<string>
   /** Requests the live operator accepted and never reconciled after. */
   readonly lostWork: ReadonlyArray<string>
+  /** The most reconciles one controller of the operator ran at once. */
+  readonly peakConcurrency: number
 }
 
 const WRITES = new Set(["create", "update", "patch", "delete", "updateStatus", "patchStatus"])
@@ -803,6 +805,7 @@ const runPlan = (
       unstable,
       leaks,
       lostWork,
+      peakConcurrency: Math.max(0, ...processes.map((p) => p.work.peak)),
     }
   })
 

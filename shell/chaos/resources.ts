@@ -48,6 +48,9 @@ interface Entry {
 export class WorkLedger implements WorkObserverShape {
   private seq = 0
   private readonly entries = new Map<string, Entry>()
+  /** Reconciles running now per queue, and the most a queue ran at once. */
+  private readonly active = new Map<string, number>()
+  peak = 0
   /** Requests reconciled twice at once (the queue promises one worker per request). */
   private readonly overlapping = new Set<string>()
 
@@ -70,10 +73,14 @@ export class WorkLedger implements WorkObserverShape {
     e.started = ++this.seq
     if (e.running > 0) this.overlapping.add(`${queue} reconciled ${describe(request)} twice at once`)
     e.running++
+    const now = (this.active.get(queue) ?? 0) + 1
+    this.active.set(queue, now)
+    this.peak = Math.max(this.peak, now)
   }
 
   readonly finished = (queue: string, request: Request) => {
     this.entry(queue, request).running--
+    this.active.set(queue, (this.active.get(queue) ?? 1) - 1)
   }
 
   /** Requests reconciled by two workers at once. */
