@@ -11,9 +11,13 @@
  * Guarantees: no lock is held across I/O (seed 000's critical design decision): reading the
  * Secret, building clients, the reachability check and probes run without holding anything;
  * the accessor's state is replaced atomically afterwards, so `getClient()` never waits on a slow
- * cluster. Kubeconfig contents are never logged.
+ * cluster. `getClient()` is the cached client of the connection (`cachedClient.ts`); `watch()`
+ * never waits for an informer. A rotated kubeconfig Secret with the same server and CA replaces
+ * the credentials of the connection's clients (`rotatingClient.ts`) and keeps its cache.
+ * Kubeconfig contents are never logged.
  *
- * Assumptions: one `reconcile` per Cluster at a time (the work queue's promise).
+ * Assumptions: one `reconcile` per Cluster at a time (the work queue's promise); the rotation's
+ * update of a connection's credentials relies on it.
  *
  * @module
  */
