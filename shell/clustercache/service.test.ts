@@ -214,7 +214,7 @@ describe("ClusterCache service (seed 000)", () => {
   )
 
   it.effect(
-    "removes a deleted Cluster's capi_cluster_cache_* series, so that alerts on them clear (issue 10)",
+    "removes a deleted Cluster's capi_cluster_cache_* series, so that alerts on them clear",
     () =>
       Effect.gen(function* () {
         const { cc, mc } = yield* setup
