@@ -37,6 +37,8 @@ const counting = (client: KubeClientShape) => {
 const setup = Effect.gen(function* () {
   const fake = yield* FakeApiServer.make()
   yield* fake.client().create(cms, { metadata: { ...key, labels: { app: "x" } } })
+  yield* fake.client().create(cms, { metadata: { namespace: "default", name: "b", labels: { app: "y" } } })
+  yield* fake.client().create(cms, { metadata: { namespace: "other", name: "c", labels: { app: "x" } } })
   const { live, calls } = counting(yield* makeMemoryClient(fake))
   const cache = yield* makeInformerCache(live, { cluster: "c" })
   return { fake, live, calls, cache }
@@ -53,7 +55,8 @@ describe("makeCachedClient", () => {
         listed.items.map((o) => o.metadata.name),
         ["a"],
       )
-      assert.strictEqual((yield* client.list(cms, { fieldSelector: "" })).items.length, 1)
+      assert.strictEqual(listed.resourceVersion, "", "a cache has no resourceVersion of its own")
+      assert.strictEqual((yield* client.list(cms, { fieldSelector: "" })).items.length, 3)
       assert.deepStrictEqual(calls, { get: 0, list: 0 })
       const serverLists: ReadonlyArray<ListOptions> = [
         { limit: 1 },
@@ -65,8 +68,8 @@ describe("makeCachedClient", () => {
       for (const o of serverLists) yield* Effect.ignore(client.list(cms, o))
       assert.deepStrictEqual(calls, { get: 0, list: serverLists.length })
       // Everything else is the live client's.
-      yield* client.create(cms, { metadata: { namespace: "default", name: "b" } })
-      assert.strictEqual((yield* live.get(cms, { namespace: "default", name: "b" })).metadata.name, "b")
+      yield* client.create(cms, { metadata: { namespace: "default", name: "new" } })
+      assert.strictEqual((yield* live.get(cms, { namespace: "default", name: "new" })).metadata.name, "new")
     }),
   )
 
@@ -78,6 +81,8 @@ describe("makeCachedClient", () => {
       yield* reader.list(cms)
       assert.deepStrictEqual(calls, { get: 1, list: 1 })
       yield* Effect.ignore(reader.get(Resources.secrets, key))
+      // The same resource name in another group is not disabled.
+      yield* Effect.ignore(reader.get({ ...cms, group: "example.com" }, key).pipe(Effect.timeout("1 second")))
       assert.deepStrictEqual(calls, { get: 1, list: 1 })
     }),
   )
@@ -92,7 +97,7 @@ describe("makeCachedClient", () => {
       }
       const reader = makeCachedReader({ live, cache: none, timeout: "10 seconds" })
       assert.strictEqual((yield* reader.get(cms, key)).metadata.name, "a")
-      assert.strictEqual((yield* reader.list(cms)).items.length, 1)
+      assert.strictEqual((yield* reader.list(cms)).items.length, 3)
       assert.deepStrictEqual(calls, { get: 1, list: 1 })
     }),
   )
@@ -111,6 +116,7 @@ describe("makeCachedClient", () => {
       assert.strictEqual(g._tag, "Timeout")
       assert.strictEqual(l._tag, "Timeout")
       assert.include(g.message, "3s")
+      assert.strictEqual(g.verb, "list")
       assert.strictEqual(l.path, "/api/v1/namespaces/default/configmaps")
     }),
   )

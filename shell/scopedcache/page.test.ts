@@ -57,10 +57,13 @@ describe("pageOf", () => {
       Buffer.from("other:[]").toString("base64url"),
       forged("not json"),
       forged(JSON.stringify(["", "configmaps", 3])),
+      Buffer.from(`${"x".repeat(17)}${JSON.stringify(["", "configmaps", "a/2"])}`).toString("base64url"),
     ]) {
       const p = pageOf(cms, objects, { continue: bad })
       assert.instanceOf(p, InvalidContinueToken, bad)
       assert.strictEqual((p as InvalidContinueToken).path, "/api/v1/configmaps")
+      assert.strictEqual((p as InvalidContinueToken).verb, "list")
+      assert.include((p as InvalidContinueToken).message, "not issued by this cache")
     }
     assert.deepStrictEqual(
       keys(page({ continue: forged(JSON.stringify(["", "configmaps", "a/2"])) }).items),
