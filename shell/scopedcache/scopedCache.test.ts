@@ -369,7 +369,12 @@ describe("ScopedCache: permission loss (403) and return", () => {
         events.map((e) => [e._tag, e.ref.namespace]),
         [["PermissionLost", "b"]],
       )
-      assert.strictEqual((yield* Effect.flip(cache.list(cms, { namespace: "b" })))._tag, "Forbidden")
+      const read = yield* Effect.flip(cache.list(cms, { namespace: "b" }))
+      assert.strictEqual(read._tag, "Forbidden")
+      assert.strictEqual(
+        read.message,
+        "the informer stopped after permission loss: access review: watch denied",
+      )
     }),
   )
 })
@@ -462,7 +467,11 @@ describe("ScopedCache: permission recheck by default", () => {
           Effect.sync(() => {
             requests.push(request)
             const ok = allowed.has(request.namespace ?? "*")
-            return { allowed: ok, denied: ok ? [] : ["watch"], reason: undefined }
+            return {
+              allowed: ok,
+              denied: ok ? [] : ["list", "watch"],
+              reason: ok ? undefined : "RBAC: no binding",
+            }
           }),
       })
       const events = yield* collect(cache)
@@ -500,6 +509,14 @@ describe("ScopedCache: permission recheck by default", () => {
           ["PermissionLost", "b"],
         ],
       )
+      const read = yield* Effect.flip(cache.list(cms, { namespace: "b" }))
+      assert.instanceOf(read, InformerForbidden)
+      assert.strictEqual(
+        read.message,
+        "the informer stopped after permission loss: access review: list and watch denied: RBAC: no binding",
+      )
+      assert.strictEqual((read as InformerForbidden).verb, "watch")
+      assert.strictEqual((read as InformerForbidden).path, "/api/v1/namespaces/b/configmaps")
     }),
   )
 
