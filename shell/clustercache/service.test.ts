@@ -213,26 +213,24 @@ describe("ClusterCache service (seed 000)", () => {
     }),
   )
 
-  it.effect(
-    "removes a deleted Cluster's capi_cluster_cache_* series, so that alerts on them clear",
-    () =>
-      Effect.gen(function* () {
-        const { cc, mc } = yield* setup
-        yield* cc.reconcile(cluster)
-        const labels = { cluster_name: "c1", cluster_namespace: "default" }
-        assert.strictEqual(yield* metricValue("capi_cluster_cache_connection_up", labels), 1)
-        yield* mc.delete(ClusterResource, cluster)
-        yield* cc.reconcile(cluster)
-        const left = (yield* Metric.snapshot).filter(
-          (m) =>
-            m.id.startsWith("capi_cluster_cache_") &&
-            (m.attributes as Record<string, string> | undefined)?.cluster_name === "c1",
-        )
-        assert.deepStrictEqual(
-          left.map((m) => m.id),
-          [],
-        )
-      }),
+  it.effect("removes a deleted Cluster's capi_cluster_cache_* series, so that alerts on them clear", () =>
+    Effect.gen(function* () {
+      const { cc, mc } = yield* setup
+      yield* cc.reconcile(cluster)
+      const labels = { cluster_name: "c1", cluster_namespace: "default" }
+      assert.strictEqual(yield* metricValue("capi_cluster_cache_connection_up", labels), 1)
+      yield* mc.delete(ClusterResource, cluster)
+      yield* cc.reconcile(cluster)
+      const left = (yield* Metric.snapshot).filter(
+        (m) =>
+          m.id.startsWith("capi_cluster_cache_") &&
+          (m.attributes as Record<string, string> | undefined)?.cluster_name === "c1",
+      )
+      assert.deepStrictEqual(
+        left.map((m) => m.id),
+        [],
+      )
+    }),
   )
 })
 
