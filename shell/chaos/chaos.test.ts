@@ -318,6 +318,15 @@ describe("chaos campaign", () => {
         /cluster reconciled chaos\/p1 twice at once/,
       ],
       [
+        "a work queue whose depth gauge never comes back to 0 (workqueue_depth)",
+        "provision",
+        "crash",
+        3,
+        "depth-drift",
+        "lost-work",
+        /metrics: workqueue_depth\{"name":"cluster"\} reads \d+ once the run settled/,
+      ],
+      [
         "a poller forked outside the operator's scope outlives it: its fibers",
         "provision",
         "crash",

@@ -58,7 +58,14 @@ import type { WatchEvent } from "../kube/watch.ts"
 import { make as makeReflector } from "../reflector/reflector.ts"
 import { WorkObserver } from "../workqueue/observer.ts"
 import type { Mutant } from "./mutants.ts"
-import { clientName, FiberCounter, leakedWatches, serversOfSecrets, WorkLedger } from "./resources.ts"
+import {
+  busyGauges,
+  clientName,
+  FiberCounter,
+  leakedWatches,
+  serversOfSecrets,
+  WorkLedger,
+} from "./resources.ts"
 import {
   CLUSTER_FINALIZER,
   CONTROL_PLANE,
@@ -167,7 +174,10 @@ export interface RunResult {
    * process or of a cluster not engaged, fibers of a closed scope.
    */
   readonly leaks: ReadonlyArray<string>
-  /** Requests the live operator accepted and never reconciled after. */
+  /**
+   * Requests the live operator accepted and never reconciled after, and its queue-depth and
+   * active-worker gauges that do not read 0 once nothing is queued or running.
+   */
   readonly lostWork: ReadonlyArray<string>
   /** The most reconciles one controller of the operator ran at once. */
   readonly peakConcurrency: number
@@ -685,11 +695,15 @@ const runPlan = (
       snapshot(mgmt, suite.snapshotWorkloads ? [...workloads.entries()] : [], suite.maskObject)
 
     /** Each process's live fibers and work, by incarnation. */
-    const processes: Array<{ readonly fibers: FiberCounter; readonly work: WorkLedger }> = []
+    const processes: Array<{
+      readonly fibers: FiberCounter
+      readonly work: WorkLedger
+      readonly metrics: Metric.MetricRegistry
+    }> = []
     const boot = () =>
       Effect.gen(function* () {
         const me = state.incarnation
-        const process = { fibers: new FiberCounter(), work: new WorkLedger() }
+        const process = { fibers: new FiberCounter(), work: new WorkLedger(), metrics: new Map() }
         processes[me] = process
         const base = yield* makeMemoryClient(mgmt, {}, clientName(me))
         const s = yield* Scope.make()
@@ -699,6 +713,7 @@ const runPlan = (
             Scope.provide(s),
             Effect.provideService(WorkObserver, process.work),
             Effect.provideService(Metric.FiberRuntimeMetrics, process.fibers.service),
+            Effect.provideService(Metric.MetricRegistry, process.metrics),
           )
         yield* Effect.forkIn(start, s)
         return s
@@ -778,7 +793,9 @@ const runPlan = (
       }
     }
     const final = snap()
-    const lostWork = storm() ? [] : (processes[state.incarnation]?.work.lost() ?? [])
+    const settled = storm() ? undefined : processes[state.incarnation]
+    const lostWork = settled === undefined ? [] : [...settled.work.lost()]
+    if (settled !== undefined) lostWork.push(...(yield* busyGauges(settled.metrics)))
     for (const p of processes) violations.push(...p.work.overlaps())
     const live = clientName(state.incarnation)
     const engaged = new Set(suite.engagedServers?.(mgmt) ?? [])

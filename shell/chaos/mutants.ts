@@ -255,6 +255,24 @@ const doubleWorker: Mutant = {
   },
 }
 
+/** The work queue's fair core not counting a handed-out request off its depth (`workqueue_depth`). */
+const depthDrift: Mutant = {
+  name: "depth-drift",
+  bug: "the work queue does not count a request it hands out off its depth: workqueue_depth grows with every reconcile and never reads 0",
+  patch: () => {
+    const proto = FairQueue.prototype as unknown as { pop: () => Request | undefined }
+    const original = proto.pop
+    proto.pop = function (this: { ready: number }) {
+      const req = original.call(this)
+      if (req !== undefined) this.ready++
+      return req
+    }
+    return () => {
+      proto.pop = original
+    }
+  },
+}
+
 /**
  * A poller forked outside its process's scope (`forkDetach` where `forkScoped` was meant): it
  * keeps watching Clusters, and its timer keeps running, after the operator stopped.
@@ -284,6 +302,7 @@ export const Mutants: ReadonlyArray<Mutant> = [
   engageScopeLeak,
   lostWakeup,
   doubleWorker,
+  depthDrift,
   detachedPoller,
 ]
 

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import type * as Metric from "effect/Metric"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import type { WorkObserverShape } from "../workqueue/observer.ts"
@@ -43,6 +44,26 @@ interface Entry {
   started: number
   running: number
 }
+
+/** The gauges that read 0 once nothing is queued or running. */
+const IDLE_GAUGES = new Set(["workqueue_depth", "controller_runtime_active_workers"])
+
+/**
+ * What a settled process's metrics (its own registry) say that is not so: a queue depth or a
+ * count of active workers other than 0, while no request is ready and no reconcile runs.
+ */
+export const busyGauges = (registry: Metric.MetricRegistry): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.map(Effect.provideService(Metric.snapshot, Metric.MetricRegistry, registry), (snapshots) =>
+    snapshots
+      .flatMap((m) =>
+        m.type === "Gauge" && IDLE_GAUGES.has(m.id) && Number(m.state.value) !== 0
+          ? [
+              `metrics: ${m.id}${JSON.stringify(m.attributes ?? {})} reads ${String(m.state.value)} once the run settled, with nothing queued or running`,
+            ]
+          : [],
+      )
+      .sort(),
+  )
 
 /** A process's work: accepted requests and reconciles, in one sequence. */
 export class WorkLedger implements WorkObserverShape {
