@@ -183,8 +183,6 @@ const pendingDescendants = (w: World): number =>
 
 const condition = (s: ClusterStatus | undefined, type: string): Condition | undefined =>
   s?.conditions?.find((c) => c.type === type)
-const v1condition = (s: ClusterStatus | undefined, type: string): Condition | undefined =>
-  s?.deprecated?.v1beta1?.conditions?.find((c) => c.type === type)
 
 /** Checks the promises of seed 001 on one decision, against the world it was taken in. */
 const checkDecision = (w: World, actions: ReadonlyArray<ClusterAction>): void => {
