@@ -71,7 +71,7 @@ describe("krtt why cluster (the binary)", () => {
 
           const typo = yield* krtt(["why", "cluster", "fleet/c1", "--kubeconfg", file])
           assert.strictEqual(typo.status, 2)
-          assert.match(typo.stdout + typo.stderr, /Did you mean this\?\s+--kubeconfig/)
+          assert.match(typo.stdout + typo.stderr, /did you mean --kubeconfig\?/)
 
           const missing = yield* krtt(["why", "cluster", "fleet/nope", "--kubeconfig", file])
           assert.strictEqual(missing.status, 2)
