@@ -31,7 +31,7 @@ describe("krtt:coverage", () => {
       ["scopedcache.lifecycle", 3, 1],
       ["scopedcache.reads", 4, 2],
       ["multicluster.engagement", 14, 10],
-      ["ipam.trigger", 14, 5],
+      ["ipam.trigger", 14, 6],
       ["ipam.reconcile", 6, 7],
     ])
   })
