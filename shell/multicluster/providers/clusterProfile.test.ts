@@ -224,3 +224,141 @@ describe("cluster-inventory-api provider", () => {
     }),
   )
 })
+
+describe("ClusterProfile access: policies and malformed input", () => {
+  const withPolicies = (
+    args: AccessProviderConfig["profileSourcedCLIArgsPolicy"],
+    envs: AccessProviderConfig["profileSourcedEnvVarsPolicy"],
+    env: ReadonlyArray<{ name: string; value: string }> = [{ name: "REGION", value: "us" }],
+  ): AccessConfig => ({
+    providers: [
+      {
+        ...tokenPlugin,
+        execConfig: { ...tokenPlugin.execConfig, env },
+        profileSourcedCLIArgsPolicy: args,
+        profileSourcedEnvVarsPolicy: envs,
+      },
+    ],
+  })
+  const execOf = (config: AccessConfig, p: ClusterProfile = profile("east")) => {
+    const r = profileKubeconfig(p, config)
+    if (!r.ok) return r.reason
+    return (
+      r.kubeconfig.users[0] as { exec: { args: Array<string>; env: Array<{ name: string; value: string }> } }
+    ).exec
+  }
+
+  it("Ignore (or no policy) leaves the provider's arguments and variables as they are", () => {
+    for (const policy of [undefined, "", "Ignore"] as const) {
+      const exec = execOf(withPolicies(policy, policy))
+      assert.deepStrictEqual(typeof exec === "string" ? exec : [exec.args, exec.env], [
+        ["--fixed"],
+        [{ name: "REGION", value: "us" }],
+      ])
+    }
+  })
+
+  it("AppendIfNotExists keeps the provider's value, Replace takes the profile's", () => {
+    const keep = execOf(withPolicies("Append", "AppendIfNotExists"))
+    const replace = execOf(withPolicies("Append", "Replace"))
+    assert.deepStrictEqual(typeof keep === "string" ? keep : keep.env, [{ name: "REGION", value: "us" }])
+    assert.deepStrictEqual(typeof replace === "string" ? replace : replace.env, [
+      { name: "REGION", value: "eu" },
+    ])
+    const both = execOf(withPolicies("Append", "Replace", [{ name: "HOME_DIR", value: "/h" }]))
+    assert.deepStrictEqual(typeof both === "string" ? both : both.env, [
+      { name: "HOME_DIR", value: "/h" },
+      { name: "REGION", value: "eu" },
+    ])
+  })
+
+  it("unsupported policies and extensions of the wrong shape are refused, naming the profile", () => {
+    assert.include(
+      String(execOf(withPolicies("Prepend" as never, undefined))),
+      'ClusterProfile fleet/east: unsupported profileSourcedCLIArgsPolicy "Prepend"',
+    )
+    assert.include(
+      String(execOf(withPolicies(undefined, "Merge" as never))),
+      'unsupported profileSourcedEnvVarsPolicy "Merge"',
+    )
+    assert.include(
+      String(execOf(withPolicies("Append", undefined), profile("east", { args: "--x" as never }))),
+      "additional-args must be a list of strings",
+    )
+    const badEnv: ClusterProfile = {
+      ...profile("east"),
+      status: {
+        accessProviders: [
+          {
+            name: "token-plugin",
+            cluster: {
+              server: "https://east.example",
+              extensions: [
+                { name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-envs", extension: ["A"] },
+              ],
+            },
+          },
+        ],
+      },
+    }
+    assert.include(
+      String(execOf(withPolicies(undefined, "Replace"), badEnv)),
+      "additional-envs must be a map of strings",
+    )
+  })
+
+  it("without provideClusterInfo the plugin gets no KUBERNETES_EXEC_INFO; TLS server name, proxy and skip-verify are carried", () => {
+    const p: ClusterProfile = {
+      ...profile("east"),
+      status: {
+        accessProviders: [
+          {
+            name: "token-plugin",
+            cluster: {
+              server: "https://east.example",
+              "tls-server-name": "api.east",
+              "proxy-url": "http://proxy:3128",
+              "insecure-skip-tls-verify": true,
+            },
+          },
+        ],
+      },
+    }
+    const r = profileKubeconfig(p, access)
+    assert.isTrue(r.ok)
+    if (!r.ok) return
+    assert.deepStrictEqual(r.kubeconfig.clusters[0], {
+      name: "profile",
+      server: "https://east.example",
+      skipTLSVerify: true,
+      tlsServerName: "api.east",
+      proxyUrl: "http://proxy:3128",
+    })
+    const exec = (
+      r.kubeconfig.users[0] as { exec: { env: Array<{ name: string }>; interactiveMode: string } }
+    ).exec
+    assert.isFalse(exec.env.some((e) => e.name === "KUBERNETES_EXEC_INFO"))
+    assert.strictEqual(exec.interactiveMode, "Never")
+    const none = profileKubeconfig({ metadata: { namespace: "fleet", name: "bare" } }, access)
+    assert.include(String((none as { reason: string }).reason), "offered: none")
+  })
+
+  it("the access configuration names each missing field", () => {
+    const check = (p: unknown) => String(checkAccessConfig({ providers: [p] }, "cfg"))
+    assert.include(check(null), "cfg: providers[0]: expected an object")
+    assert.include(check({ execConfig: { command: "c", apiVersion: "v" } }), "providers[0].name: required")
+    assert.include(check({ name: "a" }), "providers[0].execConfig: required")
+    assert.include(check({ name: "a", execConfig: { command: "c" } }), "execConfig.apiVersion: required")
+    assert.include(
+      String(checkAccessConfig({ providers: [], extra: 1 }, "cfg")),
+      'cfg.extra: unknown key "extra"',
+    )
+    assert.strictEqual(
+      typeof checkAccessConfig(
+        { providers: [{ name: "a", execConfig: { command: "c", apiVersion: "v" } }] },
+        "cfg",
+      ),
+      "object",
+    )
+  })
+})
