@@ -182,9 +182,9 @@ describe("multi-cluster programs on a real control plane", () => {
         const set = new Set<string>()
         for (const line of readFileSync(logPath, "utf8").split("\n")) {
           if (!line.startsWith("{")) continue
-          const entry = JSON.parse(line) as { message?: unknown; annotations?: Record<string, unknown> }
-          const message = Array.isArray(entry.message) ? entry.message.join(" ") : String(entry.message)
-          const cluster = String(entry.annotations?.cluster ?? "")
+          const entry = JSON.parse(line) as { msg?: unknown; cluster?: unknown }
+          const message = String(entry.msg)
+          const cluster = String(entry.cluster ?? "")
           if (message.includes("took cluster")) set.add(cluster)
           if (message.includes("released cluster")) set.delete(cluster)
         }

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import { type IpamInitOptions, ipamInit } from "../ipam/init.ts"
 import { makeRestClient } from "../kube/restClient.ts"
+import { loggerOf } from "../log/index.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { parseDuration } from "../manager/options.ts"
 import type { IpamInitParsedFlags } from "./ipamCommand.ts"
@@ -82,6 +83,6 @@ export const ipamInitMain = (f: IpamInitParsedFlags): Effect.Effect<void> =>
           }),
         ),
       ),
-      Effect.provide(Logger.layer([Logger.consoleJson])),
+      Effect.provide(Logger.layer([loggerOf("json")])),
     )
   })

@@ -31,6 +31,7 @@ import * as Logger from "effect/Logger"
 import type * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import { makeRestClient } from "../kube/restClient.ts"
+import { loggerOf } from "../log/index.ts"
 import { healthRoutes, metricsRoutes, parseBindAddress, serveOn } from "../manager/http.ts"
 import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { makeCluster } from "./cluster.ts"
@@ -172,8 +173,9 @@ export const runProgram = <E>(
   })
 
 /**
- * The `main` of a program: parses `process.argv`, runs with JSON logs until interrupted; a usage
- * error prints one line to stderr and sets exit code 2.
+ * The `main` of a program: parses `process.argv`, runs until interrupted with its logs in zap's
+ * JSON on stderr (as the `krtt` commands' `--logging-format=json`); a usage error prints one line
+ * to stderr and sets exit code 2.
  */
 export const programMain = <E>(
   name: string,
@@ -189,5 +191,5 @@ export const programMain = <E>(
         process.exitCode = (e as { _tag?: string })._tag === "ProgramUsageError" ? 2 : 1
       }),
     ),
-    Effect.provide(Logger.layer([Logger.consoleJson])),
+    Effect.provide(Logger.layer([loggerOf("json")])),
   )
