@@ -116,6 +116,7 @@ export interface OpenWatch {
   readonly namespace: string | undefined
 }
 
+/** How an in-memory API server behaves: watch bookmarks, the resources it serves, garbage collection. */
 export interface FakeApiServerOptions {
   /** Bookmark period of watches that allow bookmarks; `0` sends none unasked. Default 60 s. */
   readonly bookmarkInterval?: Duration.Input | undefined
