@@ -621,7 +621,11 @@ const staleConditions = (
     condition("ControlPlaneInitialized", k.cpFlag ? "False" : "True"),
     condition("Remediating", "True", "* Machine m-0: Waiting for remediation"),
     condition("RollingOut", "True", "* KubeadmControlPlane cp: Rolling out 1 not up-to-date replicas"),
-    condition("WorkersAvailable", "False", "* MachineDeployment md-0: 0 available replicas, at least 1 required"),
+    condition(
+      "WorkersAvailable",
+      "False",
+      "* MachineDeployment md-0: 0 available replicas, at least 1 required",
+    ),
     condition("ControlPlaneMachinesReady", "Unknown", "stale"),
   ],
   v1beta1: [

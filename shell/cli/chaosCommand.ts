@@ -35,7 +35,7 @@ export const ChaosFlagNames = {
     "propagate-delete",
     "propagate-foreign",
   ],
-  perturbations: ["crash", "drop", "stale", "transient", "reorder"],
+  perturbations: ["crash", "drop", "stale", "transient", "reorder", "slow"],
   mutants: [
     "finalizer-early",
     "status-no-rv",
@@ -44,6 +44,11 @@ export const ChaosFlagNames = {
     "ipam-forgets",
     "remember-clusters",
     "propagate-keeps-copies",
+    "engage-scope-leak",
+    "lost-wakeup",
+    "double-worker",
+    "depth-drift",
+    "detached-poller",
   ],
 } as const
 
