@@ -19,7 +19,7 @@ import { ClusterName, formatRequest, HubCluster, makeRequest, type Request } fro
 import { controllerManagedBy } from "./builder.ts"
 import { makeCluster } from "./cluster.ts"
 import { type ClusterEventHandler, enqueueRequestForObject, enqueueRequestsFromMapFunc } from "./handler.ts"
-import { make as makeManager } from "./manager.ts"
+import { engagedClusters, make as makeManager } from "./manager.ts"
 import { makeMemoryProvider } from "./memoryProvider.ts"
 
 const cms = Resources.configMaps
@@ -113,6 +113,19 @@ describe("multi-cluster manager", () => {
         assert.strictEqual(missing._tag, "ClusterNotFound")
         assert.strictEqual(missing.cluster, "nope")
       }),
+  )
+
+  it.effect("counts its engaged provider clusters in krtt_multicluster_engaged_clusters", () =>
+    Effect.gen(function* () {
+      const { manager, provider } = yield* setup(3)
+      const gauge = Effect.map(Metric.value(engagedClusters), (v) => v.value)
+      yield* manager.start
+      yield* eventually("three engaged", () => Effect.map(manager.clusters, (cs) => cs.length === 3))
+      assert.strictEqual(yield* gauge, 3)
+      yield* provider.remove("c1")
+      yield* eventually("two engaged", () => Effect.map(manager.clusters, (cs) => cs.length === 2))
+      assert.strictEqual(yield* gauge, 2)
+    }),
   )
 
   it.effect("requests of a removed cluster are dropped, never reconciled, with one log line", () =>

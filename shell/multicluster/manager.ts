@@ -27,6 +27,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import * as Scope from "effect/Scope"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { IndexFunc } from "../reflector/store.ts"
@@ -101,6 +102,11 @@ interface IndexSpec {
 const isController = (r: ClusterAwareRunnable): r is MultiClusterController =>
   "queue" in r && "pairs" in r && "inner" in r
 
+/** Provider clusters engaged with a manager now (the hub not counted). */
+export const engagedClusters = Metric.gauge("krtt_multicluster_engaged_clusters", {
+  description: "Provider clusters engaged with the multi-cluster manager (the hub not counted).",
+})
+
 /** Makes a manager; call `start` to run it. */
 export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -109,6 +115,7 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
     const runnables: Array<ClusterAwareRunnable> = []
     const indexes: Array<IndexSpec> = []
     let started: Scope.Scope | undefined
+    const countEngaged = Effect.suspend(() => Metric.update(engagedClusters, engaged.size))
 
     const engageRunnable = (runnable: ClusterAwareRunnable, e: Engaged) =>
       runnable.engage(e.cluster, e.scope).pipe(
@@ -127,10 +134,12 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
       Effect.gen(function* () {
         const record: Engaged = { cluster, scope }
         if (cluster.name !== HubCluster) engaged.set(cluster.name, record)
+        yield* countEngaged
         yield* Scope.addFinalizer(
           scope,
-          Effect.sync(() => {
+          Effect.suspend(() => {
             if (engaged.get(cluster.name) === record) engaged.delete(cluster.name)
+            return countEngaged
           }),
         )
         yield* Effect.logInfo("engaging cluster").pipe(
@@ -144,6 +153,7 @@ export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager
         const record = engaged.get(cluster.name)
         if (record === undefined || record.cluster !== cluster) return
         engaged.delete(cluster.name)
+        yield* countEngaged
         yield* Effect.forEach(runnables, (c) => c.disengage(cluster), { discard: true })
       })
 
