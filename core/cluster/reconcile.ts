@@ -335,8 +335,8 @@ const statusOf = (s: Scope, phases = true): ClusterStatus =>
   })
 
 /**
- * The answer to an `ActionFailed` trigger (Error Handling, rows 1, 6 and 8; derived rows of
- * issue 10): the error, and the status of this reconcile patched as upstream's deferred
+ * The answer to an `ActionFailed` trigger (Error Handling, rows 1, 6 and 8, and
+ * their derived rows): the error, and the status of this reconcile patched as upstream's deferred
  * updateStatus does, except when the failed action was the finalizer patch (upstream returns
  * before its deferred patch) or the status patch itself.
  */

@@ -139,7 +139,7 @@ describe("runReconcile(), metrics and flags of a probe", () => {
   })
 })
 
-describe("runReconcile() and loops (issue 11, item 4)", () => {
+describe("runReconcile() and loops", () => {
   it("no documented path takes more than 4 Reconciler transitions, well under the bound of 16", () => {
     expect(MaxTransitionsPerReconcile).toBe(16)
     const paths = [

@@ -85,7 +85,7 @@ export const runConnect = (
 /**
  * The most Reconciler transitions one reconcile may take. No documented path takes more than 4
  * (e.g. row 1, the Connect result, row 12's phases); a core that goes on past this bound loops,
- * and the driver fails naming its rows instead of hanging (issue 11, item 4).
+ * and the driver fails naming its rows instead of hanging.
  */
 export const MaxTransitionsPerReconcile = 16
 

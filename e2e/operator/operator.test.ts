@@ -254,7 +254,7 @@ describe("krtt run, on a management cluster of its own", () => {
       await second.revoke()
     }, 200_000)
 
-    it("a rotated kubeconfig Secret is used at once, while the old credentials still work (issue 10)", async ({
+    it("a rotated kubeconfig Secret is used at once, while the old credentials still work", async ({
       expect,
     }) => {
       const w = workload(1)

@@ -47,14 +47,14 @@ export interface Knobs {
   readonly cluster: Fetch
   readonly finalizer: boolean
   /**
-   * Another controller's finalizer on the Cluster, beside ours or alone (issue 11): "add ours only
+   * Another controller's finalizer on the Cluster, beside ours or alone: "add ours only
    * when absent" (Normal Reconciliation row 2) is then distinguished from "add when there are none".
    */
   readonly foreignFinalizer: boolean
   /** `metadata.generation`: 0 and 1 are the edges of upstream's `observedGeneration >= 1`. */
   readonly generation: 0 | 1 | 3
   /**
-   * The Cluster carries conditions a previous reconcile wrote that no longer hold (issue 11):
+   * The Cluster carries conditions a previous reconcile wrote that no longer hold:
    * Paused=True on a Cluster no longer paused is `pausedCondition: "True"`; this adds the other
    * owned v1beta2 and v1beta1 conditions with the status a row must overwrite.
    */
@@ -81,7 +81,7 @@ export interface Knobs {
   /**
    * The reason on the providers' mirrored conditions (and a kept RemoteConnectionProbe): one the
    * CRDs accept, one metav1.Condition's pattern refuses (a v1beta1 reason still), none, or one
-   * longer than both limits (issue 11: the mirrors' fallbacks).
+   * longer than both limits (the mirrors' fallbacks).
    */
   readonly providerReason: "valid" | "pattern" | "absent" | "long"
   /** The control-plane object's own `Available` condition, and its v1beta1 `Ready`. */
@@ -127,7 +127,7 @@ export interface Knobs {
   readonly deprecatedFailure: boolean
   /**
    * When the last health probe succeeded: never, well within the grace period (50 s), long past
-   * it, or at its edge (issue 11: exactly at, 1 ms before, 1 ms after `now - 50 s`).
+   * it, or at its edge (exactly at, 1 ms before, 1 ms after `now - 50 s`).
    */
   readonly probe: "never" | "recent" | "stale" | "edgeBefore" | "edgeAt" | "edgeAfter"
   /** The ClusterCache's failed probes in a row; 4, 5 and 6 are the edge of the threshold (5). */

@@ -1,5 +1,5 @@
 /**
- * The Cluster controller's generators produce the shapes issue 11 (item 3) names, often enough
+ * The Cluster controller's generators produce the boundary shapes, often enough
  * that a mutant of the comparison they decide cannot pass unnoticed:
  *
  * - the grace period of RemoteConnectionProbe (50 s after the last successful probe: True at
@@ -30,7 +30,7 @@ const clusterOf = (i: ClusterInput) =>
 const conditionOf = (i: ClusterInput, type: string) =>
   clusterOf(i)?.status?.conditions?.find((c) => c.type === type)
 
-describe("boundary-biased Cluster controller generators (issue 11, item 3)", () => {
+describe("boundary-biased Cluster controller generators", () => {
   for (const delta of [-1, 0, 1]) {
     it(`the RemoteConnectionProbe grace period (50 s) ${delta === 0 ? "exactly" : `${delta > 0 ? "+" : ""}${delta} ms`}`, () => {
       expect(

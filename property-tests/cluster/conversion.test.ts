@@ -1,5 +1,5 @@
 /**
- * Cluster conversion between cluster.x-k8s.io/v1beta1 and v1beta2 (issue 10, item 2): lossless
+ * Cluster conversion between cluster.x-k8s.io/v1beta1 and v1beta2: lossless
  * round trips both ways on generated Clusters, edits made in one version visible in the other,
  * the field mapping of upstream v1.13, and errors that name the field.
  */

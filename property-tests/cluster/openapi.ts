@@ -6,7 +6,7 @@
  * CEL rules (`x-kubernetes-validations`) are not evaluated.
  *
  * Used to hold the statuses the Cluster controller writes to upstream Cluster API's own CRD
- * (issue 10: "422 status.conditions[0].message: Required value").
+ * ("422 status.conditions[0].message: Required value").
  *
  * @module
  */

@@ -227,7 +227,7 @@ const checkStatus = (w: World, s: ClusterStatus, hasEndpoint: boolean): void => 
     expect(condition(s, "Deleting")?.status === "True", `Deleting condition vs phase ${phase}`).toBe(
       phase === "Deleting",
     )
-    // Upstream's setPhase (issue 10): the infrastructure provisioned and a valid endpoint.
+    // Upstream's setPhase: the infrastructure provisioned and a valid endpoint.
     if (phase === "Provisioned") {
       expect(flags?.infrastructureProvisioned).toBe(true)
       expect(hasEndpoint, "Provisioned without an endpoint").toBe(true)
@@ -482,7 +482,7 @@ describe("Cluster controller sequences (seed 001)", () => {
         if (w.deletionRequested) expect(w.cluster, "a deleted Cluster is eventually gone").toBeUndefined()
         else if (w.cluster?.spec?.controlPlaneEndpoint !== undefined)
           expect(w.cluster.status?.phase, "a Cluster left alone becomes Provisioned").toBe("Provisioned")
-        // Upstream's setPhase (issue 10): without an endpoint (no infrastructure publishing one)
+        // Upstream's setPhase: without an endpoint (no infrastructure publishing one)
         // a Cluster stays Provisioning, whatever its control plane says.
         else expect(w.cluster?.status?.phase, "no endpoint: still Provisioning").toBe("Provisioning")
       }),

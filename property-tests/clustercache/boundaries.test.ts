@@ -1,6 +1,6 @@
 /**
  * The generators decide every time and count comparison of the ClusterCache tables at its
- * boundary often (issue 11, item 3): exactly at the documented value, 1 ms before and 1 ms
+ * boundary often: exactly at the documented value, 1 ms before and 1 ms
  * after. Uniform times alone hit an exact millisecond about once in 10,000 draws, so `<` turned
  * into `<=` went unnoticed; these counts keep the bias from being lost.
  */

@@ -80,7 +80,7 @@ class World {
 
   private check(before: AccessorState | undefined, run: ReconcileRun): void {
     const at = `at t=${this.now - 1_700_000_000_000}ms, rows ${run.rows.join(" ")}`
-    // Loops fail, never hang: a requeue must move virtual time forward (issue 11, item 4).
+    // Loops fail, never hang: a requeue must move virtual time forward.
     if (run.requeueAfter !== undefined) {
       expect(run.requeueAfter, `requeue of ${run.requeueAfter} ms would loop ${at}`).toBeGreaterThan(0)
     }

@@ -1,5 +1,5 @@
 /**
- * Model-based tests of the IPAM controller over sequences (seed 004, issue 15 item 2): Clusters
+ * Model-based tests of the IPAM controller over sequences (seed 004): Clusters
  * created, marked for deletion, removed (the garbage collector following), re-created, the
  * reconcile annotation, operator restarts, time passing, in any interleaving (`fc.commands`).
  * The system under test is the controller on the pure core in the simulated world of
@@ -268,7 +268,7 @@ const setup = (gcDelay: number, reconcileDelay: number) => () => {
   }
 }
 
-describe("IPAM controller sequences (seed 004, issue 15)", () => {
+describe("IPAM controller sequences (seed 004)", () => {
   it("any interleaving of Clusters created and deleted keeps the CIDRs disjoint, inside their parents, recorded and restorable", () => {
     fc.assert(
       fc.property(

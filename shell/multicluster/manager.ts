@@ -16,7 +16,7 @@
  * # Guarantees
  * - `getCluster("")` is the hub; `getCluster(name)` answers only clusters engaged with this
  *   manager now, else a typed `ClusterNotFound` (a replica of a sharded manager does not hand
- *   out clients of clusters another replica owns, unlike upstream's GetCluster, issue #172).
+ *   out clients of clusters another replica owns, unlike upstream's GetCluster, multicluster-runtime issue #172).
  * - `engage` does not wait for caches or sources: every controller's engagement of the cluster
  *   proceeds on the cluster's own fibers, so one cluster's slowness delays no other's.
  * - A runnable added after clusters were engaged is engaged with them at once; runnables are

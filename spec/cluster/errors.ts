@@ -227,7 +227,7 @@ export const errorsTable: TableSpec<I, R, C> = withStatus({
         applies: (i) => missingCa(i),
         holds: missingCaHolds,
         reason:
-          "Seed 001 is silent; upstream v1.13's reconcileKubeconfig answers a missing cluster CA Secret with a requeue after 30 s and no error, and the deferred updateStatus still patches the status (issue 10). An error of another phase in the same reconcile turns it into that error.",
+          "Seed 001 is silent; upstream v1.13's reconcileKubeconfig answers a missing cluster CA Secret with a requeue after 30 s and no error, and the deferred updateStatus still patches the status. An error of another phase in the same reconcile turns it into that error.",
       },
     ),
   ],
@@ -237,6 +237,6 @@ export const errorsTable: TableSpec<I, R, C> = withStatus({
     "Then the Overview's order: ClusterClass (2); the always-reconcile phases: an object gone after it was provisioned or initialized (3, 4) before other fetch errors (5); the descendants listing and the kubeconfig lookup (6); reconcileDelete's filter (7).",
     "Row 5's 'Requeue after 30s (if not found)' becomes 'Return error' when another phase of the same reconcile returns an error: controller-runtime ignores RequeueAfter then.",
     "Row 10 is the catch-all 'no error' row, ranked last.",
-    "Every failed action but the finalizer patch and the status patch itself is answered with the status patched before the error (upstream's deferred patch, issue 10); derived row 11 is the one that requeues instead of failing.",
+    "Every failed action but the finalizer patch and the status patch itself is answered with the status patched before the error (upstream's deferred patch); derived row 11 is the one that requeues instead of failing.",
   ],
 })

@@ -124,7 +124,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
             (a) => a._tag === "PatchStatus" || (a._tag === "Event" && a.reason === r.status?.phase),
           ) && statusPatched(r),
         reason:
-          "Only for a Cluster that is not being deleted: the Overview flowchart draws the topology check before 'Deleting?', but upstream v1.13 checks deletion first, so a deleting Cluster whose refs were never generated is deleted rather than kept with its finalizer forever (issue 10). 'No change' is read as 'nothing reconciled': upstream v1.14.2's deferred updateStatus still writes the status, having read nothing (phase Pending until a ref is set, InfrastructureReady and ControlPlaneAvailable False 'Waiting for cluster topology to be reconciled', ControlPlaneInitialized Unknown, the descendant conditions InternalError, the control-plane counters cleared, the worker counters kept), with the phase's event when the phase changes; spec/cluster/status.ts holds that status.",
+          "Only for a Cluster that is not being deleted: the Overview flowchart draws the topology check before 'Deleting?', but upstream v1.13 checks deletion first, so a deleting Cluster whose refs were never generated is deleted rather than kept with its finalizer forever. 'No change' is read as 'nothing reconciled': upstream v1.14.2's deferred updateStatus still writes the status, having read nothing (phase Pending until a ref is set, InfrastructureReady and ControlPlaneAvailable False 'Waiting for cluster topology to be reconciled', ControlPlaneInitialized Unknown, the descendant conditions InternalError, the control-plane counters cleared, the worker counters kept), with the phase's event when the phase changes; spec/cluster/status.ts holds that status.",
       },
     ),
     doc(
@@ -336,7 +336,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
           )
         },
         reason:
-          "Issue 3 asks for the Secret 'only without a controlPlaneRef and with a valid endpoint'; 'CP initialized' is not required: without a control-plane object the only sign of initialization is a Machine's nodeRef, which needs this very kubeconfig.",
+          "The kubeconfig Secret is written only without a controlPlaneRef and with a valid endpoint; 'CP initialized' is not required: without a control-plane object the only sign of initialization is a Machine's nodeRef, which needs this very kubeconfig.",
       },
     ),
     doc(
@@ -385,7 +385,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
           validEndpoint(endpointAfter(i)) &&
           has(r, "Event", (a) => a._tag === "Event" && a.reason === "Provisioned"),
         reason:
-          "Decides the reconcile in which the phase becomes Provisioned, whatever it was before. 'Infra provisioned + CP initialized' is read as upstream v1.13's setPhase (issue 10): the infrastructure provisioned and a valid spec.controlPlaneEndpoint, the endpoint being what a provisioned infrastructure or an initialized control plane publishes; a Cluster whose endpoint is set by hand is Provisioned before its control plane is initialized, as upstream's.",
+          "Decides the reconcile in which the phase becomes Provisioned, whatever it was before. 'Infra provisioned + CP initialized' is read as upstream v1.13's setPhase: the infrastructure provisioned and a valid spec.controlPlaneEndpoint, the endpoint being what a provisioned infrastructure or an initialized control plane publishes; a Cluster whose endpoint is set by hand is Provisioned before its control plane is initialized, as upstream's.",
       },
     ),
     derived(
@@ -464,7 +464,7 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
         applies: (i) => stage(i) === "actionFailed" && missingCa(i),
         holds: (i, r) => missingCaHolds(i, r) && !has(r, "CreateKubeconfigSecret"),
         reason:
-          "Seed 001 is silent on a kubeconfig that cannot be signed yet; upstream v1.13's reconcileKubeconfig requeues after 30 s without an error when the cluster CA Secret does not exist, and its deferred patch still writes the status (issue 10). An error of another phase in the same reconcile wins, as with row 15.",
+          "Seed 001 is silent on a kubeconfig that cannot be signed yet; upstream v1.13's reconcileKubeconfig requeues after 30 s without an error when the cluster CA Secret does not exist, and its deferred patch still writes the status. An error of another phase in the same reconcile wins, as with row 15.",
       },
     ),
   ],
@@ -474,11 +474,11 @@ export const normalTable: TableSpec<I, R, C> = withStatus({
     "The requeue rows (7, 9) come before the others: a missing ref holds the reconcile back.",
     "Row 13 (phase becomes Provisioned) outranks the rows that set the flags in the same reconcile (5, 8, 10, 12): the phase is the outcome a user sees.",
     "Then the flowchart order: infrastructure (5, 8), control plane (10), kubeconfig (11), v1beta1 initialization (12), and last the 'infra found, waiting' row 6 and the derived steady state 17.",
-    "Row 11 does not require 'CP initialized' (issue 3; see the row's reason).",
-    "Phase (issue 10, upstream v1.13's setPhase where the seed is silent): Provisioned once the infrastructure is provisioned and spec.controlPlaneEndpoint is valid (row 13); Provisioning once a ref is set or the infrastructure is provisioned (row 5, kept from the seed where upstream would leave a Cluster without refs Pending); else the phase stays (Pending at first). Failed is never derived: a provider's failureReason/failureMessage is copied to status.deprecated.v1beta1 as upstream does, not to the phase.",
+    "Row 11 does not require 'CP initialized' (see the row's reason).",
+    "Phase (upstream v1.13's setPhase where the seed is silent): Provisioned once the infrastructure is provisioned and spec.controlPlaneEndpoint is valid (row 13); Provisioning once a ref is set or the infrastructure is provisioned (row 5, kept from the seed where upstream would leave a Cluster without refs Pending); else the phase stays (Pending at first). Failed is never derived: a provider's failureReason/failureMessage is copied to status.deprecated.v1beta1 as upstream does, not to the phase.",
     "A failed action other than the finalizer patch and the status patch still gets the status patched (upstream's deferred patch); a kubeconfig Secret that cannot be signed for want of the cluster CA requeues after 30 s (derived row 18).",
-    "Where seed 001 is silent, updateStatus follows upstream v1.13 (issue 10): RemoteConnectionProbe keeps its previous value while the ClusterCache has had neither a successful probe nor 5 failed ones (a restarted manager does not flip it), else True within the 50 s grace period of the last success; Available summarizes Deleting, RemoteConnectionProbe, InfrastructureReady, ControlPlaneAvailable, WorkersAvailable and the availability gates, which are the Cluster's own or else the ClusterClass's (not both) plus TopologyReconciled for a topology Cluster; replica counters are left unset while nothing is known of them; a provider's status.failureReason/failureMessage is copied to status.deprecated.v1beta1; the events InfrastructureReady and ControlPlaneInitialized are recorded when the flags are first set from the provider objects.",
-    "Every status written validates against upstream v1.13's Cluster CRD (issue 10): v1beta2 conditions always carry a message, provider reasons that do not match metav1.Condition's pattern are replaced by ours, failureDomains is left out when empty, observedGeneration is at least 1 (property-tests/cluster/upstream-schema.test.ts).",
+    "Where seed 001 is silent, updateStatus follows upstream v1.13: RemoteConnectionProbe keeps its previous value while the ClusterCache has had neither a successful probe nor 5 failed ones (a restarted manager does not flip it), else True within the 50 s grace period of the last success; Available summarizes Deleting, RemoteConnectionProbe, InfrastructureReady, ControlPlaneAvailable, WorkersAvailable and the availability gates, which are the Cluster's own or else the ClusterClass's (not both) plus TopologyReconciled for a topology Cluster; replica counters are left unset while nothing is known of them; a provider's status.failureReason/failureMessage is copied to status.deprecated.v1beta1; the events InfrastructureReady and ControlPlaneInitialized are recorded when the flags are first set from the provider objects.",
+    "Every status written validates against upstream v1.13's Cluster CRD: v1beta2 conditions always carry a message, provider reasons that do not match metav1.Condition's pattern are replaced by ours, failureDomains is left out when empty, observedGeneration is at least 1 (property-tests/cluster/upstream-schema.test.ts).",
     ...STATUS_RESOLUTIONS,
   ],
 })

@@ -80,7 +80,7 @@ export const stage = (i: I): Stage => {
   if (conditionOf(f.object.status?.conditions, "Paused")?.status !== "False") return "pausedCondition"
   if (i.desired.topology !== undefined) {
     if (i.observed.clusterClass._tag !== "Found") return "clusterClass"
-    // Upstream v1.13 checks deletion before the topology wait (issue 10): a deleting Cluster
+    // Upstream v1.13 checks deletion before the topology wait: a deleting Cluster
     // whose refs were never generated goes on to reconcileDelete.
     if (
       !deletingMeta(meta) &&
@@ -190,7 +190,7 @@ export const activeCpMachineWithNode = (i: I): boolean => {
 
 /**
  * The phase updateStatus sets (Status Fields; Normal Reconciliation rows 5 and 13), read as
- * upstream v1.13's setPhase where the seed is silent (issue 10): Provisioned needs the
+ * upstream v1.13's setPhase where the seed is silent: Provisioned needs the
  * infrastructure provisioned and a valid `spec.controlPlaneEndpoint` (what row 13's "CP
  * initialized" publishes); Failed is never derived; with nothing to say (waiting for the
  * topology controller, no ref set) the phase stays, `Pending` at first.

@@ -1,5 +1,5 @@
 /**
- * The status promise of every row (spec/cluster/status.ts) catches what issue 11 found missing:
+ * The status promise of every row (spec/cluster/status.ts) catches every way a row's status can be wrong:
  * a renamed reason (`NotDeleting`, `ProbeSucceeded`, any v1beta2 or v1beta1 one), a flipped
  * status, a wrong phase, for every row of every table that writes them. Each check takes the
  * core's real results and breaks one thing in them, as a mutant of `core/cluster/status.ts`
@@ -46,7 +46,7 @@ const withStatus = (r: ClusterResult, status: ClusterStatus): ClusterResult => (
   actions: r.actions.map((a) => (a._tag === "PatchStatus" ? { ...a, status } : a)),
 })
 
-describe("the status promise catches a broken status (issue 11, item 3)", () => {
+describe("the status promise catches a broken status", () => {
   for (const spec of tables) {
     const id = spec.id as keyof typeof transitions
     const inputs = fc.sample(
@@ -95,7 +95,7 @@ describe("the status promise catches a broken status (issue 11, item 3)", () => 
     })
   }
 
-  it("NotDeleting and ProbeSucceeded by name: the reasons issue 11 found unchecked", () => {
+  it("NotDeleting and ProbeSucceeded by name: the reasons a per-row check could miss", () => {
     const i = fc.sample(
       arbitraries["cluster.normal"] as fc.Arbitrary<Parameters<(typeof transitions)["cluster.normal"]>[0]>,
       { numRuns: 2_000, seed: 5 },
