@@ -4,7 +4,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
-import { formatKlogText, type LoggingFormat, loggerOf } from "./index.ts"
+import { expect } from "vitest"
+import { formatKlogText, formatZapJson, type LoggingFormat, loggerOf } from "./index.ts"
 
 /** The lines `program` logs in `format`, at verbosity Trace (every level). */
 const linesOf = <A, E>(format: LoggingFormat, program: Effect.Effect<A, E>) =>
@@ -116,5 +117,98 @@ describe("--logging-format=text (klog)", () => {
     )
     assert.match(text("Fatal", []), /^F1126/)
     assert.match(text("Info", []), /^I1126/)
+  })
+})
+
+describe("values of every kind", () => {
+  const at = new Date(0)
+  const fields: ReadonlyArray<readonly [string, unknown]> = [
+    ["none", undefined],
+    ["nil", null],
+    ["big", 12n],
+    ["sym", Symbol("s")],
+    ["fn", () => 1],
+    ["failure", new Error("broke")],
+    ["list", [1, "a"]],
+    ["plain", { a: 1 }],
+    ["named", { name: "n1", namespace: "" }],
+    ["sep", "a\u2028b"],
+  ]
+
+  it("zap's JSON: undefined as null, bigint, symbol and function as text, an error by its message", () => {
+    const line = formatZapJson({ time: at, level: "Fatal", message: "m", fields })
+    expect(JSON.parse(line)).toEqual({
+      ts: 0,
+      msg: "m",
+      none: null,
+      nil: null,
+      big: "12",
+      sym: "Symbol(s)",
+      fn: "() => 1",
+      failure: "broke",
+      list: [1, "a"],
+      plain: { a: 1 },
+      named: { name: "n1", namespace: "" },
+      sep: "a\u2028b",
+    })
+    expect(JSON.parse(formatZapJson({ time: at, level: "Trace", message: "m", fields: [] })).v).toBe(6)
+    expect(JSON.parse(formatZapJson({ time: at, level: "Warn", message: "m", fields: [] })).v).toBe(0)
+  })
+
+  it("klog's text: <nil>, bare numbers, a name without namespace, JSON for other objects, escaped separators", () => {
+    expect(formatKlogText({ time: at, level: "Info", message: "m", fields }, 1)).toBe(
+      `I0101 00:00:00.000000       1 krtt:0] "m" none=<nil> nil=<nil> big=12 sym="Symbol(s)" fn="() => 1" failure="broke" list=[1,"a"] plain={"a":1} named="n1" sep="a\\u2028b"`,
+    )
+    expect(formatKlogText({ time: at, level: "Info", message: "m", fields: [["p", "\u2029"]] }, 1)).toContain(
+      'p="\\u2029"',
+    )
+  })
+})
+
+describe("a log call's message and extra arguments", () => {
+  it.effect(
+    "a non-string message as JSON; arrays and errors after it join the message; plain objects give fields",
+    () =>
+      Effect.gen(function* () {
+        const lines = yield* linesOf(
+          "json",
+          Effect.all([
+            Effect.logInfo({ k: 1 }),
+            Effect.logInfo("m", [1, 2], null, new Error("e")),
+            Effect.logInfo("n", { a: 1 }, { b: 2 }),
+            Effect.logError("x").pipe(Effect.annotateLogs({ err: "as err" })),
+            Effect.fail("lost").pipe(
+              Effect.tapCause((cause) =>
+                Effect.logError("y", cause).pipe(Effect.annotateLogs({ error: "mine" })),
+              ),
+            ),
+          ]),
+        )
+        const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+        expect(parsed.map((p) => p.msg)).toEqual(['{"k":1}', "m [1,2] null e", "n", "x", "y"])
+        expect(parsed[2]).toMatchObject({ a: 1, b: 2 })
+        expect(parsed[3]?.err).toBe("as err")
+        expect(parsed[4]?.err).toBe("mine")
+      }),
+  )
+})
+
+describe("keys of the format itself", () => {
+  it("a field named ts, msg or v does not replace the entry's own", () => {
+    const line = formatZapJson({
+      time: new Date(0),
+      level: "Info",
+      message: "m",
+      fields: [
+        ["ts", 5],
+        ["msg", "x"],
+        ["v", 9],
+        ["k", { name: 5 }],
+      ],
+    })
+    expect(JSON.parse(line)).toEqual({ ts: 0, msg: "m", v: 0, k: { name: 5 } })
+    expect(
+      formatKlogText({ time: new Date(0), level: "Info", message: "m", fields: [["k", { name: 5 }]] }, 1),
+    ).toContain('k={"name":5}')
   })
 })

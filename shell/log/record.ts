@@ -66,7 +66,7 @@ export const recordOf = (options: Logger.Options<unknown>): LogRecord => {
  * `V(0)`; Debug is `V(4)` and Trace `V(6)`, the levels `-v` turns them on at (shell/manager).
  */
 export const verbosityOf = (level: LogLevel.LogLevel): number =>
-  level === "Debug" ? 4 : level === "Trace" || level === "All" ? 6 : 0
+  level === "Debug" ? 4 : level === "Trace" ? 6 : 0
 
 /** Whether a level is an error's: logged with `err`, without `v`, as `E` in klog's text. */
 export const isErrorLevel = (level: LogLevel.LogLevel): boolean => level === "Error" || level === "Fatal"
