@@ -262,7 +262,8 @@ describe("krtt ipam with upstream's IPAMConfig and upstream's retries", () => {
       `--webhooks-base-url=https://localhost:${port}`,
       "--webhooks-additional-sans=localhost",
     ])
-    expect(init.stdout).toContain(
+    // What it did is logged, on standard error as every log of krtt.
+    expect(init.stderr).toContain(
       "MutatingWebhookConfiguration mutate-clusters-openmcp-cloud-v1alpha1-cluster",
     )
     const mutating = (await get(
