@@ -74,10 +74,10 @@ current-context: ctx
 `,
   ).toString("base64")
 
-/** Waits until `check` holds (10 s at most: a story must not hang). */
+/** Waits until `check` holds (60 s at most, for a loaded machine: a story must not hang). */
 const until = (what: string, check: Effect.Effect<boolean>) =>
   Effect.gen(function* () {
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < 3_000; i++) {
       if (yield* check) return
       yield* Effect.sleep("20 millis")
     }
