@@ -12,9 +12,9 @@ import { type IpamOptions, runIpam } from "../ipam/run.ts"
 import { loggerOf } from "../log/index.ts"
 import { managerNamespace } from "../manager/args.ts"
 import { forceExitAfter } from "../manager/command.ts"
-import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { parseDuration } from "../manager/options.ts"
 import type { IpamParsedFlags } from "./ipamCommand.ts"
+import { prepareIpamCommand } from "./ipamPrepare.ts"
 
 const positive = (flag: string, n: number): number => {
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag}: must be a positive integer, got ${n}`)
@@ -73,28 +73,16 @@ export const toIpamOptions = (f: IpamParsedFlags): IpamOptions => {
  */
 export const ipamMain = (f: IpamParsedFlags): Effect.Effect<void> =>
   Effect.gen(function* () {
-    let options: IpamOptions
-    let resolved: ReturnType<typeof resolveKubeconfig>
-    try {
-      options = toIpamOptions(f)
-      resolved = resolveKubeconfig(options.kubeconfig)
-    } catch (e) {
-      process.stderr.write(`krtt ipam: ${(e as Error).message}\n`)
-      process.exitCode = 2
-      return
-    }
-    if (f.dryRun) {
-      // upstream's --dry-run: the options the flags give, then stop
-      process.stdout.write(`${JSON.stringify(options, null, 2)}\n=== END OF DRY RUN ===\n`)
-      return
-    }
-    if (resolved === undefined) {
-      process.stderr.write(
-        "krtt ipam: no cluster is configured (no --kubeconfig, no $KUBECONFIG, not in a cluster, no ~/.kube/config)\n",
-      )
-      process.exitCode = 2
-      return
-    }
+    const prepared = prepareIpamCommand(
+      "krtt ipam",
+      () => {
+        const options = toIpamOptions(f)
+        return { options, kubeconfig: options.kubeconfig }
+      },
+      f.dryRun,
+    )
+    if (prepared === undefined) return
+    const { options, resolved } = prepared
     yield* Effect.scoped(
       Effect.andThen(
         forceExitAfter(options.gracefulShutdownTimeout, "krtt ipam"),

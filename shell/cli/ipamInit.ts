@@ -10,9 +10,9 @@ import * as Logger from "effect/Logger"
 import { type IpamInitOptions, ipamInit } from "../ipam/init.ts"
 import { makeRestClient } from "../kube/restClient.ts"
 import { loggerOf } from "../log/index.ts"
-import { resolveKubeconfig } from "../manager/kubeconfig.ts"
 import { parseDuration } from "../manager/options.ts"
 import type { IpamInitParsedFlags } from "./ipamCommand.ts"
+import { prepareIpamCommand } from "./ipamPrepare.ts"
 
 const port = (flag: string, n: number): number => {
   if (!Number.isInteger(n) || n < 1 || n > 65_535)
@@ -47,27 +47,16 @@ export const toIpamInitOptions = (f: IpamInitParsedFlags): IpamInitOptions => {
 /** Runs `krtt ipam init`. */
 export const ipamInitMain = (f: IpamInitParsedFlags): Effect.Effect<void> =>
   Effect.gen(function* () {
-    let options: IpamInitOptions
-    let resolved: ReturnType<typeof resolveKubeconfig>
-    try {
-      options = toIpamInitOptions(f)
-      resolved = resolveKubeconfig(f.kubeconfig._tag === "Some" ? f.kubeconfig.value : undefined)
-    } catch (e) {
-      process.stderr.write(`krtt ipam init: ${(e as Error).message}\n`)
-      process.exitCode = 2
-      return
-    }
-    if (f.dryRun) {
-      process.stdout.write(`${JSON.stringify(options, null, 2)}\n=== END OF DRY RUN ===\n`)
-      return
-    }
-    if (resolved === undefined) {
-      process.stderr.write(
-        "krtt ipam init: no cluster is configured (no --kubeconfig, no $KUBECONFIG, not in a cluster, no ~/.kube/config)\n",
-      )
-      process.exitCode = 2
-      return
-    }
+    const prepared = prepareIpamCommand(
+      "krtt ipam init",
+      () => ({
+        options: toIpamInitOptions(f),
+        kubeconfig: f.kubeconfig._tag === "Some" ? f.kubeconfig.value : undefined,
+      }),
+      f.dryRun,
+    )
+    if (prepared === undefined) return
+    const { options, resolved } = prepared
     const kubeconfig = resolved.kubeconfig
     yield* Effect.scoped(
       Effect.gen(function* () {

@@ -166,7 +166,7 @@ describe("kubeconfig-file provider over several files, directories and globs", (
       const before = aware.engagements.length
       yield* write(join(fleet, "a.kubeconfig"), [{ name: "east", token: "e2" }])
       yield* eventually("east re-engaged", () => aware.engagements.length === before + 1)
-      // Removed: a file found by a glob takes its clusters with it.
+      // A file found by a glob and then deleted takes its clusters with it.
       yield* Effect.promise(() => rm(join(other, "x.conf")))
       yield* eventually("x.conf gone", () => !aware.open().has(`${join(other, "x.conf")}+east`))
       assert.strictEqual(aware.open().size, 3)

@@ -135,7 +135,7 @@ const makeScan = (
         catch: (e) => (e as NodeJS.ErrnoException).code ?? "unreadable",
       }).pipe(Effect.result)
       if (text._tag === "Failure") {
-        // A file named explicitly keeps its contexts; one found by listing is gone with them.
+        // A missing file named explicitly keeps its contexts; one found by listing takes them along.
         if (!explicit) return false
         yield* warnOnce(
           path,
