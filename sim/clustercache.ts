@@ -205,7 +205,7 @@ export abstract class ClusterCacheSimulation extends Engine {
     const h = this.hi(i)
     const interval = this.ccConfig.healthProbe.interval
     const last = hot[h + H_PROBED] as number
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a probe follows a connect, which sets the probe time, so last >= 0 whenever a probe starts (equivalent)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator
     if (last >= 0) {
       const gap = now - last
       if (gap < interval)

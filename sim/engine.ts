@@ -567,7 +567,7 @@ export abstract class Engine {
     }
     if (s.readySince >= 0) return
     s.readySince = now
-    // Stryker disable next-line ArithmeticOperator: counting down gives each arming a fresh token just as well (only equality is read; equivalent)
+    // Stryker disable next-line ArithmeticOperator
     s.readyToken = (s.readyToken + 1) & ARG_MASK
     this.push(s.index, now + this.config.checks.connectedWithin, Ev.ConnectedDeadline, s.readyToken)
   }

@@ -34,7 +34,7 @@ export type Clock = () => string
 export const clockAt = (now: number): Clock => {
   let time: string | undefined
   return () => {
-    // Stryker disable next-line ConditionalExpression: formatting again gives the same text (the memo saves time only; equivalent)
+    // Stryker disable next-line ConditionalExpression
     if (time === undefined) time = rfc3339(now)
     return time
   }

@@ -68,7 +68,7 @@ const groupOf = (apiVersion: string): string => {
 /** Deep equality of JSON values, key order ignored. */
 export const jsonEqual = (a: unknown, b: unknown): boolean => {
   if (a === b) return true
-  // Stryker disable next-line LogicalOperator: when only one is an array, isObj refuses it below (equivalent)
+  // Stryker disable next-line LogicalOperator
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
     return a.every((x, i) => jsonEqual(x, b[i]))
@@ -225,7 +225,7 @@ interface Stored {
 
 const readStored = (meta: ClusterObject["metadata"]): Stored | undefined => {
   const raw = meta.annotations?.[ConversionDataAnnotation]
-  // Stryker disable next-line ConditionalExpression: JSON.parse(undefined) throws, and safe() answers alike (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (raw === undefined) return undefined
   const v = safe(() => JSON.parse(raw) as unknown)
   return isObj(v) ? (v as Stored) : undefined
@@ -291,7 +291,7 @@ export const convertCluster = (
   const convertedSpec = convertSpec(spec)
   const convertedStatus = status === undefined ? undefined : convertStatus(status)
   // The stored copy is of the version we convert to: what came in is the other version.
-  // Stryker disable next-line ConditionalExpression: converting no spec throws, which safe() answers alike (equivalent)
+  // Stryker disable next-line ConditionalExpression
   const storedThereSpec = stored?.spec === undefined ? undefined : safe(() => back(stored.spec as Obj))
   const storedThereStatus = stored?.status === undefined ? undefined : backStatus(stored.status)
   const outSpec = restore(
@@ -299,7 +299,7 @@ export const convertCluster = (
     spec,
     stored?.spec,
     storedThereSpec,
-    // Stryker disable next-line ConditionalExpression: as above (equivalent)
+    // Stryker disable next-line ConditionalExpression
     storedThereSpec === undefined ? undefined : safe(() => convertSpec(storedThereSpec)),
   )
   const outStatus = restore(
@@ -311,7 +311,7 @@ export const convertCluster = (
   )
   // Nothing changed since the stored copy: the object comes back as it was, its own annotation
   // included. Else the source is kept for the way back (without older copies: bounded size).
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: without a stored copy the spec (always present) counts as changed (equivalent)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator
   const restored = stored !== undefined && !outSpec.changed && !outStatus.changed
   const annotation = restored
     ? stored.annotation
@@ -333,7 +333,7 @@ export const convertCluster = (
 }
 
 /** `f()`, or `undefined` when it throws. */
-// Stryker disable BlockStatement: an empty catch block answers undefined as well (equivalent)
+// Stryker disable BlockStatement
 const safe = <A>(f: () => A): A | undefined => {
   try {
     return f()

@@ -87,7 +87,7 @@ export const reconcileControlPlane = (s: Scope): void => {
       s.errors.push(`failed to get ${describeRef(ref)}: ${fetched.error}`)
       return
     case "NotFound":
-      // Stryker disable next-line StringLiteral: every role but "infrastructure" is the control plane's (equivalent)
+      // Stryker disable next-line StringLiteral
       notFound(s, ref, "controlPlane")
       return
     case "Found": {
@@ -101,7 +101,7 @@ export const reconcileControlPlane = (s: Scope): void => {
       }
       t.controlPlane = "Ready"
       copyEndpoint(s, cp.spec?.controlPlaneEndpoint, "controlPlane")
-      // Stryker disable next-line StringLiteral: every role but "infrastructure" is the control plane's (equivalent)
+      // Stryker disable next-line StringLiteral
       mark(s, "controlPlane")
       return
     }

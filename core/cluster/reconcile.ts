@@ -89,7 +89,7 @@ export const reconcile = (input: ClusterInput, config: ClusterControllerConfig):
   const deleting = isDeleting(meta)
 
   // Finalizers can only be added while the deletion timestamp is not set.
-  // Stryker disable next-line ArrayDeclaration: a list without our finalizer in place of none is answered alike (equivalent)
+  // Stryker disable next-line ArrayDeclaration
   if (!deleting && !(meta.finalizers ?? []).includes(ClusterFinalizer)) {
     return {
       actions: [{ _tag: "AddFinalizer", cluster: key, finalizer: ClusterFinalizer }],
@@ -204,7 +204,7 @@ const reconcileKubeconfig = (s: Scope): void => {
   const secret = s.observed.kubeconfigSecret
   const name = kubeconfigSecretName(s.key.name)
   switch (secret._tag) {
-    // Stryker disable next-line StringLiteral: a case that matches nothing leaves the switch, as the return does (equivalent)
+    // Stryker disable next-line StringLiteral
     case "Found":
       return
     case "GetFailed":
@@ -262,7 +262,7 @@ const statusEvents = (s: Scope, status: ClusterStatus): Array<ClusterAction> => 
   if (t.infrastructure === "Ready" && t.infrastructureMarked)
     out.push(event("InfrastructureReady", "InfrastructureProvisioned is now True"))
   if (t.controlPlaneMarked) out.push(event("ControlPlaneInitialized", "ControlPlaneInitialized is now True"))
-  // Stryker disable next-line ConditionalExpression: after the phases the phase is always set (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (status.phase !== undefined && status.phase !== t.phaseBefore)
     out.push(event(status.phase, `is ${status.phase}`))
   return out
@@ -275,7 +275,7 @@ const finish = (s: Scope): Reconciled => {
   trace.phaseAfter = status.phase
   actions.push(patchStatus(s.key, status), ...statusEvents(s, status))
   if (s.removeFinalizer) {
-    // Stryker disable next-line ArrayDeclaration: a list without our finalizer in place of none is answered alike (equivalent)
+    // Stryker disable next-line ArrayDeclaration
     if ((s.cluster.metadata.finalizers ?? []).includes(ClusterFinalizer))
       actions.push({ _tag: "RemoveFinalizer", cluster: s.key, finalizer: ClusterFinalizer })
     actions.push({
@@ -358,7 +358,7 @@ const actionFailed = (
             input.trigger.notFound === true
           ? "MissingCA"
           : "Other"
-  // Stryker disable next-line StringLiteral: a failed action's trace carries an error or MissingCA, which decide its row first (equivalent)
+  // Stryker disable next-line StringLiteral
   const trace = newTrace("ActionFailed")
   trace.failed = failed
   trace.error = failed !== "MissingCA"

@@ -147,6 +147,6 @@ export interface Scope {
 
 /** Asks for a requeue; the smallest non-zero duration wins (`LowestNonZeroResult`). */
 export const requeue = (s: Scope, after: number): void => {
-  // Stryker disable next-line EqualityOperator: an equal duration changes nothing (equivalent)
+  // Stryker disable next-line EqualityOperator
   if (after > 0 && (s.requeueAfter === 0 || after < s.requeueAfter)) s.requeueAfter = after
 }

@@ -39,7 +39,7 @@ const numeric = (s: string): bigint | undefined => (DIGITS.test(s) && !leadingZe
 
 /** blang/semver's `Parse`: `MAJOR.MINOR.PATCH[-pre][+build]`, strictly. */
 export const parseStrict = (s: string): SemVer | undefined => {
-  // Stryker disable next-line StringLiteral: any other text compared against fails to parse below as well (equivalent)
+  // Stryker disable next-line StringLiteral
   if (s === "") return undefined
   const [maj, min, rest, ...extra] = splitN(s, 3)
   if (maj === undefined || min === undefined || rest === undefined || extra.length > 0) return undefined
@@ -63,7 +63,7 @@ export const parseStrict = (s: string): SemVer | undefined => {
   if (patch === undefined) return undefined
   const parsedPre: Array<bigint | string> = []
   for (const p of pre) {
-    // Stryker disable next-line StringLiteral: any other text compared against is judged by the digit and alphanumeric checks below alike (equivalent)
+    // Stryker disable next-line StringLiteral
     if (p === "") return undefined
     if (DIGITS.test(p)) {
       const n = numeric(p)

@@ -160,9 +160,9 @@ const v1beta2Conditions = (s: StatusScope): Array<Condition> => {
     ControlPlaneMachinesReady: machinesCondition(s, "controlPlane", "Ready"),
     ControlPlaneMachinesUpToDate: machinesCondition(s, "controlPlane", "UpToDate"),
     WorkersAvailable: workersAvailableCondition(s),
-    // Stryker disable next-line StringLiteral: every `which` but "controlPlane" is the workers' (equivalent)
+    // Stryker disable next-line StringLiteral
     WorkerMachinesReady: machinesCondition(s, "workers", "Ready"),
-    // Stryker disable next-line StringLiteral: as above (equivalent)
+    // Stryker disable next-line StringLiteral
     WorkerMachinesUpToDate: machinesCondition(s, "workers", "UpToDate"),
     RemoteConnectionProbe: remoteConnectionProbeCondition(s),
     RollingOut: inProgressCondition(s, "RollingOut"),
@@ -231,7 +231,7 @@ const remoteConnectionProbeCondition = (s: StatusScope): Decided => {
       }
     return { status: "False", reason: "ProbeFailed", message: "Remote connection not established yet" }
   }
-  // Stryker disable next-line ConditionalExpression: without a last success the difference is NaN, and NaN <= x is false (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (last !== undefined && s.now - last <= s.config.remoteConnectionGracePeriod)
     return { status: "True", reason: "ProbeSucceeded" }
   return {
@@ -248,9 +248,9 @@ const deletingCondition = (s: StatusScope): Decided =>
   s.deleting
     ? {
         status: "True",
-        // Stryker disable next-line StringLiteral: every path of reconcileDelete (and a failed delete) sets a reason and a message, so these fallbacks are never read (equivalent)
+        // Stryker disable next-line StringLiteral
         reason: s.deletingReason ?? "Deleting",
-        // Stryker disable next-line StringLiteral: as above (equivalent)
+        // Stryker disable next-line StringLiteral
         message: s.deletingMessage ?? "",
       }
     : { status: "False", reason: "NotDeleting", message: "" }

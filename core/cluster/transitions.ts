@@ -46,13 +46,13 @@ export const normalRow = (t: Trace): number => {
       return 14
     case "WaitingForTopology":
       return 4
-    // Stryker disable next-line StringLiteral: equivalent, a failed get carries an error and no deletion, so it reaches row 15 below too
+    // Stryker disable next-line StringLiteral
     case "GetFailed":
-    // Stryker disable next-line StringLiteral: equivalent, as GetFailed
+    // Stryker disable next-line StringLiteral
     case "ClusterClassFailed":
     case "ActionFailed":
       return 15
-    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, the last case: leaving it out also goes on below
+    // Stryker disable next-line ConditionalExpression,StringLiteral
     case "Phases":
       break
   }
@@ -62,7 +62,7 @@ export const normalRow = (t: Trace): number => {
   if (t.controlPlane === "Requeue") return 9
   if (t.phaseAfter === "Provisioned" && t.phaseBefore !== "Provisioned") return 13
   if (t.infrastructure === "NoRef" && t.infrastructureMarked) return 5
-  // Stryker disable next-line ConditionalExpression: equivalent, the flag is marked only on the NoRef path (row 5, above) and the Ready path
+  // Stryker disable next-line ConditionalExpression
   if (t.infrastructure === "Ready" && t.infrastructureMarked) return 8
   // the control plane is marked initialized on its Ready path only (the v1beta1 fallback is row 12)
   if (t.controlPlaneMarked) return 10
@@ -76,7 +76,7 @@ export const normalRow = (t: Trace): number => {
 export const deletionRow = (t: Trace): number => {
   if (t.exit === "ActionFailed")
     return (t.failed === "DeleteDescendant" || t.failed === "DeleteExternal") && t.deleting ? 10 : 9
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, only a reconcile that ran the phases carries `deleting`, and a Phases trace that is not deleting has no delete path (row 10's default would not be reached either way: both sides give 9 or the same row)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator
   if (t.exit !== "Phases" || !t.deleting) return 9
   if (t.firstDeletion) return 1
   switch (t.deletePath) {
@@ -115,7 +115,7 @@ export const errorsRow = (t: Trace): number => {
           return 8
         case "DeleteExternal":
           return 9
-        // Stryker disable next-line ConditionalExpression: equivalent, an empty default falls through to the GetFailed case, also row 6
+        // Stryker disable next-line ConditionalExpression
         default:
           return 6
       }
@@ -125,7 +125,7 @@ export const errorsRow = (t: Trace): number => {
       return 2
     case "Phases":
       break
-    // Stryker disable next-line ConditionalExpression: equivalent, the other exits (not found, finalizer, paused, topology wait) carry no phase outcome, no error and no delete path, so falling through also ends in row 10
+    // Stryker disable next-line ConditionalExpression
     default:
       return 10
   }

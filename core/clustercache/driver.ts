@@ -53,7 +53,7 @@ export const runConnect = (
   config: ClusterCacheConfig,
   rows: Array<RowId>,
   metrics: Array<MetricAction>,
-  // Stryker disable next-line StringLiteral: the accessor table reads only "enabled"; any other value is "disabled" (equivalent)
+  // Stryker disable next-line StringLiteral
   clientCertificatePrivateKey: "enabled" | "disabled" = "disabled",
 ): { readonly accessor: AccessorState; readonly ok: boolean } => {
   const answer = world.connect(now)
@@ -170,14 +170,14 @@ export const runReconcile = (
         case "Requeue":
           requeueAfter = x.after
           break
-        // Stryker disable next-line ConditionalExpression,StringLiteral: these carry nothing the run reports; without the cases the switch does the same (equivalent)
+        // Stryker disable next-line ConditionalExpression,StringLiteral
         case "Log":
-        // Stryker disable next-line ConditionalExpression,StringLiteral: as above (equivalent)
+        // Stryker disable next-line ConditionalExpression,StringLiteral
         case "CleanupSources":
           break
       }
     }
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: a Reconciler result is done exactly when it names no next step (Connect, Probe, Continue), so either half decides alone (equivalent)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator
     if (r.status.done || next === undefined) break
     trigger = next
   }

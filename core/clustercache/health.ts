@@ -62,8 +62,7 @@ const ERROR_METRICS: ReadonlyArray<HealthAction> = [
   { _tag: "IncHealthChecksTotal", status: "error" },
 ]
 const NONE: ReadonlyArray<HealthAction> = []
-// Stryker disable all: the last probe action is shared while the timeout stays the same; every
-// mutant of this memo returns equal actions (equivalent).
+// Stryker disable all
 let probeTimeout = Number.NaN
 let probeActions: ReadonlyArray<HealthAction> = []
 /** `[Probe "/" timeout]`, shared while the timeout stays the same (actions are immutable data). */

@@ -116,8 +116,7 @@ const NO_DESIRED = {}
 
 // Actions are immutable data, so the hot path shares them instead of allocating each time
 // (a simulation runs the reconciler hundreds of millions of times). Each memo is bounded.
-// Stryker disable all: a memo only decides whether an equal value is shared or made anew; every
-// mutant of it (never clear, always clear, always miss) returns equal actions (equivalent).
+// Stryker disable all
 const memo = <A>(make: (key: number) => A) => {
   const cache = new Map<number, A>()
   return (key: number): A => {
@@ -168,13 +167,13 @@ const thenComplete = (() => {
     metrics: ReadonlyArray<ReconcilerAction>,
     requeueAfter: number,
   ): ReadonlyArray<ReconcilerAction> => {
-    // Stryker disable next-line all: the last answer is shared again; a miss returns equal actions (equivalent)
+    // Stryker disable next-line all
     if (metrics === lastMetrics && requeueAfter === lastRequeueAfter) return last
     let f = byMetrics.get(metrics)
-    // Stryker disable next-line ConditionalExpression: always making a new memo returns equal actions (equivalent)
+    // Stryker disable next-line ConditionalExpression
     if (f === undefined) {
       f = memo((ms) => [...metrics, complete(false, false, ms)])
-      // Stryker disable next-line CallExpression: a memo only; without it every call makes equal actions anew (equivalent)
+      // Stryker disable next-line CallExpression
       byMetrics.set(metrics, f)
     }
     last = f(requeueAfter)
@@ -194,7 +193,7 @@ const disconnectAccessor = (accessor: AccessorState, now: number, config: Cluste
   const r = accessorTransition(
     {
       observed: accessor,
-      // Stryker disable next-line ObjectLiteral,StringLiteral: Disconnect (clusterAccessor rows 6 and 8) reads no desired field (equivalent)
+      // Stryker disable next-line ObjectLiteral,StringLiteral
       desired: { clientCertificatePrivateKey: "disabled" },
       trigger: { _tag: "Disconnect" },
       now,
@@ -267,7 +266,7 @@ const reconcile = (
     case "GetFailed": {
       const { actions, status } = errorsTransition(
         {
-          // Stryker disable next-line ObjectLiteral,LogicalOperator: Error Handling row 7 (Cluster get failed) reads no count (equivalent)
+          // Stryker disable next-line ObjectLiteral,LogicalOperator
           observed: { consecutiveFailures: accessor?.consecutiveFailures ?? 0 },
           desired: NO_DESIRED,
           trigger: { _tag: "ClusterGetFailed" },
@@ -275,7 +274,7 @@ const reconcile = (
         },
         config,
       )
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: Error Handling row 7 requeues After defaultRequeueAfter, the fallback's value too (equivalent)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral
       const after = status.requeue._tag === "After" ? status.requeue.after : config.defaultRequeueAfter
       return {
         actions: actions as ReadonlyArray<ReconcilerAction>,
@@ -298,7 +297,7 @@ const reconcile = (
         row: ROW.deleted,
       }
     }
-    // Stryker disable next-line ConditionalExpression,StringLiteral: the switch's last case; without it a Found Cluster falls through to the code after the switch all the same (equivalent)
+    // Stryker disable next-line ConditionalExpression,StringLiteral
     case "Found":
       break
   }

@@ -69,10 +69,10 @@ export const NEVER = -8_640_000_000_000_000
  * since `last`, or 0 when it has (or `last` never happened).
  */
 export const remaining = (now: number, last: number | undefined, interval: number): number => {
-  // Stryker disable next-line ConditionalExpression: without the guard, now - undefined is NaN and NaN < interval is false, so 0 all the same (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (last === undefined) return 0
   const since = now - last
-  // Stryker disable next-line EqualityOperator: at equality both forms give 0 (equivalent)
+  // Stryker disable next-line EqualityOperator
   return since < interval ? interval - since : 0
 }
 

@@ -60,7 +60,7 @@ const NOT_CONNECTED: WatchError = {
 /** Inserts a name into a sorted list, keeping it sorted and free of duplicates. */
 export const insertSorted = (names: ReadonlyArray<string>, name: string): ReadonlyArray<string> => {
   let i = 0
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: past the end, names[i] is undefined and undefined < name is false, so the loop stops there anyway (equivalent)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator
   while (i < names.length && (names[i] as string) < name) i++
   if (names[i] === name) return names
   return [...names.slice(0, i), name, ...names.slice(i)]

@@ -144,7 +144,7 @@ const upstreamOnly = (config: IpamConfigSpec): ReadonlyArray<{ path: string; mes
   config.injectionRules.forEach((rule, ri) => {
     rule.injections.forEach((inj, ii) => {
       const ip = `spec.injectionRules[${ri}].injections[${ii}]`
-      // Stryker disable next-line ConditionalExpression: no parent id is undefined (equivalent)
+      // Stryker disable next-line ConditionalExpression
       if (inj.id !== undefined && longest.has(inj.id))
         out.push({
           path: `${ip}.id`,
@@ -155,7 +155,7 @@ const upstreamOnly = (config: IpamConfigSpec): ReadonlyArray<{ path: string; mes
       // the earlier injection's size, which validateIpamConfig checked.
       inj.parents.forEach((pid, pi) => {
         const size = longest.get(pid)
-        // Stryker disable next-line ConditionalExpression: a number is never <= undefined (equivalent)
+        // Stryker disable next-line ConditionalExpression
         if (size !== undefined && inj.subnetSize <= size)
           out.push({
             path: `${ip}.parents[${pi}]`,

@@ -62,7 +62,7 @@ const insertSorted = (list: ReadonlyArray<Cidr>, c: Cidr): ReadonlyArray<Cidr> =
   let hi = list.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
-    // Stryker disable next-line EqualityOperator: a block is never inserted beside an equal one (the caller checks it is not allocated), so < and <= place it alike (equivalent)
+    // Stryker disable next-line EqualityOperator
     if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
     else hi = mid
   }
@@ -80,9 +80,9 @@ const prefixOf = (state: IpamState, key: string): Cidr | undefined =>
 const blockedIn = (state: IpamState, parentKey: string, parent: Cidr): ReadonlyArray<Cidr> => {
   const own = state.children.get(parentKey) ?? []
   if (!state.parents.has(parentKey)) return own
-  // Stryker disable next-line ArrayDeclaration,MethodExpression: junk or parentless blocks that miss the parent lie before or after it, which the search passes over alike (equivalent)
+  // Stryker disable next-line ArrayDeclaration,MethodExpression
   const loose = (state.children.get("") ?? []).filter((c) => overlaps(c, parent))
-  // Stryker disable next-line ConditionalExpression: a merged copy holds the same blocks; it only turns the dense hint off (speed; equivalent)
+  // Stryker disable next-line ConditionalExpression
   return loose.length === 0 ? own : [...own, ...loose].sort(compareCidr)
 }
 
@@ -104,7 +104,7 @@ export const reconfigure = (state: IpamState, parents: ReadonlyArray<Cidr>): Ipa
   for (const key of state.parents.keys()) {
     if (nextParents.has(key)) continue
     const orphans = state.children.get(key) ?? []
-    // Stryker disable next-line ConditionalExpression: without orphans the loop would only write an empty list of parentless blocks (equivalent)
+    // Stryker disable next-line ConditionalExpression
     if (orphans.length === 0) continue
     const children = new Map(s.children)
     const allocated = new Map(s.allocated)
@@ -163,9 +163,9 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
   const blocked = blockedIn(state, parent, p)
   // start after the run of children that covers the parent from its start without a gap (the
   // hint holds for the parent's own children only: not when parentless blocks meet it)
-  // Stryker disable next-line ArrayDeclaration,LogicalOperator: without children the hint is 0 either way (equivalent)
+  // Stryker disable next-line ArrayDeclaration,LogicalOperator
   const own = state.children.get(parent) ?? []
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: the hint's run starts at the parent's first address without a gap, so parentless blocks that meet the parent sort after it and blocked[0..k) is own[0..k) (equivalent)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator
   const k = blocked === own ? Math.min(state.dense?.get(parent) ?? 0, own.length) : 0
   let candidate = k === 0 ? p.base : (endOf(own[k - 1] as Cidr) + size - 1n) & mask
   for (let i = k; i < blocked.length; i++) {
@@ -173,7 +173,7 @@ export const acquire = (state: IpamState, parent: string, prefix: number): Acqui
     if (candidate + size <= b.base) break
     // the first aligned address after b (blocks are aligned CIDRs: base + size of b)
     const after = b.base + (1n << BigInt(bits - b.prefix))
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a block that ends at or before the aligned candidate rounds up to the candidate again (equivalent)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator
     if (after > candidate) candidate = (after + size - 1n) & mask
   }
   if (candidate + size - 1n > lastOf(p)) return { _tag: "Exhausted", parent, prefix }
@@ -201,7 +201,7 @@ export const acquireSpecific = (
   cidr: Cidr,
 ): AcquireSpecificResult => {
   const key = formatCidr(cidr)
-  // Stryker disable next-line ConditionalExpression: no parent names no prefix, and holder() of none is none (equivalent)
+  // Stryker disable next-line ConditionalExpression
   const under = holder(parent, parent === undefined ? undefined : prefixOf(state, parent), cidr)
   const existing = state.allocated.get(key)
   if (existing !== undefined && existing.parent === under) return { _tag: "Acquired", state, cidr: key }
@@ -211,9 +211,9 @@ export const acquireSpecific = (
     under === undefined
       ? [...state.children.values()].flat()
       : [
-          // Stryker disable next-line ArrayDeclaration: a junk element overlaps nothing (equivalent)
+          // Stryker disable next-line ArrayDeclaration
           ...(state.children.get(under) ?? []),
-          // Stryker disable next-line ArrayDeclaration: as above (equivalent)
+          // Stryker disable next-line ArrayDeclaration
           ...(state.parents.has(under) ? (state.children.get("") ?? []) : []),
         ]
   const clash = siblings.find((c) => overlaps(c, cidr))
@@ -236,18 +236,18 @@ export const release = (state: IpamState, cidr: string): IpamState => {
   }
   drop(cidr)
   const list = a.parent ?? ""
-  // Stryker disable next-line ArrayDeclaration: a released allocation's list always exists (consistent state; equivalent)
+  // Stryker disable next-line ArrayDeclaration
   const before = children.get(list) ?? []
   const at = before.findIndex((c) => formatCidr(c) === cidr)
   const siblings = before.filter((_, i) => i !== at)
-  // Stryker disable next-line ConditionalExpression: an empty children list and none read alike everywhere (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (siblings.length === 0) {
     children = children.without(list)
     dense = dense.without(list)
   } else {
     children = children.with(list, siblings)
     // the run of blocks without a gap ends where the released block was, at the latest
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: an allocation is always in its parent's list (at is never -1), and an equal hint changes nothing (equivalent)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator
     if (at !== -1 && at < (dense.get(list) ?? 0)) dense = dense.with(list, at)
   }
   return { ...state, allocated, children, dense }
@@ -277,11 +277,11 @@ export const usage = (state: IpamState): ReadonlyArray<ParentUsage> =>
     .sort(([, a], [, b]) => compareCidr(a, b))
     .map(([key, p]) => {
       const used = blockedIn(state, key, p).reduce((n, c) => {
-        // Stryker disable next-line EqualityOperator: at equality both sides are the same address (equivalent)
+        // Stryker disable next-line EqualityOperator
         const from = c.base > p.base ? c.base : p.base
-        // Stryker disable next-line EqualityOperator: as above (equivalent)
+        // Stryker disable next-line EqualityOperator
         const to = lastOf(c) < lastOf(p) ? lastOf(c) : lastOf(p)
-        // Stryker disable next-line ConditionalExpression: every block counted meets the parent, so to >= from (equivalent)
+        // Stryker disable next-line ConditionalExpression
         return to >= from ? n + (to - from + 1n) : n
       }, 0n)
       return { parent: key, allocated: used, free: sizeOf(p) - used }
@@ -310,7 +310,7 @@ export class IpamBuilder {
     let hi = list.length
     while (lo < hi) {
       const mid = (lo + hi) >> 1
-      // Stryker disable next-line EqualityOperator: a block is never inserted beside an equal one (the caller checks it is not allocated), so < and <= place it alike (equivalent)
+      // Stryker disable next-line EqualityOperator
       if (compareCidr(list[mid] as Cidr, c) < 0) lo = mid + 1
       else hi = mid
     }
@@ -330,7 +330,7 @@ export class IpamBuilder {
     const key = formatCidr(cidr)
     const under = holder(
       parent,
-      // Stryker disable next-line ConditionalExpression: as in acquireSpecific (equivalent)
+      // Stryker disable next-line ConditionalExpression
       parent === undefined ? undefined : (this.parents.get(parent) ?? this.allocated.get(parent)?.cidr),
       cidr,
     )
@@ -341,10 +341,10 @@ export class IpamBuilder {
     if (under === undefined) {
       for (const a of this.allocated.values()) if (overlaps(a.cidr, cidr)) clash = a.cidr
     } else {
-      // Stryker disable next-line ArrayDeclaration: a junk element overlaps nothing (equivalent)
+      // Stryker disable next-line ArrayDeclaration
       clash = this.clashIn(this.children.get(list) ?? [], cidr).clash
       if (clash === undefined && this.parents.has(list))
-        // Stryker disable next-line ArrayDeclaration: as above (equivalent)
+        // Stryker disable next-line ArrayDeclaration
         clash = (this.children.get("") ?? []).find((c) => overlaps(c, cidr))
     }
     if (clash !== undefined) return { conflict: formatCidr(clash) }

@@ -345,7 +345,7 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
                 `a /${size} fits in none of its parents (${parents.length === 0 ? "all parent CIDRs" : parents.join(", ")}): it must be longer than the parent's prefix and at most 32 (IPv4) or 128 (IPv6)`,
               )
             }
-            // Stryker disable next-line ConditionalExpression: parent ids are strings, so an entry under `undefined` is never looked up
+            // Stryker disable next-line ConditionalExpression
             if (injId !== undefined) localSizes.set(injId, size)
             injections.push({ id: injId, paths, parents, subnetSize: size })
           }

@@ -48,7 +48,7 @@ export const purposeHolds = (req: PurposeRequirement, purposes: ReadonlyArray<st
       return ![...want].some((v) => have.has(v))
     case "Equals":
       return have.size === want.size && [...want].every((v) => have.has(v))
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: unreachable, the type checker proves the switch exhaustive (schema validation admits no other operator)
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral
     default:
       return false
   }
@@ -66,7 +66,7 @@ export const expressionHolds = (req: LabelRequirement, labels: Readonly<Record<s
       return has
     case "DoesNotExist":
       return !has
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: unreachable, the type checker proves the switch exhaustive (schema validation admits no other operator)
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral
     default:
       return false
   }

@@ -134,7 +134,7 @@ const BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 /** controller-utils' NameHashSHAKE128Base32: SHAKE128 of the text, lower-case base32, 8 characters. */
 export const nameHash = (text: string, length = IpamDefaults.nameHashLength): string => {
-  // Stryker disable next-line ObjectLiteral,ArithmeticOperator: SHAKE128's output is prefix-stable, so a longer output gives the same leading characters (equivalent)
+  // Stryker disable next-line ObjectLiteral,ArithmeticOperator
   const bytes = createHash("shake128", { outputLength: Math.ceil((length * 5) / 8) })
     .update(text)
     .digest()
@@ -144,13 +144,13 @@ export const nameHash = (text: string, length = IpamDefaults.nameHashLength): st
   for (const b of bytes) {
     value = (value << 8) | b
     bits += 8
-    // Stryker disable next-line EqualityOperator: stopping at 5 bits leaves them to the padding below, which emits them alike (equivalent)
+    // Stryker disable next-line EqualityOperator
     while (bits >= 5) {
       out += BASE32[(value >>> (bits - 5)) & 31]
       bits -= 5
     }
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: ceil(5 × length / 8) bytes give at least length full characters, so the padding character is cut off by the slice (equivalent; kept as base32 defines it)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator
   if (bits > 0) out += BASE32[(value << (5 - bits)) & 31]
   return out.slice(0, length)
 }
@@ -175,7 +175,7 @@ export const clusterConfigName = (
 const prefixLength = (v: unknown): number => {
   if (typeof v !== "string") return -1
   const at = v.lastIndexOf("/")
-  // Stryker disable next-line ConditionalExpression,UnaryOperator: without a slash the whole text is read as a number, which a CIDR text never is (NaN alike; equivalent)
+  // Stryker disable next-line ConditionalExpression,UnaryOperator
   const n = at === -1 ? Number.NaN : Number(v.slice(at + 1))
   return Number.isInteger(n) ? n : -1
 }

@@ -239,7 +239,7 @@ export const allocateRule = (
     const ids = inj.parents.length === 0 ? Object.keys(config.parentCIDRs).sort() : inj.parents
     let got: string | undefined
     outer: for (const pid of ids) {
-      // Stryker disable next-line ArrayDeclaration: an unknown id's junk candidate is no CIDR and acquires nothing (equivalent)
+      // Stryker disable next-line ArrayDeclaration
       const candidates = local.has(pid) ? [local.get(pid) as string] : (config.parentCIDRs[pid] ?? [])
       for (const parent of candidates) {
         const res = acquire(state, parent, inj.subnetSize)

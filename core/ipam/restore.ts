@@ -95,7 +95,7 @@ export const restoreIpam = (input: RestoreInput): RestoreResult => {
       .map((t) => parseCidr(t))
       .filter((c): c is Cidr => !isCidrError(c))
       .sort((a, b) => a.prefix - b.prefix || compareCidr(a, b))
-    // Stryker disable next-line ArrayDeclaration: a junk element contains no CIDR (equivalent)
+    // Stryker disable next-line ArrayDeclaration
     const local: Array<Cidr> = []
     for (const c of cidrs) {
       const inLocal = [...local].reverse().find((l) => contains(l, c) && l.prefix < c.prefix)

@@ -177,7 +177,7 @@ export const triggerTransition = (input: TriggerInput): TriggerResult => {
       if (isIgnored(e.old)) return one(TriggerRow.ignoreRemoved, owner)
       return one(TriggerRow.clusterConfigUpdated, owner)
     }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
+    // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = e
       return never

@@ -140,7 +140,7 @@ const NONE: ReadonlyArray<EngagementAction> = []
 const isScopeOpen = (s: EngagementState): boolean => SCOPE_OPEN_TAGS.includes(s._tag)
 const isInProgress = (s: EngagementState): boolean => IN_PROGRESS_TAGS.includes(s._tag)
 const generationOf = (s: EngagementState): string | undefined =>
-  // Stryker disable next-line ConditionalExpression,StringLiteral: Absent has no generation, so reading it gives undefined alike (the test is for the type checker)
+  // Stryker disable next-line ConditionalExpression,StringLiteral
   s._tag === "Absent" ? undefined : s.generation
 /** The failures so far of an engagement under way (`fail` is reached from those and from Engaged). */
 const failuresOf = (s: EngagementState): number =>
@@ -153,7 +153,7 @@ const failuresOf = (s: EngagementState): number =>
 
 const cancel = (cluster: string, s: EngagementState): ReadonlyArray<EngagementAction> => {
   const generation = generationOf(s)
-  // Stryker disable next-line ConditionalExpression: every open scope has a generation; the test is for the type checker (equivalent)
+  // Stryker disable next-line ConditionalExpression
   return isScopeOpen(s) && generation !== undefined
     ? [{ _tag: "CancelEngageScope", cluster, generation }]
     : NONE
@@ -287,7 +287,7 @@ export const engagementTransition = (
       return fail(o, e, t.generation, `${t.step}: ${t.error}`, now, config)
     }
     case "ClusterUnhealthy": {
-      // Stryker disable next-line ConditionalExpression: current is undefined only when Absent, which the first test already refuses (a guard for the type checker)
+      // Stryker disable next-line ConditionalExpression
       if (!(isScopeOpen(s) || s._tag === "Failed") || current === undefined) return stay(e)
       return {
         actions: [
@@ -368,10 +368,10 @@ export const engagementTransition = (
         row: notFound ? ENGAGEMENT_ROWS.dropNotFound : ENGAGEMENT_ROWS.dropNotEngaged,
       }
     }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
+    // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = t
-      // Stryker disable next-line StringLiteral,CallExpression: unreachable (see above)
+      // Stryker disable next-line StringLiteral,CallExpression
       throw new Error(`unknown trigger ${JSON.stringify(never)}`)
     }
   }

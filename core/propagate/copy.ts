@@ -59,7 +59,7 @@ export const sameContent = (a: Content, b: Content): boolean =>
   sameMap(a.binaryData, b.binaryData) &&
   sameMap(a.labels, b.labels) &&
   sameMap(a.annotations, b.annotations) &&
-  // Stryker disable next-line ConditionalExpression: copyTransition compares types first (row 8: a Secret's type differs, the copy is replaced; a ConfigMap has none), so this never decides there
+  // Stryker disable next-line ConditionalExpression
   a.type === b.type
 
 /** Same keys and values, whatever the objects' prototypes. */
@@ -106,7 +106,7 @@ export const copyTransition = (input: CopyInput, _config?: PropagateConfig): Cop
     ])
   }
   const key = source === null ? undefined : sourceKey(source)
-  // Stryker disable next-line ConditionalExpression: without a source the key is undefined and no copy is ours, but then rows 5 and 9 are not reached either (row 6 decides alike)
+  // Stryker disable next-line ConditionalExpression
   const ours = copy !== null && key !== undefined && copy.propagatedFrom === key
   if (sourceWanted(source) && desired.target._tag === "Selected") {
     const ref = { cluster, kind: source.kind, namespace: source.namespace, name: source.name }
@@ -127,14 +127,14 @@ export const copyTransition = (input: CopyInput, _config?: PropagateConfig): Cop
         },
       ])
     }
-    // Stryker disable next-line ConditionalExpression: a ConfigMap and its copy have no type, so the type check alone decides alike
+    // Stryker disable next-line ConditionalExpression
     if (source.kind === "Secret" && copy.content.type !== content.type)
       return result(8, "Synced", [{ _tag: "ReplaceCopy", ...ref, content }])
     if (sameContent(copy.content, content)) return result(4, "Synced")
     return result(3, "Synced", [{ _tag: "UpdateCopy", ...ref, content }])
   }
   // Not wanted here: the source is gone, unlabelled, being deleted, or not selected.
-  // Stryker disable next-line ConditionalExpression: `ours` implies a source (its key matched); the check is for the type checker
+  // Stryker disable next-line ConditionalExpression
   if (ours && source !== null)
     return result(5, "Clean", [
       { _tag: "DeleteCopy", cluster, kind: source.kind, namespace: source.namespace, name: source.name },

@@ -55,7 +55,7 @@ export class DependentSet {
 
   /** The dependents sorted by UID. */
   toArray(): ReadonlyArray<Dependent> {
-    // Stryker disable next-line EqualityOperator: the UIDs of a set are distinct, so `<` and `<=` order alike
+    // Stryker disable next-line EqualityOperator
     return HashMap.toValues(this.map).sort((a, b) => (a.uid < b.uid ? -1 : 1))
   }
 

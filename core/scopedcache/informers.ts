@@ -279,10 +279,10 @@ export const informersTransition = (input: InformersInput, _options: ScopedCache
         row: INFORMERS_ROW.synced,
       }
     }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
+    // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = trigger
-      // Stryker disable next-line StringLiteral: unreachable (see above)
+      // Stryker disable next-line StringLiteral
       throw new Error(`unknown trigger ${JSON.stringify(never)}`)
     }
   }

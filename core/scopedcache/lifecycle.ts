@@ -91,10 +91,10 @@ export const lifecycleTransition = (input: LifecycleInput, _options: ScopedCache
         },
         row: LIFECYCLE_ROW.waitForSync,
       }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
+    // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = trigger
-      // Stryker disable next-line StringLiteral: unreachable (see above)
+      // Stryker disable next-line StringLiteral
       throw new Error(`unknown trigger ${JSON.stringify(never)}`)
     }
   }

@@ -86,7 +86,7 @@ const servingInformers = (
 ): ReadonlyArray<InformerSummary> => {
   const ofGvk = informers.filter((i) => sameGvk(i.ref.gvk, gvk))
   const cluster = ofGvk.filter((i) => isClusterLevel(i.ref))
-  // Stryker disable next-line ConditionalExpression: no namespace-level informer has the namespace "", so the filter below adds none (equivalent; the return says what is meant)
+  // Stryker disable next-line ConditionalExpression
   if (namespace === CLUSTER_SCOPE) return cluster
   const local = ofGvk.filter(
     (i) =>

@@ -72,7 +72,7 @@ const write = (
   entry: InformerEntry | undefined,
   before: InformerEntry | undefined = lookup(registry, ref),
 ): Registry => {
-  // Stryker disable next-line ConditionalExpression: an unchanged entry written again gives an equal registry; the check saves the copy (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (before === entry) return registry
   const gvk = gvkString(ref.gvk)
   const gvks = Option.getOrElse(HashMap.get(registry.scopes, ref.namespace), () =>
@@ -88,7 +88,7 @@ const write = (
     ? HashMap.remove(registry.scopes, ref.namespace)
     : HashMap.set(registry.scopes, ref.namespace, nextGvks)
   let peerIndex = registry.peerIndex
-  // Stryker disable next-line ConditionalExpression: an entry replaced by another keeps its namespace in the peer set, so updating the set then changes nothing (equivalent)
+  // Stryker disable next-line ConditionalExpression
   if (!isClusterLevel(ref) && (before === undefined) !== (entry === undefined)) {
     const k = peerKey(ref)
     const set = Option.getOrElse(HashMap.get(peerIndex, k), () => HashSet.empty<string>())
@@ -107,7 +107,7 @@ const peersOf = (registry: Registry, ref: InformerRef): ReadonlyArray<Peer> => {
   const peers: Array<Peer> = []
   for (const namespace of namespaces.value) {
     const entry = lookup(registry, { ...ref, namespace })
-    // Stryker disable next-line ConditionalExpression: the peer index holds only namespaces with an informer of that GVK and key, so the entry is there (checked in property-tests/scopedcache/sequences.test.ts)
+    // Stryker disable next-line ConditionalExpression
     if (entry !== undefined) peers.push({ namespace, state: entry.state })
   }
   return peers.sort((a, b) => compareText(a.namespace, b.namespace))
@@ -170,11 +170,11 @@ const commit = (
   }
   const peersBefore = input.observed.peers
   result.status.peers.forEach((p, i) => {
-    // Stryker disable next-line ConditionalExpression: an unchanged peer has its state already, so the write below is skipped anyway (equivalent)
+    // Stryker disable next-line ConditionalExpression
     if (peersBefore[i] === p) return
     const peerRef = { ...ref, namespace: p.namespace }
     const entry = lookup(next, peerRef)
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: a peer comes from the registry, so its entry exists, and writing the state it has gives an equal registry (equivalent)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator
     if (entry !== undefined && entry.state !== p.state)
       next = write(next, peerRef, { ...entry, state: p.state })
   })
@@ -242,11 +242,11 @@ export const summaries = (registry: Registry): ReadonlyArray<InformerSummary> =>
 export const compareRefs = (a: InformerRef, b: InformerRef): number => {
   const ka = [a.namespace, gvkString(a.gvk), a.key]
   const kb = [b.namespace, gvkString(b.gvk), b.key]
-  // Stryker disable next-line EqualityOperator: at i = 3 both keys are undefined and equal, so one more turn returns 0 alike (equivalent)
+  // Stryker disable next-line EqualityOperator
   for (let i = 0; i < 3; i++) {
     const x = ka[i] as string
     const y = kb[i] as string
-    // Stryker disable next-line EqualityOperator: x and y differ here, so x <= y is x < y (equivalent)
+    // Stryker disable next-line EqualityOperator
     if (x !== y) return x < y ? -1 : 1
   }
   return 0
@@ -261,10 +261,10 @@ export const start = (registry: Registry, options: ScopedCacheOptions): Step => 
   )
   let next: Registry = { ...registry, started: result.status.started }
   result.status.informers.forEach((s, i) => {
-    // Stryker disable next-line ConditionalExpression: an unchanged summary writes the state its entry has (equivalent)
+    // Stryker disable next-line ConditionalExpression
     if (observed.informers[i] === s) return
     const entry = lookup(next, s.ref)
-    // Stryker disable next-line ConditionalExpression: the summaries come from the registry, so the entry exists (equivalent)
+    // Stryker disable next-line ConditionalExpression
     if (entry !== undefined) next = write(next, s.ref, { ...entry, state: s.state })
   })
   return { registry: next, actions: result.actions, row: result.row }
@@ -344,10 +344,10 @@ export const apply = (registry: Registry, op: Operation, options: ScopedCacheOpt
       return informerSynced(registry, op.ref, options)
     case "Start":
       return start(registry, options)
-    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, the type checker proves the switch exhaustive
+    // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = op
-      // Stryker disable next-line StringLiteral: unreachable (see above)
+      // Stryker disable next-line StringLiteral
       throw new Error(`unknown operation ${JSON.stringify(never)}`)
     }
   }

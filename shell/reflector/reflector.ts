@@ -130,7 +130,7 @@ export const make = <T extends KubeObject = KubeObject>(
     const mutex = yield* Semaphore.make(1)
     const synced = yield* Deferred.make<void>()
     let status: ReflectorStatus = {
-      // Stryker disable next-line StringLiteral: the loop's first list sets the phase before anything can read it (equivalent)
+      // Stryker disable next-line StringLiteral
       phase: "Listing",
       resourceVersion: "",
       synced: false,
@@ -154,10 +154,10 @@ export const make = <T extends KubeObject = KubeObject>(
                   Effect.annotateLogs({ defect: String(defect) }),
                 ),
               ),
-            // Stryker disable next-line ObjectLiteral,BooleanLiteral: without discard the results are collected into an array nobody reads (equivalent)
+            // Stryker disable next-line ObjectLiteral,BooleanLiteral
             { discard: true },
           ),
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: without discard the results are collected into an array nobody reads (equivalent)
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral
         { discard: true },
       )
 
@@ -291,7 +291,7 @@ export const make = <T extends KubeObject = KubeObject>(
         } else {
           yield* Effect.logDebug(`reflector: ${outcome._tag}`, { next: next.next._tag })
         }
-        // Stryker disable next-line ConditionalExpression: entered without an attempt, the delay is NaN, which Effect.sleep takes as 0: the loop yields once and says Waiting for no virtual time (equivalent)
+        // Stryker disable next-line ConditionalExpression
         if (next.backoffAttempt !== undefined) {
           setStatus({ phase: "Waiting" })
           yield* Effect.sleep(backoffDelay(timing.backoff, next.backoffAttempt, yield* Random.next))
@@ -310,7 +310,7 @@ export const make = <T extends KubeObject = KubeObject>(
           mutex.withPermits(1)(
             Effect.andThen(
               Effect.sync(() => handlers.add(handler)),
-              // Stryker disable next-line ObjectLiteral,BooleanLiteral: without discard the results are collected into an array nobody reads (equivalent)
+              // Stryker disable next-line ObjectLiteral,BooleanLiteral
               Effect.forEach(store.list(), (object) => handler({ _tag: "Added", object }), { discard: true }),
             ),
           ),

@@ -87,7 +87,7 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
 
   readonly byIndex = (index: string, value: string): ReadonlyArray<T> => {
     const keys = this.indexes.get(index)?.get(value)
-    // Stryker disable next-line ArrayDeclaration: an index holds only keys of stored objects, so the fallback is never taken (equivalent)
+    // Stryker disable next-line ArrayDeclaration
     return keys === undefined ? [] : [...keys].flatMap((k) => this.items.get(k) ?? [])
   }
 
@@ -162,9 +162,9 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
     for (const [fn, index] of this.indexers) {
       for (const value of fn(object)) {
         const keys = index.get(value)
-        // Stryker disable next-line OptionalChaining: the object was indexed under these values when it was stored, so the set exists; `?.` guards an index function that is not pure
+        // Stryker disable next-line OptionalChaining
         keys?.delete(key)
-        // Stryker disable next-line OptionalChaining: as above
+        // Stryker disable next-line OptionalChaining
         if (keys?.size === 0) index.delete(value)
       }
     }

@@ -28,11 +28,11 @@ class Fifo<A> {
   }
 
   shift(): A | undefined {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: pop() never shifts an empty FIFO (an emptied cluster leaves the ring at once); a guard only (equivalent)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator
     if (this.head >= this.items.length) return undefined
     const a = this.items[this.head]
     this.head++
-    // Stryker disable all: when to drop the consumed prefix changes memory and time only, never what shift returns (equivalent)
+    // Stryker disable all
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head)
       this.head = 0

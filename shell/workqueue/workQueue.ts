@@ -103,10 +103,10 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     const seriesOf = (request: Request): ReturnType<typeof forQueueCluster> => {
       if (options.perClusterMetrics !== true) return metrics
       let m = clusterSeries.get(request.cluster)
-      // Stryker disable next-line ConditionalExpression: a cache only; a fresh series handle names the same series (equivalent)
+      // Stryker disable next-line ConditionalExpression
       if (m === undefined) {
         m = forQueueCluster(name, request.cluster)
-        // Stryker disable next-line CallExpression: a cache only (equivalent)
+        // Stryker disable next-line CallExpression
         clusterSeries.set(request.cluster, m)
       }
       return m
@@ -126,7 +126,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         if (outcome === "deduplicated") return Effect.void
         // The queue time counts from the first add (client-go's addTimes).
         if (!addedAt.has(requestKey(request))) addedAt.set(requestKey(request), now)
-        // Stryker disable next-line ConditionalExpression: a spare token only wakes a taker that finds nothing ready and waits again (take's loop) (equivalent)
+        // Stryker disable next-line ConditionalExpression
         if (outcome === "queued") Queue.offerUnsafe(signal, undefined)
         return Effect.andThen(Metric.update(seriesOf(request).adds, 1), setDepth(request))
       })
@@ -134,14 +134,14 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
     const addAfter = (request: Request, delay: Duration.Input): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const ms = Duration.toMillis(Duration.fromInputUnsafe(delay))
-        // Stryker disable next-line ConditionalExpression: add() ignores it after shutdown anyway; this only spares a fiber (equivalent)
+        // Stryker disable next-line ConditionalExpression
         if (down) return Effect.void
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: a timer of 0 ms or less fires at once too; the shortcut spares a fiber (equivalent)
+        // Stryker disable next-line ConditionalExpression,EqualityOperator
         if (ms <= 0) return add(request)
         const key = requestKey(request)
         const at = now + ms
         const pending = pendingAt.get(key)
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: undefined <= at is false; at equality, replacing the timer fires at the same time (equivalent)
+        // Stryker disable next-line ConditionalExpression,EqualityOperator
         if (pending !== undefined && pending <= at) return Effect.void
         pendingAt.set(key, at)
         const fire = Effect.andThen(
@@ -161,7 +161,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
           yield* restore(Queue.take(signal))
           if (down) return yield* new WorkQueueShutDown({ queue: name })
           const request = state.pop()
-          // Stryker disable next-line ConditionalExpression: each token stands for one ready request, so pop() finds one; a guard only (equivalent)
+          // Stryker disable next-line ConditionalExpression
           if (request === undefined) continue
           const now = yield* Clock.currentTimeMillis
           const key = requestKey(request)
@@ -182,7 +182,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
         const started = startedAt.get(key)
         startedAt.delete(key)
         const again = state.done(request)
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: an offer to the failed signal after shutdown is a no-op, and a spare token only wakes a taker that waits again (equivalent)
+        // Stryker disable next-line ConditionalExpression,LogicalOperator
         if (again && !down) Queue.offerUnsafe(signal, undefined)
         const observe =
           started === undefined
@@ -192,7 +192,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
       })
 
     const shutdown = Effect.suspend(() => {
-      // Stryker disable next-line ConditionalExpression: failing the failed signal and clearing the cleared map again change nothing (equivalent)
+      // Stryker disable next-line ConditionalExpression
       if (down) return Effect.void
       down = true
       return Effect.andThen(
