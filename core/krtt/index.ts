@@ -6,5 +6,6 @@
  */
 export * from "./compare.ts"
 export * from "./duration.ts"
+export * from "./run.ts"
 export * from "./table.ts"
 export * from "./types.ts"

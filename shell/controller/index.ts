@@ -28,3 +28,4 @@ export {
   type Source,
   type SourceOptions,
 } from "./source.ts"
+export { reconcileResult, runTable, type Table } from "./table.ts"
