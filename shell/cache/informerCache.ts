@@ -16,7 +16,7 @@
  *   `namespaces` set (controller-runtime's `DefaultNamespaces`), by each namespace's informer,
  *   merged without duplicates.
  * - `indexField` applies to the resource's informers that exist and to every later one. A late
- *   index is filled from the store first, then kept by a handler.
+ *   index is filled from the store first, then kept by a handler (`lateIndex.ts`).
  * - Reads wait for the serving informer's first list up to `syncTimeout` (2 min, controller-runtime's
  *   `CacheSyncTimeout`) and then fail with `Timeout`: a cluster that hangs blocks a read of its
  *   own cache for that long, never forever.
@@ -44,7 +44,8 @@ import { type KubeObject, keyOf, type ObjectKey, type ResourceRef, resourcePath 
 import { matchesLabelSelector } from "../kube/selector.ts"
 import type { ReflectorTiming } from "../reflector/options.ts"
 import { make as makeReflector, type Reflector } from "../reflector/reflector.ts"
-import { type IndexFunc, type ReadonlyStore, storeKey } from "../reflector/store.ts"
+import { type IndexFunc, storeKey } from "../reflector/store.ts"
+import { IndexedStore } from "./lateIndex.ts"
 import {
   type Cache,
   type CacheError,
@@ -86,74 +87,9 @@ const scopeOf = (r: ResourceRef, namespace: string | undefined): string | undefi
 const informerKey = (r: ResourceRef, namespace: string | undefined): string =>
   `${resourceId(r)}|${namespace ?? "*"}`
 
-/** An index added after its informer started, kept by a handler. */
-class LateIndex<T extends KubeObject> {
-  private readonly byValue = new Map<string, Set<string>>()
-  private readonly valuesOf = new Map<string, ReadonlyArray<string>>()
-  readonly extract: IndexFunc<T>
-  constructor(extract: IndexFunc<T>) {
-    this.extract = extract
-  }
-
-  set(object: T): void {
-    const key = storeKey(object)
-    this.remove(key)
-    const values = this.extract(object)
-    this.valuesOf.set(key, values)
-    for (const v of values) {
-      let keys = this.byValue.get(v)
-      if (keys === undefined) {
-        keys = new Set()
-        this.byValue.set(v, keys)
-      }
-      keys.add(key)
-    }
-  }
-
-  remove(key: string): void {
-    for (const v of this.valuesOf.get(key) ?? []) {
-      const keys = this.byValue.get(v)
-      keys?.delete(key)
-      if (keys?.size === 0) this.byValue.delete(v)
-    }
-    this.valuesOf.delete(key)
-  }
-
-  keys(value: string): ReadonlyArray<string> {
-    return [...(this.byValue.get(value) ?? [])]
-  }
-
-  values(): ReadonlyArray<string> {
-    return [...this.byValue.keys()]
-  }
-}
-
-/** The reflector's store plus the late indexes. */
-class InformerStore<T extends KubeObject> implements ReadonlyStore<T> {
-  readonly late = new Map<string, LateIndex<T>>()
-  private readonly inner: ReadonlyStore<T>
-  constructor(inner: ReadonlyStore<T>) {
-    this.inner = inner
-  }
-  readonly get = (key: ObjectKey | string): T | undefined => this.inner.get(key)
-  readonly list = (): ReadonlyArray<T> => this.inner.list()
-  readonly keys = (): ReadonlyArray<string> => this.inner.keys()
-  readonly size = (): number => this.inner.size()
-  readonly byIndex = (index: string, value: string): ReadonlyArray<T> => {
-    const late = this.late.get(index)
-    if (late === undefined) return this.inner.byIndex(index, value)
-    return late.keys(value).flatMap((k) => this.inner.get(k) ?? [])
-  }
-  readonly indexValues = (index: string): ReadonlyArray<string> =>
-    this.late.get(index)?.values() ?? this.inner.indexValues(index)
-  readonly byNamespace = (namespace: string): ReadonlyArray<T> => this.inner.byNamespace(namespace)
-  readonly byOwner = (uid: string): ReadonlyArray<T> => this.inner.byOwner(uid)
-  readonly byLabel = (key: string, value: string): ReadonlyArray<T> => this.inner.byLabel(key, value)
-}
-
 interface Entry {
   readonly informer: Informer<KubeObject>
-  readonly store: InformerStore<KubeObject>
+  readonly store: IndexedStore<KubeObject>
   readonly reflector: Reflector<KubeObject>
   /** The informer's own scope (a child of the cache's); handlers of late indexes live in it. */
   readonly scope: Scope.Scope
@@ -181,22 +117,6 @@ export const makeInformerCache = (
     const stoppedError = (r: ResourceRef, ns: string | undefined) =>
       informerNotFound(r, ns, `the cache of cluster "${options.cluster}" has stopped`)
 
-    /** Adds a late index to a running informer: fill it from the store, then follow events. */
-    const addLateIndex = (entry: Entry, name: string, extract: IndexFunc<KubeObject>) =>
-      Effect.gen(function* () {
-        const late = new LateIndex(extract)
-        // subscribe replays the store as Added under the reflector's lock, so nothing is missed.
-        yield* entry.reflector
-          .subscribe((event) =>
-            Effect.sync(() => {
-              if (event._tag === "Deleted") late.remove(storeKey(event.object))
-              else late.set(event.object)
-            }),
-          )
-          .pipe(Scope.provide(entry.scope))
-        entry.store.late.set(name, late)
-      })
-
     /** The informer of a resource in a scope, created (under the lock, without I/O) on first use. */
     const informerFor = (r: ResourceRef, namespace: string | undefined): Effect.Effect<Entry, CacheError> =>
       lock.withPermits(1)(
@@ -213,7 +133,7 @@ export const makeInformerCache = (
             indexers: Object.fromEntries(indexers.get(resourceId(r)) ?? []),
             name: `${r.resource}${namespace === undefined ? "" : ` in ${namespace}`}`,
           }).pipe(Scope.provide(scope), Effect.annotateLogs({ cluster: options.cluster }))
-          const store = new InformerStore(reflector.store)
+          const store = new IndexedStore(reflector.store)
           const informer: Informer<KubeObject> = {
             resource: r,
             namespace,
@@ -362,7 +282,10 @@ export const makeInformerCache = (
             const fn = extract as unknown as IndexFunc<KubeObject>
             byName.set(name, fn)
             for (const entry of entries.values())
-              if (resourceId(entry.informer.resource) === id) yield* addLateIndex(entry, name, fn)
+              if (resourceId(entry.informer.resource) === id)
+                yield* entry.store
+                  .addIndex(name, fn, entry.reflector.subscribe)
+                  .pipe(Scope.provide(entry.scope))
           }),
         ),
       waitForCacheSync: Effect.gen(function* () {

@@ -14,7 +14,8 @@
  * - `onForbidden` is called at most once per informer, from the reflector's fiber: it must not
  *   wait for the informer's own scope to close (the cache hands it to its own fiber).
  * - An index added after the start (`addIndex`) is filled from the store first, then kept by a
- *   handler, so `store.byIndex` answers for it like for the indexes given at the start.
+ *   handler (`shell/cache/lateIndex.ts`), so `store.byIndex` answers for it like for the indexes
+ *   given at the start.
  *
  * @module
  */
@@ -22,13 +23,14 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
+import { IndexedStore } from "../cache/lateIndex.ts"
 import type { Informer } from "../cache/types.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { Forbidden } from "../kube/errors.ts"
-import type { KubeObject, ObjectKey, ResourceRef } from "../kube/resource.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { ReconnectBackoff, ReflectorTiming } from "../reflector/options.ts"
 import { make as makeReflector, type ReflectorStatus } from "../reflector/reflector.ts"
-import { type IndexFunc, type ReadonlyStore, storeKey } from "../reflector/store.ts"
+import type { IndexFunc } from "../reflector/store.ts"
 
 /** What one informer watches, resolved from the cache's options (see `options.ts`). */
 export interface InformerSpec {
@@ -85,60 +87,6 @@ export type InformerFactory = (
   hooks: InformerHooks,
 ) => Effect.Effect<ScopeInformer, never, Scope.Scope>
 
-/** An index kept by a handler next to the reflector's store. */
-class LateIndex {
-  private readonly byValue = new Map<string, Set<string>>()
-  private readonly valuesOf = new Map<string, ReadonlyArray<string>>()
-  private readonly extract: IndexFunc<KubeObject>
-  constructor(extract: IndexFunc<KubeObject>) {
-    this.extract = extract
-  }
-  set(object: KubeObject): void {
-    const key = storeKey(object)
-    this.remove(key)
-    const values = this.extract(object)
-    this.valuesOf.set(key, values)
-    for (const v of values) {
-      const keys = this.byValue.get(v) ?? new Set<string>()
-      keys.add(key)
-      this.byValue.set(v, keys)
-    }
-  }
-  remove(key: string): void {
-    for (const v of this.valuesOf.get(key) ?? []) {
-      const keys = this.byValue.get(v)
-      keys?.delete(key)
-      if (keys?.size === 0) this.byValue.delete(v)
-    }
-    this.valuesOf.delete(key)
-  }
-  keys(value: string): ReadonlyArray<string> {
-    return [...(this.byValue.get(value) ?? [])]
-  }
-  values(): ReadonlyArray<string> {
-    return [...this.byValue.keys()]
-  }
-}
-
-/** The reflector's store seen through the late indexes. */
-const withLateIndexes = (
-  inner: ReadonlyStore<KubeObject>,
-  late: ReadonlyMap<string, LateIndex>,
-): ReadonlyStore<KubeObject> => ({
-  get: (key: ObjectKey | string) => inner.get(key),
-  list: () => inner.list(),
-  keys: () => inner.keys(),
-  size: () => inner.size(),
-  byIndex: (index, value) => {
-    const l = late.get(index)
-    return l === undefined ? inner.byIndex(index, value) : l.keys(value).flatMap((k) => inner.get(k) ?? [])
-  },
-  indexValues: (index) => late.get(index)?.values() ?? inner.indexValues(index),
-  byNamespace: (namespace) => inner.byNamespace(namespace),
-  byOwner: (uid) => inner.byOwner(uid),
-  byLabel: (key, value) => inner.byLabel(key, value),
-})
-
 /** A log-friendly name: `configmaps in team-a [default]`. */
 export const informerName = (spec: Pick<InformerSpec, "resource" | "namespace" | "key">): string =>
   `${spec.resource.resource}${spec.resource.group === "" ? "" : `.${spec.resource.group}`}${
@@ -176,8 +124,7 @@ export const reflectorInformerFactory: InformerFactory = (client, spec, hooks) =
             )
           : Effect.succeed("retry" as const),
     }).pipe(Effect.annotateLogs({ cluster: spec.cluster }))
-    const late = new Map<string, LateIndex>()
-    const store = withLateIndexes(reflector.store, late)
+    const store = new IndexedStore(reflector.store)
     return {
       spec,
       resource: spec.resource,
@@ -188,16 +135,8 @@ export const reflectorInformerFactory: InformerFactory = (client, spec, hooks) =
       subscribe: reflector.subscribe,
       status: reflector.status,
       addIndex: (name, extract) =>
-        Effect.gen(function* () {
-          if (late.has(name) || name in spec.indexers) return
-          const index = new LateIndex(extract)
-          // subscribe replays the store as Added under the reflector's lock: nothing is missed.
-          yield* reflector.subscribe((event) =>
-            Effect.sync(() =>
-              event._tag === "Deleted" ? index.remove(storeKey(event.object)) : index.set(event.object),
-            ),
-          )
-          late.set(name, index)
-        }),
+        store.hasLateIndex(name) || name in spec.indexers
+          ? Effect.void
+          : store.addIndex(name, extract, reflector.subscribe),
     } satisfies ScopeInformer
   })
