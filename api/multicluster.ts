@@ -12,6 +12,15 @@
  *
  * @module
  */
+
+export {
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsForClusters,
+  enqueueRequestsFromMapFunc,
+  type FanOutOptions,
+  type OwnerHandlerOptions,
+} from "../shell/controller/handler.ts"
 export {
   done,
   type ReconcileResult,
@@ -40,15 +49,7 @@ export {
   type MultiClusterControllerOptions,
   make as makeController,
 } from "../shell/multicluster/controller.ts"
-export {
-  type ClusterEventHandler,
-  enqueueRequestForObject,
-  enqueueRequestForOwner,
-  enqueueRequestsForClusters,
-  enqueueRequestsFromMapFunc,
-  type FanOutOptions,
-  type OwnerHandlerOptions,
-} from "../shell/multicluster/handler.ts"
+export type { ClusterEventHandler } from "../shell/multicluster/handler.ts"
 export {
   type ManagerOptions,
   type MultiClusterManager,

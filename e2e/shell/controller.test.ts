@@ -7,8 +7,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { make as makeController } from "../../shell/controller/controller.ts"
+import { enqueueRequestForObject, enqueueRequestForOwner } from "../../shell/controller/handler.ts"
 import { done } from "../../shell/controller/result.ts"
-import { forObjects, forOwner } from "../../shell/controller/source.ts"
+import * as Source from "../../shell/controller/source.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { applyPatch, mergePatch } from "../../shell/kube/patch.ts"
 import { controllerReference, type KubeObject, Resources } from "../../shell/kube/resource.ts"
@@ -76,9 +77,11 @@ describe("a controller on a real API server", () => {
         }),
         scope,
       )
-      yield* Scope.provide(controller.watch(forObjects(sources)), scope)
+      yield* Scope.provide(controller.watch(Source.kind(sources, enqueueRequestForObject())), scope)
       yield* Scope.provide(
-        controller.watch(forOwner(mirrors, { ownerGroup: "", ownerKind: "ConfigMap" })),
+        controller.watch(
+          Source.kind(mirrors, enqueueRequestForOwner({ ownerGroup: "", ownerKind: "ConfigMap" })),
+        ),
         scope,
       )
       yield* sources.waitForSync

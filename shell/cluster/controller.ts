@@ -32,8 +32,9 @@ import type { FeatureGates, Fetched } from "../../core/cluster/types.ts"
 import { rowId } from "../../core/krtt/index.ts"
 import type { ClusterCacheShape } from "../clustercache/service.ts"
 import { make as makeController } from "../controller/controller.ts"
+import { enqueueRequestForObject, enqueueRequestsFromMapFunc } from "../controller/handler.ts"
 import { done, requeueAfter } from "../controller/result.ts"
-import { forMap, forObjects, fromStream } from "../controller/source.ts"
+import * as Source from "../controller/source.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import { type CustomResourceDefinition, crdResource } from "../kube/discovery.ts"
 import { type KubeObject, parseApiVersion, type ResourceRef, Resources } from "../kube/resource.ts"
@@ -135,7 +136,7 @@ export const makeClusterController = (
           known ??
           (yield* Effect.gen(function* () {
             const r = yield* makeReflector(client, { resource, name: resource.resource })
-            yield* controller.watch(forMap(r, owningClusters, { description: resource.kind }))
+            yield* controller.watch(Source.kind(r, enqueueRequestsFromMapFunc(owningClusters, resource.kind)))
             yield* Ref.update(watched, (m) => new Map(m).set(refKey(resource), r))
             return r
           }).pipe(Scope.provide(scope)))
@@ -261,7 +262,7 @@ export const makeClusterController = (
       })
     }
 
-    yield* controller.watch(forObjects(clusters))
+    yield* controller.watch(Source.kind(clusters, enqueueRequestForObject()))
     const period = options.syncPeriod ?? 0
     if (period > 0)
       yield* controller.watch({
@@ -289,7 +290,7 @@ export const makeClusterController = (
       probeFailureDurations: [config.remoteConnectionGracePeriod],
     })
     yield* controller.watch(
-      fromStream(
+      Source.channel(
         Stream.map(events, (k) => makeRequest(k)),
         "ClusterCache events",
       ),

@@ -7,8 +7,9 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { make as makeController } from "../controller/controller.ts"
+import { enqueueRequestForObject, enqueueRequestsFromMapFunc } from "../controller/handler.ts"
 import { done, requeueAfter } from "../controller/result.ts"
-import { forMap, forObjects } from "../controller/source.ts"
+import * as Source from "../controller/source.ts"
 import type { KubeObject } from "../kube/resource.ts"
 import type { Reflector } from "../reflector/reflector.ts"
 import { makeRequest } from "../workqueue/request.ts"
@@ -52,10 +53,13 @@ export const makeClusterCacheController = (
           return outcome.requeueAfter === undefined ? done(row) : requeueAfter(outcome.requeueAfter, row)
         }),
     })
-    yield* controller.watch(forObjects(clusters))
+    yield* controller.watch(Source.kind(clusters, enqueueRequestForObject()))
     if (options.secrets !== undefined)
       yield* controller.watch(
-        forMap(options.secrets, clusterOfKubeconfigSecret, { description: "kubeconfig Secrets" }),
+        Source.kind(
+          options.secrets,
+          enqueueRequestsFromMapFunc(clusterOfKubeconfigSecret, "kubeconfig Secrets"),
+        ),
       )
     return { start: controller.start }
   })

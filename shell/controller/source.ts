@@ -1,19 +1,30 @@
 /**
- * Sources: where a controller's requests come from. A source maps reflector events (or any
- * stream) to `Request`s of one cluster: the object itself (`forObjects`, like
- * `EnqueueRequestForObject`), its owner (`forOwner`, like `EnqueueRequestForOwner`), or anything
- * a map function says (`forMap`, like `EnqueueRequestsFromMapFunc`).
+ * Sources (controller-runtime's `source` package): where a single-cluster controller's requests
+ * come from. Import it as a namespace: `Source.kind(reflector, handler)` maps each event of a
+ * reflector through an event handler (`handler.ts`: the object itself, its owner, a map
+ * function), like `source.Kind`; `Source.channel(stream)` forwards a stream of requests (e.g. a
+ * ClusterCache's cluster events), like `source.Channel`.
  *
- * A source is data plus a `start` that subscribes until the scope closes; it never reconciles.
+ * ```ts
+ * yield* controller.watch(Source.kind(clusters, enqueueRequestForObject()))
+ * yield* controller.watch(Source.kind(secrets, enqueueRequestsFromMapFunc(clusterOf), { predicates }))
+ * ```
+ *
+ * # Guarantees
+ * - A source is data plus a `start` that subscribes until the scope closes; it never reconciles.
+ * - An event that fails any predicate enqueues nothing.
+ * - The handler is the one `handlerFor` gives for the source's cluster (its `deepCopyFor` copy
+ *   when it makes copies), taken once when the source is made.
  *
  * @module
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { type KubeObject, parseApiVersion } from "../kube/resource.ts"
-import type { Reflector, ReflectorEvent } from "../reflector/reflector.ts"
-import { type ClusterName, HubCluster, makeRequest, type Request, requestKey } from "../workqueue/request.ts"
+import type { KubeObject } from "../kube/resource.ts"
+import type { Reflector } from "../reflector/reflector.ts"
+import { type ClusterName, HubCluster, type Request } from "../workqueue/request.ts"
+import { type EventCluster, type EventHandler, handlerFor } from "./handler.ts"
 import type { Predicate } from "./predicate.ts"
 
 /** Feeds requests to `enqueue` until the scope closes. */
@@ -25,97 +36,38 @@ export interface Source {
   ) => Effect.Effect<void, never, Scope.Scope>
 }
 
-/** Options common to reflector sources. */
-export interface SourceOptions<T extends KubeObject> {
-  /** The cluster of the requests. Default: the hub cluster `""`. */
+/** Options of `kind`. */
+export interface KindOptions<T extends KubeObject> {
+  /** The cluster of the events (what the handler is given). Default: the hub cluster `""`. */
   readonly cluster?: ClusterName | undefined
   /** Events that fail any predicate enqueue nothing. */
   readonly predicates?: ReadonlyArray<Predicate<T>> | undefined
+  /** For logs. Default: the handler's description. */
+  readonly description?: string | undefined
 }
 
-/** Maps an object to the requests it causes. */
-export type MapFunc<T extends KubeObject> = (object: T, cluster: ClusterName) => ReadonlyArray<Request>
-
-/**
- * Requests from `map` for each event of `reflector` that passes the predicates; for an update,
- * the requests of the old and the new object (de-duplicated), so a moved reference reconciles
- * both sides.
- */
-export const forMap = <T extends KubeObject>(
+/** The requests `handler` makes of each event of `reflector` that passes the predicates (`source.Kind`). */
+export const kind = <T extends KubeObject>(
   reflector: Reflector<T>,
-  map: MapFunc<T>,
-  options: SourceOptions<T> & { readonly description?: string | undefined } = {},
+  handler: EventHandler<T, Request, EventCluster>,
+  options: KindOptions<T> = {},
 ): Source => {
-  const cluster = options.cluster ?? HubCluster
+  const cluster: EventCluster = { name: options.cluster ?? HubCluster }
   const predicates = options.predicates ?? []
-  const requestsOf = (event: ReflectorEvent<T>): ReadonlyArray<Request> => {
-    if (!predicates.every((p) => p(event))) return []
-    const all =
-      event._tag === "Updated"
-        ? [...map(event.old, cluster), ...map(event.object, cluster)]
-        : map(event.object, cluster)
-    const seen = new Set<string>()
-    return all.filter((r) => {
-      const key = requestKey(r)
-      if (seen.has(key)) return false
-      seen.add(key)
-      return true
-    })
-  }
+  const forCluster = handlerFor(handler, cluster)
   return {
-    description: options.description ?? "map function",
+    description: options.description ?? forCluster.description,
     start: (enqueue) =>
-      reflector.subscribe((event) => Effect.forEach(requestsOf(event), enqueue, { discard: true })),
+      reflector.subscribe((event) =>
+        predicates.every((p) => p(event))
+          ? Effect.forEach(forCluster.requests(event, cluster), enqueue, { discard: true })
+          : Effect.void,
+      ),
   }
 }
 
-/** A request for the object itself. */
-export const forObjects = <T extends KubeObject>(
-  reflector: Reflector<T>,
-  options: SourceOptions<T> = {},
-): Source =>
-  forMap(
-    reflector,
-    (o, cluster) => [
-      makeRequest({ namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" }, cluster),
-    ],
-    { ...options, description: "objects" },
-  )
-
-/** Which owner references `forOwner` follows. */
-export interface OwnerOptions<T extends KubeObject> extends SourceOptions<T> {
-  /** The owner's API group (`""` for core) and kind. */
-  readonly ownerGroup: string
-  readonly ownerKind: string
-  /** Only the controller reference (`controller: true`). Default true, like `OnlyControllerOwner`. */
-  readonly onlyController?: boolean | undefined
-  /** Whether the owner is cluster-scoped (then requests have namespace `""`). Default false. */
-  readonly ownerClusterScoped?: boolean | undefined
-}
-
-/** A request for the owner of the object (owners live in the object's namespace). */
-export const forOwner = <T extends KubeObject>(reflector: Reflector<T>, options: OwnerOptions<T>): Source =>
-  forMap(
-    reflector,
-    (o, cluster) =>
-      (o.metadata.ownerReferences ?? [])
-        .filter(
-          (ref) =>
-            ref.kind === options.ownerKind &&
-            parseApiVersion(ref.apiVersion).group === options.ownerGroup &&
-            (options.onlyController === false || ref.controller === true),
-        )
-        .map((ref) =>
-          makeRequest(
-            { namespace: options.ownerClusterScoped ? "" : (o.metadata.namespace ?? ""), name: ref.name },
-            cluster,
-          ),
-        ),
-    { ...options, description: `owner ${options.ownerKind}` },
-  )
-
-/** Requests from a stream (e.g. a ClusterCache's cluster events); runs until the scope closes. */
-export const fromStream = (stream: Stream.Stream<Request>, description = "stream"): Source => ({
+/** Requests from a stream (`source.Channel`); runs until the scope closes. */
+export const channel = (stream: Stream.Stream<Request>, description = "stream"): Source => ({
   description,
   start: (enqueue) => Effect.asVoid(Effect.forkScoped(Stream.runForEach(stream, enqueue))),
 })

@@ -15,12 +15,10 @@
  * @module
  */
 import * as Data from "effect/Data"
+import { type ClusterAware, canonicalJson } from "../controller/requestData.ts"
 import { type ClusterName, formatRequest, type Request } from "../workqueue/request.ts"
 
-/** What every request type has: the cluster it is for (`""`: the hub). */
-export interface ClusterAware {
-  readonly cluster: ClusterName
-}
+export { type ClusterAware, requestDataKey } from "../controller/requestData.ts"
 
 /** The object key `For` and `Owns` enqueue, in the cluster of the event. */
 export interface ObjectKey {
@@ -62,41 +60,6 @@ export const clusterRequest: RequestType<Request> = {
   forObject: (cluster, key) => ({ cluster, namespace: key.namespace, name: key.name }),
 }
 
-/** Sorted-key JSON of plain data, or the path of the first value that is not JSON data. */
-const canonical = (value: unknown, path: string): { json: string } | { bad: string } => {
-  if (value === null || typeof value === "string" || typeof value === "boolean")
-    return { json: JSON.stringify(value) }
-  if (typeof value === "number")
-    return Number.isFinite(value) ? { json: JSON.stringify(value) } : { bad: path }
-  if (Array.isArray(value)) {
-    const parts: Array<string> = []
-    for (const [i, v] of value.entries()) {
-      const c = canonical(v, `${path}[${i}]`)
-      if ("bad" in c) return c
-      parts.push(c.json)
-    }
-    return { json: `[${parts.join(",")}]` }
-  }
-  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const parts: Array<string> = []
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key]
-      if (v === undefined) continue
-      const c = canonical(v, path === "" ? key : `${path}.${key}`)
-      if ("bad" in c) return c
-      parts.push(`${JSON.stringify(key)}:${c.json}`)
-    }
-    return { json: `{${parts.join(",")}}` }
-  }
-  return { bad: path }
-}
-
-/** A de-duplication key of any request: its canonical JSON (plain JSON text if it is not data). */
-export const requestDataKey = (request: unknown): string => {
-  const c = canonical(request, "")
-  return "json" in c ? c.json : String(JSON.stringify(request))
-}
-
 /**
  * Checks that `request` is a request of `type`: an object whose `cluster` is a string and whose
  * fields are JSON data. Returns the error, or `undefined` when it is one.
@@ -115,12 +78,12 @@ export const checkRequest = (type: string, request: unknown): RequestTypeError |
       field: "cluster",
       message: `${type}.cluster: the cluster name is required (a string, "" for the hub), got ${cluster === undefined ? "nothing" : JSON.stringify(cluster)}`,
     })
-  const c = canonical(request, "")
-  return "bad" in c
+  const c = canonicalJson(request)
+  return c._tag === "NotData"
     ? new RequestTypeError({
         requestType: type,
-        field: c.bad,
-        message: `${type}.${c.bad}: a request holds JSON data only (strings, finite numbers, booleans, null, arrays, plain objects)`,
+        field: c.path,
+        message: `${type}.${c.path}: a request holds JSON data only (strings, finite numbers, booleans, null, arrays, plain objects)`,
       })
     : undefined
 }
@@ -141,8 +104,8 @@ export const customRequest = <Req extends ClusterAware>(
 ): RequestType<Req> => {
   const rest = (r: Req): string => {
     const { cluster: _, ...fields } = r as Req & Record<string, unknown>
-    const c = canonical(fields, "")
-    return "json" in c ? c.json : "{}"
+    const c = canonicalJson(fields)
+    return c._tag === "Json" ? c.json : "{}"
   }
   return {
     name: options.name,
