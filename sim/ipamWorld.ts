@@ -20,6 +20,7 @@
  */
 import {
   APPLIED_RULES_ANNOTATION,
+  AppliedRulesError,
   allocations,
   type Cidr,
   CLUSTER_TARGET_LABEL,
@@ -485,7 +486,8 @@ export class IpamWorld {
     const out = new Set<string>()
     const c = this.clusters.get(owner)
     const parsed = parseAppliedRules(c?.annotations[APPLIED_RULES_ANNOTATION])
-    if (parsed.ok) for (const m of Object.values(parsed.rules)) for (const v of Object.values(m)) out.add(v)
+    if (!(parsed instanceof AppliedRulesError))
+      for (const m of Object.values(parsed)) for (const v of Object.values(m)) out.add(v)
     for (const cc of this.ccsByCluster.get(owner)?.values() ?? []) {
       for (const p of cc.patches) if (typeof p.value === "string") out.add(p.value)
     }

@@ -6,8 +6,11 @@
  *
  * @module
  */
+export * from "./actions.ts"
 export * from "./admission.ts"
+export * from "./align.ts"
 export * from "./allocator.ts"
+export * from "./apply.ts"
 export * from "./cidr.ts"
 export * from "./config.ts"
 export * from "./constants.ts"
@@ -15,6 +18,7 @@ export * from "./match.ts"
 export * from "./objects.ts"
 export * from "./paths.ts"
 export * from "./reconcile.ts"
+export * from "./release.ts"
 export * from "./restore.ts"
 export * from "./schema.ts"
 export * from "./trigger.ts"

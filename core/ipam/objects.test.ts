@@ -9,6 +9,7 @@ import {
   MANAGED_PURPOSE_LABEL,
 } from "./constants.ts"
 import {
+  AppliedRulesError,
   type ClusterConfigView,
   clusterConfigFor,
   clusterConfigLabels,
@@ -46,32 +47,37 @@ describe("the applied-rules annotation", () => {
   it("reads {rule: {path: cidr}} and writes it with sorted keys, as Go's encoding/json does", () => {
     const text = '{"b":{"/z":"10.0.0.0/24","/a":"10.0.1.0/24"},"a":{}}'
     const r = parseAppliedRules(text)
-    expect(r.ok && formatAppliedRules(r.rules)).toBe('{"a":{},"b":{"/a":"10.0.1.0/24","/z":"10.0.0.0/24"}}')
+    expect(!(r instanceof AppliedRulesError) && formatAppliedRules(r)).toBe(
+      '{"a":{},"b":{"/a":"10.0.1.0/24","/z":"10.0.0.0/24"}}',
+    )
   })
   it("refuses what is not that shape, saying why", () => {
-    expect(parseAppliedRules("{x").ok).toBe(false)
+    expect(parseAppliedRules("{x")).toBeInstanceOf(AppliedRulesError)
     expect(parseAppliedRules('{"r":["10.0.0.0/24"]}')).toMatchObject({
-      ok: false,
+      _tag: "AppliedRulesError",
       message: expect.stringContaining('"r"'),
     })
-    expect(parseAppliedRules('{"r":{"/p":42}}').ok).toBe(false)
-    expect(parseAppliedRules(undefined)).toEqual({ ok: true, rules: {} })
+    expect(parseAppliedRules('{"r":{"/p":42}}')).toBeInstanceOf(AppliedRulesError)
+    expect(parseAppliedRules(undefined)).toEqual({})
   })
   it("reads null as no rules and a null rule as no paths; an array or a scalar is not a map of rule ids", () => {
-    expect(parseAppliedRules("null")).toEqual({ ok: true, rules: {} })
-    expect(parseAppliedRules('{"r":null}')).toEqual({ ok: true, rules: { r: {} } })
+    expect(parseAppliedRules("null")).toEqual({})
+    expect(parseAppliedRules('{"r":null}')).toEqual({ r: {} })
     for (const text of ["[]", "42", '"x"'])
-      expect(parseAppliedRules(text), text).toEqual({ ok: false, message: "not a JSON object of rule ids" })
-    expect(parseAppliedRules('{"r":42}')).toEqual({
-      ok: false,
+      expect(parseAppliedRules(text), text).toMatchObject({
+        _tag: "AppliedRulesError",
+        message: "not a JSON object of rule ids",
+      })
+    expect(parseAppliedRules('{"r":42}')).toMatchObject({
+      _tag: "AppliedRulesError",
       message: 'rule "r" does not map paths to CIDRs',
     })
-    expect(parseAppliedRules('{"r":["10.0.0.0/24"]}')).toEqual({
-      ok: false,
+    expect(parseAppliedRules('{"r":["10.0.0.0/24"]}')).toMatchObject({
+      _tag: "AppliedRulesError",
       message: 'rule "r" does not map paths to CIDRs',
     })
-    expect(parseAppliedRules('{"r":{"/p":42}}')).toEqual({
-      ok: false,
+    expect(parseAppliedRules('{"r":{"/p":42}}')).toMatchObject({
+      _tag: "AppliedRulesError",
       message: 'rule "r" path "/p" is not a CIDR string',
     })
   })
@@ -211,7 +217,7 @@ describe("sortPatches()", () => {
 describe("parseAppliedRules() errors", () => {
   it("says what is not JSON", () => {
     expect(parseAppliedRules("{x")).toMatchObject({
-      ok: false,
+      _tag: "AppliedRulesError",
       message: expect.stringMatching(/^not JSON: /),
     })
   })

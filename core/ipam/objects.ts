@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto"
+import * as Data from "effect/Data"
 import { compareText } from "../krtt/compare.ts"
 import {
   CIDR_FINALIZER,
@@ -241,20 +242,21 @@ export const clusterConfigFor = (
   },
 })
 
-/** Parses the applied-rules annotation; `undefined` when absent, an error message when not `{rule: {path: cidr}}`. */
-export const parseAppliedRules = (
-  text: string | undefined,
-): { readonly ok: true; readonly rules: AppliedRules } | { readonly ok: false; readonly message: string } => {
-  if (text === undefined) return { ok: true, rules: {} }
+/** The applied-rules annotation is not `{rule: {path: cidr}}` (`ipam.reconcile#10`). */
+export class AppliedRulesError extends Data.TaggedError("AppliedRulesError")<{ readonly message: string }> {}
+
+/** Parses the applied-rules annotation; none when absent or `null`, an error when not `{rule: {path: cidr}}`. */
+export const parseAppliedRules = (text: string | undefined): AppliedRules | AppliedRulesError => {
+  if (text === undefined) return {}
   let v: unknown
   try {
     v = JSON.parse(text)
   } catch (e) {
-    return { ok: false, message: `not JSON: ${(e as Error).message}` }
+    return new AppliedRulesError({ message: `not JSON: ${(e as Error).message}` })
   }
-  if (v === null) return { ok: true, rules: {} }
+  if (v === null) return {}
   if (typeof v !== "object" || Array.isArray(v))
-    return { ok: false, message: "not a JSON object of rule ids" }
+    return new AppliedRulesError({ message: "not a JSON object of rule ids" })
   const out: Record<string, Record<string, string>> = {}
   for (const [rule, m] of Object.entries(v as Record<string, unknown>)) {
     if (m === null) {
@@ -262,16 +264,16 @@ export const parseAppliedRules = (
       continue
     }
     if (typeof m !== "object" || Array.isArray(m))
-      return { ok: false, message: `rule "${rule}" does not map paths to CIDRs` }
+      return new AppliedRulesError({ message: `rule "${rule}" does not map paths to CIDRs` })
     const inner: Record<string, string> = {}
     for (const [path, cidr] of Object.entries(m as Record<string, unknown>)) {
       if (typeof cidr !== "string")
-        return { ok: false, message: `rule "${rule}" path "${path}" is not a CIDR string` }
+        return new AppliedRulesError({ message: `rule "${rule}" path "${path}" is not a CIDR string` })
       inner[path] = cidr
     }
     out[rule] = inner
   }
-  return { ok: true, rules: out }
+  return out
 }
 
 /** The annotation's text: JSON with sorted keys, as Go's encoding/json writes a map. */

@@ -3,18 +3,14 @@
 // the two inputs it refuses. The property tests (spec/ipam, property-tests/ipam) hold every row
 // to its promise; these pin what a user reads: outcomes, conditions, Events and their texts.
 import { describe, expect, it } from "vitest"
+import type { ReconcileAction, ReconcileResult } from "./actions.ts"
 import { allocations, emptyIpam, reconfigure } from "./allocator.ts"
+import { ensureParents } from "./apply.ts"
 import { cidrOf } from "./cidr.ts"
 import type { IpamConfigSpec } from "./config.ts"
 import { APPLIED_RULES_ANNOTATION, INJECTION_RULE_LABEL } from "./constants.ts"
 import type { ClusterConfigView, ClusterView } from "./objects.ts"
-import {
-  ensureParents,
-  ipamFromEntries,
-  type ReconcileAction,
-  type ReconcileResult,
-  reconcileCluster,
-} from "./reconcile.ts"
+import { ipamFromEntries, reconcileCluster } from "./reconcile.ts"
 
 const identity = { managedBy: "ipam", environment: "dev" }
 const selectAll = { matchIdentities: undefined, matchPurposes: [], matchLabels: {}, matchExpressions: [] }

@@ -22,6 +22,7 @@ import {
   INJECTION_RULE_LABEL,
 } from "./constants.ts"
 import {
+  AppliedRulesError,
   type ClusterConfigView,
   type ClusterView,
   type ControllerIdentity,
@@ -68,11 +69,11 @@ export const restoreIpam = (input: RestoreInput): RestoreResult => {
   const unreadable: Array<string> = []
   for (const c of input.clusters) {
     const parsed = parseAppliedRules(c.annotations[APPLIED_RULES_ANNOTATION])
-    if (!parsed.ok) {
+    if (parsed instanceof AppliedRulesError) {
       unreadable.push(`${c.namespace}/${c.name}`)
       continue
     }
-    for (const [rule, m] of Object.entries(parsed.rules)) {
+    for (const [rule, m] of Object.entries(parsed)) {
       for (const cidr of Object.values(m)) group(c.namespace, c.name, rule).cidrs.add(cidr)
     }
   }
