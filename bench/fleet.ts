@@ -37,7 +37,7 @@ import * as References from "effect/References"
 import { PropagatedToAnnotation } from "../core/propagate/index.ts"
 import { makeMemoryClient } from "../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../shell/apiserver/server.ts"
-import { addPropagateControllers } from "../shell/fleet/propagate.ts"
+import { addToManager as addPropagateToManager } from "../shell/fleet/propagate/index.ts"
 import type { KubeClientShape } from "../shell/kube/client.ts"
 import { mergePatch } from "../shell/kube/patch.ts"
 import { type KubeObject, Resources } from "../shell/kube/resource.ts"
@@ -153,7 +153,7 @@ export const propagateRun = (sources: number, clusters: number): Promise<Propaga
           yield* provider.add(`cluster-${c}`, server)
         }
         const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-        yield* addPropagateControllers(manager, hubClient, {
+        yield* addPropagateToManager(manager, hubClient, {
           pendingNamespace: NS,
           kinds: ["ConfigMap"],
           config: { clusterPollInterval: 50, retryInterval: 200, clusterTimeout: 60_000 },
@@ -311,7 +311,7 @@ export const propagateTestenvRun = (
           cacheFactory: makeScopedCacheFactory({ accessReview: true }),
         })
         const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-        yield* addPropagateControllers(manager, hubClient, {
+        yield* addPropagateToManager(manager, hubClient, {
           pendingNamespace: fleetNs,
           kinds: ["ConfigMap"],
           config: { clusterPollInterval: 50, retryInterval: 200, clusterTimeout: 60_000 },
@@ -450,7 +450,7 @@ export const propagateNamespacesRun = (sources: number, clusters: number): Promi
         })
         const provider = yield* makeNamespacesProvider(yield* makeMemoryClient(fleetServer))
         const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-        yield* addPropagateControllers(manager, hubClient, {
+        yield* addPropagateToManager(manager, hubClient, {
           pendingNamespace: NS,
           kinds: ["ConfigMap"],
           config: { clusterPollInterval: 50, retryInterval: 200, clusterTimeout: 60_000 },

@@ -5,7 +5,13 @@
  *
  * @module
  */
+import * as Data from "effect/Data"
 import { didYouMean } from "../krtt/suggest.ts"
+
+/** An override that is not a field of `InventoryConfig`, or not a non-negative number. Not retryable: fix the flags. */
+export class InventoryConfigError extends Data.TaggedError("InventoryConfigError")<{
+  readonly message: string
+}> {}
 
 export interface InventoryConfig {
   /**
@@ -33,18 +39,18 @@ export const InventoryDefaults: InventoryConfig = {
   retry: 1_000,
 }
 
-/** The defaults with some values replaced; a negative or non-finite number throws naming it. */
+/** The defaults with some values replaced; a negative or non-finite number throws `InventoryConfigError` naming it. */
 export const inventoryConfig = (overrides: Partial<InventoryConfig> = {}): InventoryConfig => {
   const config = { ...InventoryDefaults, ...overrides }
   for (const [key, value] of Object.entries(config)) {
     if (!(key in InventoryDefaults))
-      throw new Error(
-        `inventory config: unknown key ${key}${didYouMean(key, Object.keys(InventoryDefaults))} (known: ${Object.keys(InventoryDefaults).join(", ")})`,
-      )
+      throw new InventoryConfigError({
+        message: `inventory config: unknown key ${key}${didYouMean(key, Object.keys(InventoryDefaults))} (known: ${Object.keys(InventoryDefaults).join(", ")})`,
+      })
     if (!Number.isFinite(value) || value < 0)
-      throw new Error(
-        `inventory config: ${key} must be a non-negative number of milliseconds, got ${String(value)}`,
-      )
+      throw new InventoryConfigError({
+        message: `inventory config: ${key} must be a non-negative number of milliseconds, got ${String(value)}`,
+      })
   }
   return config
 }

@@ -4,7 +4,13 @@
  *
  * @module
  */
+import * as Data from "effect/Data"
 import { didYouMean } from "../krtt/suggest.ts"
+
+/** An override that is not a field of `PropagateConfig`, or not a positive number. Not retryable: fix the flags. */
+export class PropagateConfigError extends Data.TaggedError("PropagateConfigError")<{
+  readonly message: string
+}> {}
 
 export interface PropagateConfig {
   /** A source not in sync everywhere (a failure, a missing permission) is looked at again after this. Default 5 s. */
@@ -31,19 +37,21 @@ export const PropagateDefaults: PropagateConfig = {
   permissionRecheckInterval: 10_000,
 }
 
-/** The defaults with some overridden; a non-positive number throws an error naming the field. */
+/** The defaults with some overridden; a non-positive number throws `PropagateConfigError` naming the field. */
 export const propagateConfig = (overrides: Partial<PropagateConfig> = {}): PropagateConfig => {
   const known = Object.keys(PropagateDefaults)
   for (const key of Object.keys(overrides)) {
     if (!known.includes(key))
-      throw new Error(
-        `propagate config: unknown field "${key}"${didYouMean(key, known)} (known: ${known.join(", ")})`,
-      )
+      throw new PropagateConfigError({
+        message: `propagate config: unknown field "${key}"${didYouMean(key, known)} (known: ${known.join(", ")})`,
+      })
   }
   const config = { ...PropagateDefaults, ...overrides }
   for (const [key, value] of Object.entries(config)) {
     if (!Number.isFinite(value) || value <= 0)
-      throw new Error(`propagate config: ${key} must be a positive number, got ${String(value)}`)
+      throw new PropagateConfigError({
+        message: `propagate config: ${key} must be a positive number, got ${String(value)}`,
+      })
   }
   return config
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { TransitionResult } from "../krtt/types.ts"
 
 /** The table id. */
 export const PROPAGATE_COPY = "propagate.copy"
@@ -138,8 +139,5 @@ export interface CopyInput {
   readonly now: number
 }
 
-export interface CopyResult {
-  readonly actions: ReadonlyArray<CopyAction>
-  readonly status: CopyStatus
-  readonly row: `${string}#${number}`
-}
+/** What `copyTransition` answers: the actions, the pair's status, the deciding row. */
+export type CopyResult = TransitionResult<CopyAction, CopyStatus>

@@ -14,11 +14,11 @@ import {
   propagateConfig,
 } from "../../core/propagate/index.ts"
 import {
-  addPropagateControllers,
+  addToManager,
   kubeconfigSecretLabels,
   PendingConfigMap,
-} from "../../shell/fleet/propagate.ts"
-import { propagateCacheFactory } from "../../shell/fleet/propagateRun.ts"
+  propagateCacheFactory,
+} from "../../shell/fleet/propagate/index.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { mergePatch } from "../../shell/kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../../shell/kube/resource.ts"
@@ -153,7 +153,7 @@ const fleet = Effect.gen(function* () {
     cacheFactory: propagateCacheFactory(propagateConfig({ permissionRecheckInterval: 1_000 })),
   })
   const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-  yield* addPropagateControllers(manager, hubClient, {
+  yield* addToManager(manager, hubClient, {
     pendingNamespace: fleetNs,
     config: { retryInterval: 500, clusterPollInterval: 200, clusterTimeout: 5_000 },
     clusterLabels: kubeconfigSecretLabels(manager, fleetNs),

@@ -3,7 +3,7 @@
  * driven by random events in the hub (edits, unlabelled, labelled again, deleted), in the
  * cluster (the copy edited or deleted, an object of someone else in the way, the namespace
  * missing) and of the runtime (permission revoked and restored, the selector changed). After
- * every event the model shell decides and applies the actions as `shell/fleet/propagate.ts` does
+ * every event the model shell decides and applies the actions as `shell/fleet/propagate/` does
  * (a create that finds no namespace is decided again with the namespace missing: row 1), then
  * checks the issue's promises: a wanted, selected source has its copy exactly as
  * `desiredContent` says; otherwise no copy of ours is left; nothing is written while forbidden;

@@ -20,7 +20,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import type * as Effect from "effect/Effect"
 import { PropagateDefaults } from "../../core/propagate/index.ts"
-import { type PropagateRunOptions, runPropagate } from "../fleet/propagateRun.ts"
+import { type PropagateRunOptions, runPropagate } from "../fleet/propagate/index.ts"
 import { FlagError, readDuration } from "../manager/flags.ts"
 import {
   type FleetCommandSpec,

@@ -69,3 +69,33 @@ export const recordEvent = (
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Effect.asVoid(client.create(Resources.events, eventObject(involved, note, component, new Date(now)))),
   )
+
+/** The object an Event is about, read from the object itself (`type` gives its apiVersion and kind). */
+export const involvedObjectOf = (
+  type: { readonly apiVersion: string; readonly kind: string },
+  object: KubeObject,
+): InvolvedObject => ({
+  apiVersion: type.apiVersion,
+  kind: type.kind,
+  name: object.metadata.name ?? "",
+  namespace: object.metadata.namespace,
+  uid: object.metadata.uid,
+})
+
+/**
+ * Creates the Event for `note` about `involved`, now, as a best effort: a refusal is logged at
+ * warning level with the reason and the error's tag, and the caller goes on.
+ */
+export const recordEventOrWarn = (
+  client: KubeClientShape,
+  involved: InvolvedObject,
+  note: EventNote,
+  component: string,
+): Effect.Effect<void> =>
+  recordEvent(client, involved, note, component).pipe(
+    Effect.catch((e: KubeError) =>
+      Effect.logWarning("an Event was refused").pipe(
+        Effect.annotateLogs({ reason: note.reason, error: e._tag }),
+      ),
+    ),
+  )

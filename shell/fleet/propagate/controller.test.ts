@@ -1,19 +1,18 @@
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import {
-  PropagateDefaults,
   PropagatedFromLabel,
   PropagatedToAnnotation,
   PropagateFinalizer,
-} from "../../core/propagate/index.ts"
-import { makeMemoryClient } from "../apiserver/memoryClient.ts"
-import { FakeApiServer } from "../apiserver/server.ts"
-import { mergePatch } from "../kube/patch.ts"
-import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
-import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
-import { makeNamespacesProvider } from "../multicluster/providers/index.ts"
-import { scopedCacheFactory } from "../scopedcache/index.ts"
-import { addPropagateControllers, targetOf } from "./propagate.ts"
+} from "../../../core/propagate/index.ts"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
+import { mergePatch } from "../../kube/patch.ts"
+import { type KubeObject, type ResourceRef, Resources } from "../../kube/resource.ts"
+import { makeCluster, makeManager, makeMemoryProvider } from "../../multicluster/index.ts"
+import { makeNamespacesProvider } from "../../multicluster/providers/index.ts"
+import { scopedCacheFactory } from "../../scopedcache/index.ts"
+import { addToManager } from "./controller.ts"
 
 /** Polls (real time) until `check` holds; fails naming `what` after `ms`. */
 const waitFor = (what: string, check: Effect.Effect<boolean, unknown>, ms = 15_000) =>
@@ -65,7 +64,7 @@ const fleet = (names: ReadonlyArray<string>) =>
       yield* provider.add(n, s)
     }
     const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-    yield* addPropagateControllers(manager, hubClient, {
+    yield* addToManager(manager, hubClient, {
       pendingNamespace: "krtt-system",
       config: { retryInterval: 100, clusterPollInterval: 50 },
     })
@@ -234,7 +233,7 @@ describe("krtt propagate with the namespaces provider (a logical cluster is one 
             yield* fleetServer.client().create(Resources.namespaces, { metadata: { name: n } })
           const provider = yield* makeNamespacesProvider(yield* makeMemoryClient(fleetServer))
           const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-          yield* addPropagateControllers(manager, hubClient, {
+          yield* addToManager(manager, hubClient, {
             pendingNamespace: "team-a",
             config: { retryInterval: 100, clusterPollInterval: 50 },
             copyNamespace: () => "",
@@ -271,26 +270,4 @@ describe("krtt propagate with the namespaces provider (a logical cluster is one 
       ),
     )
   }, 60_000)
-})
-
-describe("targetOf (krtt.io/propagation)", () => {
-  it("no annotation selects; a selector on krtt.io/cluster-name selects or not; a bad one is Invalid", () => {
-    expect(targetOf({}, "east")).toEqual({ _tag: "Selected" })
-    expect(targetOf({ "krtt.io/propagation": "krtt.io/cluster-name=east" }, "east")).toEqual({
-      _tag: "Selected",
-    })
-    expect(targetOf({ "krtt.io/propagation": "krtt.io/cluster-name!=east" }, "east")).toEqual({
-      _tag: "NotSelected",
-    })
-    expect(targetOf({ "krtt.io/propagation": "krtt.io/cluster-name in (a" }, "east")._tag).toBe("Invalid")
-  })
-  it("matches the cluster's labels too", () => {
-    const sel = { "krtt.io/propagation": "env=prod,region in (eu, us)" }
-    expect(targetOf(sel, "east", { env: "prod", region: "eu" })).toEqual({ _tag: "Selected" })
-    expect(targetOf(sel, "east", { env: "dev", region: "eu" })).toEqual({ _tag: "NotSelected" })
-    expect(targetOf(sel, "east")).toEqual({ _tag: "NotSelected" })
-  })
-  it("the documented defaults are the controller's", () => {
-    expect(PropagateDefaults.retryInterval).toBe(5_000)
-  })
 })

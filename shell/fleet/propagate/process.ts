@@ -16,16 +16,17 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { type PropagateConfig, propagateConfig } from "../../core/propagate/index.ts"
-import { makeRestClient } from "../kube/restClient.ts"
-import { parseBindAddress } from "../manager/http.ts"
-import type { ResolvedKubeconfig } from "../manager/kubeconfig.ts"
-import type { ManagerOptions } from "../manager/options.ts"
-import { lead, serveMetricsAndHealth } from "../manager/serve.ts"
-import { makeCluster, makeManager } from "../multicluster/index.ts"
-import { makeProvider, type ProviderFlags } from "../multicluster/providers/index.ts"
-import { makeScopedCacheFactory } from "../scopedcache/index.ts"
-import { addPropagateControllers, kubeconfigSecretLabels } from "./propagate.ts"
+import { type PropagateConfig, PropagateConfigError, propagateConfig } from "../../../core/propagate/index.ts"
+import { makeRestClient } from "../../kube/restClient.ts"
+import { parseBindAddress } from "../../manager/http.ts"
+import type { ResolvedKubeconfig } from "../../manager/kubeconfig.ts"
+import type { ManagerOptions } from "../../manager/options.ts"
+import { lead, serveMetricsAndHealth } from "../../manager/serve.ts"
+import { makeCluster, makeManager } from "../../multicluster/index.ts"
+import { makeProvider, type ProviderFlags } from "../../multicluster/providers/index.ts"
+import { makeScopedCacheFactory } from "../../scopedcache/index.ts"
+import { addToManager } from "./controller.ts"
+import { kubeconfigSecretLabels } from "./observe.ts"
 
 /** Everything `krtt propagate` runs with. */
 export interface PropagateRunOptions {
@@ -56,7 +57,11 @@ export const runPropagate = (
 ): Effect.Effect<void, Error, Scope.Scope> =>
   Effect.gen(function* () {
     const m = options.manager
-    const config = propagateConfig(options.config)
+    const config = yield* Effect.try({
+      try: () => propagateConfig(options.config),
+      catch: (e) =>
+        e instanceof PropagateConfigError ? e : new PropagateConfigError({ message: String(e) }),
+    })
     const metricsAddress = parseBindAddress(
       m.metricsSecure === true ? "diagnostics-address" : "metrics-bind-address",
       m.metricsBindAddress,
@@ -91,7 +96,7 @@ export const runPropagate = (
     const provider = yield* makeProvider(options.provider, client, {
       ...options.providerFlags,
       cacheFactory,
-    }).pipe(Effect.mapError((e) => new Error(e.message)))
+    })
     const manager = yield* makeManager({ hub: yield* makeCluster({ client }), provider })
     // kubeconfig-secrets: a cluster's labels for krtt.io/propagation are its Secret's.
     const secretsNamespace = options.providerFlags.providerNamespace
@@ -99,13 +104,13 @@ export const runPropagate = (
       options.provider.trim() === "kubeconfig-secrets" && secretsNamespace !== undefined
         ? kubeconfigSecretLabels(manager, secretsNamespace)
         : undefined
-    yield* addPropagateControllers(manager, client, {
+    yield* addToManager(manager, client, {
       pendingNamespace: options.namespace,
       config,
       clusterLabels,
       // namespaces: a logical cluster is one namespace; copies go into it.
       ...(options.provider.trim() === "namespaces" ? { copyNamespace: () => "" } : {}),
-    }).pipe(Effect.mapError((e) => (e instanceof Error ? e : new Error(String(e)))))
+    })
     yield* manager.start
     yield* Ref.set(ready, true)
     yield* Effect.logInfo("krtt propagate started")
