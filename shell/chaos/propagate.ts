@@ -1,5 +1,5 @@
 /**
- * The propagate suite: `krtt propagate`'s controllers (shell/fleet/propagate.ts, table
+ * The propagate suite: `krtt propagate`'s controllers (shell/fleet/propagate/, table
  * `propagate.copy` of core/propagate) on the multi-cluster manager with the kubeconfig-secrets
  * provider over in-memory workload servers, in the situations of e2e/fleet/propagate.test.ts: a
  * labelled source reaches every engaged cluster (namespace created), a cluster added later gets
@@ -21,7 +21,7 @@
 import * as Effect from "effect/Effect"
 import { PropagatedFromLabel, PropagateFinalizer, PropagateLabel } from "../../core/propagate/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
-import { addPropagateControllers, kubeconfigSecretLabels } from "../fleet/propagate.ts"
+import { addToManager as addPropagateToManager, kubeconfigSecretLabels } from "../fleet/propagate/index.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
 import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
@@ -195,7 +195,7 @@ export const PropagateSuite: Suite = {
     startManager(
       ctx,
       (manager) =>
-        addPropagateControllers(manager, ctx.client, {
+        addPropagateToManager(manager, ctx.client, {
           pendingNamespace: SYSTEM,
           clusterLabels: kubeconfigSecretLabels(manager, FLEET),
           kinds: ["ConfigMap"],
