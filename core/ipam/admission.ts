@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { type IpamConfigSpec, validateIpamConfig } from "./config.ts"
+import { IpamConfigInvalidError, type IpamConfigSpec, validateIpamConfig } from "./config.ts"
 import {
   CLUSTERS_API_VERSION,
   GARDENER_API_VERSION,
@@ -172,7 +172,7 @@ export const validateIpamConfigAdmission = (operation: string, object: unknown):
   if (operation === "DELETE") return { allowed: true, patch: [] }
   const name = isObj(object) && isObj(object.metadata) ? String(object.metadata.name ?? "") : ""
   const r = validateIpamConfig(isObj(object) ? object : { spec: object })
-  const errors = "errors" in r ? r.errors : upstreamOnly(r.config)
+  const errors = r instanceof IpamConfigInvalidError ? r.errors : upstreamOnly(r.config)
   if (errors.length === 0) return { allowed: true, patch: [] }
   return {
     allowed: false,

@@ -114,8 +114,8 @@ describe("parseCidr() at the edges of the text forms (RFC 4291 section 2.2)", ()
     refused("0.0.0.1/0", /the network is 0\.0\.0\.0\/0/)
     ok("10.0.0.128/25", "10.0.0.128/25")
   })
-  it("answers a MalformedCidr error; cidrOf() throws it for a text this program did not write", () => {
-    expect(parseCidr("10.0.0.0/33")).toMatchObject({ _tag: "MalformedCidr" })
+  it("answers a MalformedCidrError; cidrOf() throws it for a text this program did not write", () => {
+    expect(parseCidr("10.0.0.0/33")).toMatchObject({ _tag: "MalformedCidrError" })
     expect(() => cidrOf("10.0.0.1/24")).toThrow(/host bits are set/)
   })
   it("refuses what is not a string, quoting the input", () => {

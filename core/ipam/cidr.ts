@@ -7,6 +7,7 @@
  *
  * @module
  */
+import * as Data from "effect/Data"
 
 /** One CIDR: the family, the first address and the prefix length. Host bits are zero. */
 export interface Cidr {
@@ -17,10 +18,14 @@ export interface Cidr {
   readonly prefix: number
 }
 
-/** Why a text is not a CIDR, in words. */
-export interface CidrError {
-  readonly _tag: "MalformedCidr"
-  readonly message: string
+/** A text that is not a CIDR, and why, in words. */
+export class MalformedCidrError extends Data.TaggedError("MalformedCidrError")<{
+  readonly text: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `"${this.text}" is not a CIDR: ${this.reason}`
+  }
 }
 
 /** Address bits of a family: 32 or 128. */
@@ -83,11 +88,8 @@ const parseV6 = (text: string): bigint | undefined => {
  * prefix length within the family's bits, and no host bits set (`10.0.0.1/24` is refused,
  * naming `10.0.0.0/24`).
  */
-export const parseCidr = (text: string): Cidr | CidrError => {
-  const bad = (why: string): CidrError => ({
-    _tag: "MalformedCidr",
-    message: `"${text}" is not a CIDR: ${why}`,
-  })
+export const parseCidr = (text: string): Cidr | MalformedCidrError => {
+  const bad = (why: string) => new MalformedCidrError({ text, reason: why })
   if (typeof text !== "string") return bad("not a string")
   const slash = text.indexOf("/")
   if (slash === -1) return bad("the prefix length after '/' is missing")
@@ -107,12 +109,13 @@ export const parseCidr = (text: string): Cidr | CidrError => {
 }
 
 /** Whether a parse result is an error. */
-export const isCidrError = (c: Cidr | CidrError): c is CidrError => "_tag" in c
+export const isCidrError = (c: Cidr | MalformedCidrError): c is MalformedCidrError =>
+  c instanceof MalformedCidrError
 
 /** Parses or throws: for texts this program wrote itself (allocations it made). */
 export const cidrOf = (text: string): Cidr => {
   const c = parseCidr(text)
-  if (isCidrError(c)) throw new Error(c.message)
+  if (isCidrError(c)) throw c
   return c
 }
 

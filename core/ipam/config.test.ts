@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { parse as parseYaml } from "yaml"
 import { cidrOf, formatCidr } from "./cidr.ts"
-import { globalParentIds, parentCidrsOf, parentContaining, validateIpamConfig } from "./config.ts"
+import {
+  globalParentIds,
+  IpamConfigInvalidError,
+  parentCidrsOf,
+  parentContaining,
+  validateIpamConfig,
+} from "./config.ts"
 
 /** upstream's docs/config/config.md example, as written there */
 const upstreamExample: unknown = parseYaml(
@@ -11,7 +17,7 @@ const upstreamExample: unknown = parseYaml(
 
 const errorsOf = (raw: unknown) => {
   const r = validateIpamConfig(raw)
-  if (!("errors" in r)) throw new Error("expected errors")
+  if (!(r instanceof IpamConfigInvalidError)) throw new Error("expected errors")
   return r.errors
 }
 const spec = (s: Record<string, unknown>) => ({ spec: { parentCIDRs: { a: ["10.0.0.0/16"] }, ...s } })
@@ -24,7 +30,7 @@ const rule = (injections: ReadonlyArray<unknown>, extra: Record<string, unknown>
 describe("validateIpamConfig()", () => {
   it("accepts upstream's documented example and normalizes it", () => {
     const r = validateIpamConfig(upstreamExample)
-    if (!("config" in r)) throw new Error(JSON.stringify(r.errors))
+    if (r instanceof IpamConfigInvalidError) throw r
     expect(r.config.internalStateRefreshCycleDuration).toBe(24 * 3_600_000)
     const [mcp, test] = r.config.injectionRules
     expect(mcp?.injections[0]?.paths).toEqual(["/spec/network/cidr", "/metadata/annotations/rootcidr"])
@@ -175,7 +181,7 @@ describe("validateIpamConfig()", () => {
 const issues = (raw: unknown) => errorsOf(raw).map((x) => `${x.path}: ${x.message}`)
 const configOf = (raw: unknown) => {
   const r = validateIpamConfig(raw)
-  if (!("config" in r)) throw new Error(JSON.stringify(r.errors))
+  if (r instanceof IpamConfigInvalidError) throw r
   return r.config
 }
 const expectIssues = (raw: unknown, want: ReadonlyArray<RegExp>) => {

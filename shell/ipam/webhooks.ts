@@ -20,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import {
   type AdmissionDecision,
   defaultClusterAdmission,
+  IpamConfigInvalidError,
   type IpamConfigSpec,
   IpamWebhooks,
   validateIpamConfig,
@@ -83,7 +84,7 @@ export const readConfig = (
   client.get(IpamConfigResource, { name }).pipe(
     Effect.map((o) => {
       const r = validateIpamConfig({ spec: o.spec ?? {} })
-      return "config" in r ? r.config : undefined
+      return r instanceof IpamConfigInvalidError ? undefined : r.config
     }),
     Effect.catch(() => Effect.succeed(undefined)),
   )
