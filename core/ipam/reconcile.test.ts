@@ -10,7 +10,7 @@ import { cidrOf } from "./cidr.ts"
 import type { IpamConfigSpec } from "./config.ts"
 import { APPLIED_RULES_ANNOTATION, INJECTION_RULE_LABEL } from "./constants.ts"
 import type { ClusterConfigView, ClusterView } from "./objects.ts"
-import { ipamFromEntries, reconcileCluster } from "./reconcile.ts"
+import { ipamFromEntries, reconcileCluster, reconcileRefused } from "./reconcile.ts"
 
 const identity = { managedBy: "ipam", environment: "dev" }
 const selectAll = { matchIdentities: undefined, matchPurposes: [], matchLabels: {}, matchExpressions: [] }
@@ -495,5 +495,23 @@ describe("ipamFromEntries", () => {
     const none = ipamFromEntries(undefined, [{ cidr: "10.1.0.0/26", parent: "10.1.0.0/24" }])
     expect(none.parents.size).toBe(0)
     expect(none.allocated.get("10.1.0.0/26")?.parent).toBeUndefined()
+  })
+})
+
+describe("reconcileRefused", () => {
+  it("writes nothing more and keeps the deciding row, status and allocator state of the refused answer", () => {
+    const answer = reconcile(cluster("c"), [])
+    const action = answer.actions[0] as ReconcileAction
+    const r = reconcileRefused({
+      _tag: "WriteRefused",
+      namespace: "ns",
+      name: "c",
+      action,
+      reason: "Conflict",
+      message: "the object has been modified",
+      answer,
+    })
+    expect(r).toEqual({ actions: [], status: answer.status, row: answer.row, ipam: answer.ipam })
+    expect(r.row).toBe("ipam.reconcile#6")
   })
 })
