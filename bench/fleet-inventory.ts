@@ -28,7 +28,7 @@ import * as References from "effect/References"
 import { entryKey, INVENTORY_CONFIGMAP } from "../core/inventory/index.ts"
 import { makeMemoryClient } from "../shell/apiserver/memoryClient.ts"
 import { FakeApiServer } from "../shell/apiserver/server.ts"
-import { addInventoryController, NodesResource } from "../shell/fleet/inventory.ts"
+import { addToManager as addInventoryToManager, NodesResource } from "../shell/fleet/inventory/index.ts"
 import type { KubeClientShape } from "../shell/kube/client.ts"
 import { type KubeObject, Resources } from "../shell/kube/resource.ts"
 import { makeCluster, makeManager, makeMemoryProvider } from "../shell/multicluster/index.ts"
@@ -137,7 +137,7 @@ const run = (i: number): Promise<RunResult> =>
           yield* provider.add(`cluster-${c}`, s)
         }
         const manager = yield* makeManager({ hub, provider })
-        yield* addInventoryController(manager, { namespace: NS, config: { debounce: DEBOUNCE } })
+        yield* addInventoryToManager(manager, { namespace: NS, config: { debounce: DEBOUNCE } })
         const data = hubServer
           .client()
           .get(Resources.configMaps, TARGET)

@@ -20,7 +20,7 @@
  */
 import type * as Effect from "effect/Effect"
 import { InventoryDefaults } from "../../core/inventory/index.ts"
-import { runInventory } from "../fleet/inventoryRun.ts"
+import { runInventory } from "../fleet/inventory/index.ts"
 import { FlagError, readDuration } from "../manager/flags.ts"
 import type { ManagerOptions } from "../manager/options.ts"
 import type { ProviderFlags } from "../multicluster/providers/index.ts"

@@ -1,20 +1,15 @@
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import { describe, expect, it } from "vitest"
-import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"
-import { makeMemoryClient } from "../apiserver/memoryClient.ts"
-import { FakeApiServer } from "../apiserver/server.ts"
-import type { KubeClientShape } from "../kube/client.ts"
-import { type KubeObject, Resources } from "../kube/resource.ts"
-import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
-import {
-  addInventoryController,
-  inventoryClusters,
-  inventoryWrites,
-  NodesResource,
-  nodeReady,
-  readinessChanged,
-} from "./inventory.ts"
+import { entryKey, INVENTORY_CONFIGMAP } from "../../../core/inventory/index.ts"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
+import type { KubeClientShape } from "../../kube/client.ts"
+import { type KubeObject, Resources } from "../../kube/resource.ts"
+import { makeCluster, makeManager, makeMemoryProvider } from "../../multicluster/index.ts"
+import { addToManager } from "./controller.ts"
+import { inventoryClusters, inventoryWrites } from "./metrics.ts"
+import { NodesResource, nodeReady, readinessChanged } from "./observe.ts"
 
 const NS = "fleet"
 const TARGET = { namespace: NS, name: INVENTORY_CONFIGMAP }
@@ -66,7 +61,7 @@ const setup = (debounce: number, wrap: (c: KubeClientShape) => KubeClientShape =
     yield* provider.add("east", east)
     yield* provider.add("fleet/west", west)
     const manager = yield* makeManager({ hub, provider })
-    yield* addInventoryController(manager, {
+    yield* addToManager(manager, {
       namespace: NS,
       config: { debounce, clusterPollInterval: 20, retry: 50 },
     })
@@ -110,7 +105,7 @@ describe("readinessChanged", () => {
   })
 })
 
-describe("addInventoryController (in-memory API servers)", () => {
+describe("inventory's addToManager (in-memory API servers)", () => {
   it("keeps a key per engaged cluster: version, Node and Ready counts; follows Nodes; marks unreachable; removes a cluster that left; keeps foreign keys", async () => {
     await Effect.runPromise(
       Effect.scoped(
@@ -252,7 +247,7 @@ describe("addInventoryController (in-memory API servers)", () => {
           yield* provider2.add("east", east)
           yield* provider2.add("fleet/west", west)
           const manager2 = yield* makeManager({ hub: hub2, provider: provider2 })
-          yield* addInventoryController(manager2, {
+          yield* addToManager(manager2, {
             namespace: NS,
             config: { debounce: 0, clusterPollInterval: 20 },
           })

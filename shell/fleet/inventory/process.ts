@@ -15,15 +15,15 @@
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import type { InventoryConfig } from "../../core/inventory/index.ts"
-import { makeRestClient } from "../kube/restClient.ts"
-import { parseBindAddress } from "../manager/http.ts"
-import type { ResolvedKubeconfig } from "../manager/kubeconfig.ts"
-import type { ManagerOptions } from "../manager/options.ts"
-import { lead, serveMetricsAndHealth } from "../manager/serve.ts"
-import { makeCluster, makeManager } from "../multicluster/index.ts"
-import { makeProvider, type ProviderFlags } from "../multicluster/providers/index.ts"
-import { addInventoryController } from "./inventory.ts"
+import type { InventoryConfig } from "../../../core/inventory/index.ts"
+import { makeRestClient } from "../../kube/restClient.ts"
+import { parseBindAddress } from "../../manager/http.ts"
+import type { ResolvedKubeconfig } from "../../manager/kubeconfig.ts"
+import type { ManagerOptions } from "../../manager/options.ts"
+import { lead, serveMetricsAndHealth } from "../../manager/serve.ts"
+import { makeCluster, makeManager } from "../../multicluster/index.ts"
+import { makeProvider, type ProviderFlags } from "../../multicluster/providers/index.ts"
+import { addToManager } from "./controller.ts"
 
 /** Everything `krtt inventory` runs with. */
 export interface InventoryRunOptions {
@@ -76,11 +76,9 @@ export const runInventory = (
 
     const lost = yield* lead(client, m)
 
-    const provider = yield* makeProvider(options.provider, client, options.providerFlags).pipe(
-      Effect.mapError((e) => new Error(e.message)),
-    )
+    const provider = yield* makeProvider(options.provider, client, options.providerFlags)
     const manager = yield* makeManager({ hub: yield* makeCluster({ client }), provider })
-    yield* addInventoryController(manager, {
+    yield* addToManager(manager, {
       namespace: options.namespace,
       config: options.config,
       gracefulShutdownTimeout: m.gracefulShutdownTimeout,

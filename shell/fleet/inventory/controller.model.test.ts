@@ -10,12 +10,13 @@
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, it } from "vitest"
-import { entryKey, INVENTORY_CONFIGMAP } from "../../core/inventory/index.ts"
-import { makeMemoryClient } from "../apiserver/memoryClient.ts"
-import { FakeApiServer } from "../apiserver/server.ts"
-import { type KubeObject, Resources } from "../kube/resource.ts"
-import { makeCluster, makeManager, makeMemoryProvider } from "../multicluster/index.ts"
-import { addInventoryController, NodesResource } from "./inventory.ts"
+import { entryKey, INVENTORY_CONFIGMAP } from "../../../core/inventory/index.ts"
+import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
+import { FakeApiServer } from "../../apiserver/server.ts"
+import { type KubeObject, Resources } from "../../kube/resource.ts"
+import { makeCluster, makeManager, makeMemoryProvider } from "../../multicluster/index.ts"
+import { addToManager } from "./controller.ts"
+import { NodesResource } from "./observe.ts"
 
 const NS = "fleet"
 const TARGET = { namespace: NS, name: INVENTORY_CONFIGMAP }
@@ -94,7 +95,7 @@ const program = (ops: ReadonlyArray<Op>) =>
       const hub = yield* makeCluster({ client: yield* makeMemoryClient(hubServer) })
       const provider = yield* makeMemoryProvider({ name: "memory" })
       const manager = yield* makeManager({ hub, provider })
-      yield* addInventoryController(manager, {
+      yield* addToManager(manager, {
         namespace: NS,
         config: { debounce: 0, clusterPollInterval: 10 },
       })
