@@ -59,7 +59,7 @@ export interface CacheContext {
   /** The cache's own scope: informers' scopes are its children. */
   readonly cacheScope: Scope.Closeable
   /** Fibers that must not run under the lock (closing informers, publishing events). */
-  readonly background: FiberSet.FiberSet
+  readonly background: FiberSet.FiberSet<void, never>
   /** The events for dependents. */
   readonly bus: PubSub.PubSub<ScopedCacheEvent>
   readonly levels: Levels
@@ -105,7 +105,7 @@ export const makeCacheContext = (
       client,
       config,
       cacheScope,
-      background: yield* FiberSet.make().pipe(Scope.provide(cacheScope)),
+      background: yield* FiberSet.make<void, never>().pipe(Scope.provide(cacheScope)),
       bus: yield* PubSub.unbounded<ScopedCacheEvent>(),
       levels: new Levels(),
       indexers: new Map(),

@@ -4,9 +4,9 @@
  * GVK → key → informer, `ClusterScopedCache` holds GVK → key → informer.
  *
  * They keep no decisions: the registry (`core/scopedcache/registry.ts`) says which informer runs;
- * the wrapper (`scopedCache.ts`) puts and takes informers here as it interprets the registry's
- * `StartInformer` and `StopInformer` actions, and reads the stores of the informers the reads
- * table names.
+ * the wrapper puts and takes informers here as it carries out the registry's `StartInformer` and
+ * `StopInformer` actions (`actions.ts`), and reads the stores of the informers the reads table
+ * names (`reads.ts`).
  *
  * @module
  */
