@@ -16,6 +16,7 @@ export {
   ClusterCacheDefaults,
   clusterCacheConfig,
 } from "../core/clustercache/config.ts"
+export { TableLoopError } from "../core/krtt/run.ts"
 export type { CachedReader } from "../shell/clustercache/cachedClient.ts"
 export {
   type ClusterCacheControllerOptions,
@@ -27,9 +28,9 @@ export {
   type ClusterCacheOptions,
   type ClusterCacheShape,
   type ClusterKey,
+  ClusterNotConnectedError,
   ClusterResource,
   type ConnectionFactory,
-  ErrClusterNotConnected,
   layer,
   make as makeClusterCache,
   type ReconcileOutcome,

@@ -67,7 +67,7 @@ export type ErrorAction =
   | { readonly _tag: "Disconnect" }
   | { readonly _tag: "DeleteAccessor" }
   | { readonly _tag: "CleanupSources" }
-  | { readonly _tag: "ReturnError"; readonly error: "ErrClusterNotConnected" }
+  | { readonly _tag: "ReturnError"; readonly error: "ClusterNotConnectedError" }
   | LogAction
 
 /** Triggers the reconciler feeds itself: the next phase of the same reconcile. */

@@ -1,5 +1,6 @@
 /**
- * Every number that seed 000 documents for the ClusterCache, in one object.
+ * Every number that seed 000 documents for the ClusterCache, in one object, and the bound of a
+ * reconcile's run (not documented: a guard against a table that loops).
  *
  * All durations are milliseconds. Each default is the documented value (seed 000,
  * "Configuration Options" and "HealthProbe Configuration"); every one is overridable by passing
@@ -40,6 +41,13 @@ export interface ClusterCacheConfig {
   /** Requeue after a 401 from the probe: "immediate" (1 ms). */
   readonly unauthorizedRequeueAfter: number
   readonly client: ClientConfig
+  /**
+   * The most Reconciler transitions one reconcile may take (and clusterAccessor transitions one
+   * Connect may take); past it the run fails with `TableLoopError` naming its rows instead of
+   * hanging. Not a number of seed 000: no documented path takes more than 4 (Reconciler row 1,
+   * the Connect result, row 12's phases). Default 16.
+   */
+  readonly maxTransitionsPerReconcile: number
 }
 
 /** The documented defaults of seed 000. */
@@ -50,6 +58,7 @@ export const ClusterCacheDefaults: ClusterCacheConfig = {
   defaultRequeueAfter: 10_000,
   unauthorizedRequeueAfter: 1,
   client: { timeout: 10_000, qps: 20, burst: 30, userAgent: "krtt-clustercache" },
+  maxTransitionsPerReconcile: 16,
 }
 
 /** A partial override of the configuration, one level deep for the nested groups. */
@@ -60,6 +69,7 @@ export interface ClusterCacheConfigOverrides {
   readonly defaultRequeueAfter?: number
   readonly unauthorizedRequeueAfter?: number
   readonly client?: Partial<ClientConfig>
+  readonly maxTransitionsPerReconcile?: number
 }
 
 /** The defaults with the given values overridden. */

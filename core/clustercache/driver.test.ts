@@ -4,11 +4,11 @@
  * everything it reports (rows, metrics, events, connects, disconnects, accessor lifecycle).
  */
 import { describe, expect, it } from "vitest"
+import { TableLoopError } from "../krtt/run.ts"
 import {
   type AccessorState,
   ClusterCacheDefaults,
-  MaxTransitionsPerReconcile,
-  ReconcileLoopError,
+  clusterCacheConfig,
   type ReconcilerDesired,
   reconcilerTransition,
   runConnect,
@@ -141,7 +141,7 @@ describe("runReconcile(), metrics and flags of a probe", () => {
 
 describe("runReconcile() and loops", () => {
   it("no documented path takes more than 4 Reconciler transitions, well under the bound of 16", () => {
-    expect(MaxTransitionsPerReconcile).toBe(16)
+    expect(ClusterCacheDefaults.maxTransitionsPerReconcile).toBe(16)
     const paths = [
       runReconcile(undefined, found, NOW, world()),
       runReconcile(connectedAccessor(), found, NOW, world()),
@@ -172,13 +172,27 @@ describe("runReconcile() and loops", () => {
     } catch (e) {
       error = e
     }
-    expect(error).toBeInstanceOf(ReconcileLoopError)
+    expect(error).toBeInstanceOf(TableLoopError)
     const rows = Array.from({ length: 16 }, (_, i) => `loop#${i + 1}`)
-    expect((error as ReconcileLoopError).rows).toEqual(rows)
-    expect((error as Error).name).toBe("ReconcileLoopError")
-    expect((error as Error).message).toBe(
-      `a reconcile did not end within 16 transitions (the core loops); last row loop#16, rows ${rows.join(" ")}`,
+    expect((error as TableLoopError).rows).toEqual(rows)
+    expect((error as TableLoopError)._tag).toBe("TableLoopError")
+    expect((error as TableLoopError).message).toBe(
+      `clustercache.reconciler: a run did not end within 16 transitions (the table loops); rows ${rows.join(" ")}`,
     )
+  })
+
+  it("the bound is the configured maxTransitionsPerReconcile", () => {
+    const looping: typeof reconcilerTransition = (input, config) => ({
+      ...reconcilerTransition(input, config),
+      actions: [{ _tag: "Continue", trigger: { _tag: "Reconcile" } }],
+      status: { accessor: input.observed.accessor, done: false },
+    })
+    const config = clusterCacheConfig({ maxTransitionsPerReconcile: 5 })
+    expect(() => runReconcile(connectedAccessor(), found, NOW, world(), config, looping)).toThrow(
+      expect.objectContaining({ _tag: "TableLoopError", bound: 5, table: "clustercache.reconciler" }),
+    )
+    // The documented paths stay well within a small bound.
+    expect(runReconcile(undefined, found, NOW, world(), config).connectAttempt).toBe("succeeded")
   })
 })
 

@@ -4,16 +4,39 @@
  * and one call runs one whole reconcile, transition after transition, as the shell does with
  * real I/O.
  *
- * It performs no I/O itself: the world's answers are the only input besides the state.
+ * # Expected flow
+ * `runReconcile` is one run of the Reconciler table on the table runner (`runTableSync`,
+ * core/krtt/run.ts): the table decides, each action of its answer is interpreted in order, and
+ * `Connect`, `Probe` and `Continue` send the run back to the table with the next trigger. A
+ * `Connect` is itself a run of the clusterAccessor table (`runConnect`): each step it asks for
+ * (`CreateConnection`, `CreateClientsAndStartCache`, `WaitForCacheSync`) is answered by the
+ * world's outcome, success or the step that failed.
+ *
+ * # Guarantees
+ * - No I/O: the world's answers are the only input besides the state.
+ * - A run past `config.maxTransitionsPerReconcile` transitions throws `TableLoopError` naming
+ *   its rows instead of hanging.
  *
  * @module
  */
-import type { RowId } from "../krtt/index.ts"
-import { accessorTransition, type ConnectStep } from "./accessor.ts"
-import type { MetricAction, ReconcilerAction, ReconcilerContinuation, SendEventAction } from "./actions.ts"
+import { Outcome, type RowId, runTableSync } from "../krtt/index.ts"
+import {
+  ACCESSOR,
+  type AccessorStatus,
+  type AccessorTrigger,
+  accessorTransition,
+  type ConnectStep,
+} from "./accessor.ts"
+import type { AccessorAction, MetricAction, ReconcilerAction, SendEventAction } from "./actions.ts"
 import { type ClusterCacheConfig, ClusterCacheDefaults } from "./config.ts"
 import type { ProbeOutcome } from "./health.ts"
-import { type ReconcilerDesired, type ReconcilerTrigger, reconcilerTransition } from "./reconciler.ts"
+import {
+  RECONCILER,
+  type ReconcilerDesired,
+  type ReconcilerStatus,
+  type ReconcilerTrigger,
+  reconcilerTransition,
+} from "./reconciler.ts"
 import type { AccessorState } from "./state.ts"
 
 /** How the world answers the I/O a reconcile asks for. */
@@ -43,9 +66,21 @@ export interface ReconcileRun {
   readonly accessorRemoved: boolean
 }
 
-const STEPS: ReadonlyArray<ConnectStep> = ["createConnection", "createClients", "cacheSync"]
+type ConnectOutcome = Outcome<AccessorTrigger, never>
+type ConnectAnswer = ReturnType<SyncWorld["connect"]>
 
-/** Runs Connect() through the clusterAccessor table's steps. */
+const CONNECT: AccessorTrigger = { _tag: "Connect" }
+const CREATED: ConnectOutcome = Outcome.next<AccessorTrigger>({ _tag: "ConnectionCreated" })
+const STARTED: ConnectOutcome = Outcome.next<AccessorTrigger>({ _tag: "CacheStarted" })
+const SYNCED: ConnectOutcome = Outcome.next<AccessorTrigger>({ _tag: "CacheSynced" })
+
+/** A step of Connect carried out: the world's failure when it names this step, else `ok`. */
+const connectStep = (answer: ConnectAnswer, step: ConnectStep, ok: ConnectOutcome): ConnectOutcome =>
+  !answer.ok && answer.step === step
+    ? Outcome.next<AccessorTrigger>({ _tag: "ConnectionFailed", step, error: answer.error })
+    : ok
+
+/** Runs Connect() through the clusterAccessor table's steps, as a run of its own. */
 export const runConnect = (
   accessor: AccessorState,
   world: SyncWorld,
@@ -59,52 +94,56 @@ export const runConnect = (
   const answer = world.connect(now)
   const desired = { clientCertificatePrivateKey }
   let a = accessor
-  let step = 0
-  let trigger: Parameters<typeof accessorTransition>[0]["trigger"] = { _tag: "Connect" }
-  for (;;) {
-    const r = accessorTransition({ observed: a, desired, trigger, now }, config)
-    rows.push(r.row)
-    for (const x of r.actions) if (x._tag === "SetConnectionUp") metrics.push(x)
-    a = r.status.accessor
-    // Connected at the end (or already): ok; the failed outcome leaves the accessor disconnected.
-    if (r.status.connect !== "pending") return { accessor: a, ok: a.connected }
-    if (!answer.ok && STEPS[step] === answer.step) {
-      trigger = { _tag: "ConnectionFailed", step: answer.step, error: answer.error }
-      continue
-    }
-    trigger =
-      step === 0
-        ? { _tag: "ConnectionCreated" }
-        : step === 1
-          ? { _tag: "CacheStarted" }
-          : { _tag: "CacheSynced" }
-    step++
-  }
+  runTableSync<AccessorTrigger, AccessorAction, AccessorStatus, never>(
+    {
+      table: ACCESSOR,
+      maxTransitions: config.maxTransitionsPerReconcile,
+      decide: (trigger) => {
+        const r = accessorTransition({ observed: a, desired, trigger, now }, config)
+        rows.push(r.row)
+        a = r.status.accessor
+        return r
+      },
+      run: (action) => {
+        switch (action._tag) {
+          case "CreateConnection":
+            return connectStep(answer, "createConnection", CREATED)
+          case "CreateClientsAndStartCache":
+            return connectStep(answer, "createClients", STARTED)
+          case "WaitForCacheSync":
+            return connectStep(answer, "cacheSync", SYNCED)
+          case "SetConnectionUp":
+            metrics.push(action)
+            return Outcome.done
+          default:
+            return Outcome.done
+        }
+      },
+    },
+    CONNECT,
+  )
+  // Connected at the end (or already): ok; the failed outcome leaves the accessor disconnected.
+  return { accessor: a, ok: a.connected }
 }
 
-/**
- * The most Reconciler transitions one reconcile may take. No documented path takes more than 4
- * (e.g. row 1, the Connect result, row 12's phases); a core that goes on past this bound loops,
- * and the driver fails naming its rows instead of hanging.
- */
-export const MaxTransitionsPerReconcile = 16
-
-/** A reconcile that did not end within `MaxTransitionsPerReconcile` transitions. */
-export class ReconcileLoopError extends Error {
-  readonly rows: ReadonlyArray<RowId>
-  constructor(rows: ReadonlyArray<RowId>) {
-    super(
-      `a reconcile did not end within ${MaxTransitionsPerReconcile} transitions (the core loops); last row ${rows.at(-1)}, rows ${rows.join(" ")}`,
-    )
-    this.name = "ReconcileLoopError"
-    this.rows = rows
-  }
+const CONNECTED: Outcome<ReconcilerTrigger, never> = Outcome.next<ReconcilerTrigger>({
+  _tag: "ConnectFinished",
+  ok: true,
+})
+const NOT_CONNECTED: Outcome<ReconcilerTrigger, never> = Outcome.next<ReconcilerTrigger>({
+  _tag: "ConnectFinished",
+  ok: false,
+})
+const PROBED: Readonly<Record<ProbeOutcome, Outcome<ReconcilerTrigger, never>>> = {
+  success: Outcome.next<ReconcilerTrigger>({ _tag: "ProbeFinished", outcome: "success" }),
+  failure: Outcome.next<ReconcilerTrigger>({ _tag: "ProbeFinished", outcome: "failure" }),
+  unauthorized: Outcome.next<ReconcilerTrigger>({ _tag: "ProbeFinished", outcome: "unauthorized" }),
 }
 
 /**
  * Runs one reconcile of one Cluster to its end. `transition` is the Reconciler (the core's,
- * unless a test hands a broken one); a reconcile longer than `MaxTransitionsPerReconcile`
- * throws `ReconcileLoopError`.
+ * unless a test hands a broken one); a reconcile longer than `config.maxTransitionsPerReconcile`
+ * throws `TableLoopError`.
  */
 export const runReconcile = (
   accessor: AccessorState | undefined,
@@ -118,72 +157,67 @@ export const runReconcile = (
   const events: Array<SendEventAction> = []
   const metrics: Array<MetricAction> = []
   let a = accessor
-  let trigger: ReconcilerTrigger = { _tag: "Reconcile" }
-  let requeueAfter: number | undefined
   let connectAttempt: ReconcileRun["connectAttempt"] = "none"
   let probe: ProbeOutcome | undefined
   let connected = false
   let disconnected = false
   let accessorCreated = false
   let accessorRemoved = false
-  for (let transitions = 0; ; transitions++) {
-    if (transitions === MaxTransitionsPerReconcile) throw new ReconcileLoopError(rows)
-    const r = transition({ observed: { accessor: a }, desired, trigger, now }, config)
-    rows.push(r.row)
-    a = r.status.accessor
-    let next: ReconcilerTrigger | undefined
-    for (const x of r.actions as ReadonlyArray<ReconcilerAction>) {
-      switch (x._tag) {
-        case "SendEvent":
-          events.push(x)
-          break
-        case "SetConnectionUp":
-        case "SetHealthCheck":
-        case "IncHealthChecksTotal":
-          metrics.push(x)
-          break
-        case "CreateAccessor":
-          accessorCreated = true
-          break
-        case "DeleteAccessor":
-          accessorRemoved = accessor !== undefined || accessorCreated
-          break
-        case "StopCache":
-          disconnected = true
-          break
-        case "Connect": {
-          // Row 1 creates the accessor before it asks to connect; no other row asks without one.
-          const c = runConnect(a as AccessorState, world, now, config, rows, metrics)
-          a = c.accessor
-          connectAttempt = c.ok ? "succeeded" : "failed"
-          connected = c.ok
-          next = c.ok ? { _tag: "ConnectFinished", ok: true } : { _tag: "ConnectFinished", ok: false }
-          break
+  const run = runTableSync<ReconcilerTrigger, ReconcilerAction, ReconcilerStatus, never>(
+    {
+      table: RECONCILER,
+      maxTransitions: config.maxTransitionsPerReconcile,
+      decide: (trigger) => {
+        const r = transition({ observed: { accessor: a }, desired, trigger, now }, config)
+        rows.push(r.row)
+        a = r.status.accessor
+        return r
+      },
+      run: (x) => {
+        switch (x._tag) {
+          case "SendEvent":
+            events.push(x)
+            return Outcome.done
+          case "SetConnectionUp":
+          case "SetHealthCheck":
+          case "IncHealthChecksTotal":
+            metrics.push(x)
+            return Outcome.done
+          case "CreateAccessor":
+            accessorCreated = true
+            return Outcome.done
+          case "DeleteAccessor":
+            accessorRemoved = accessor !== undefined || accessorCreated
+            return Outcome.done
+          case "StopCache":
+            disconnected = true
+            return Outcome.done
+          case "Connect": {
+            // Row 1 creates the accessor before it asks to connect; no other row asks without one.
+            const c = runConnect(a as AccessorState, world, now, config, rows, metrics)
+            a = c.accessor
+            connectAttempt = c.ok ? "succeeded" : "failed"
+            connected = c.ok
+            return c.ok ? CONNECTED : NOT_CONNECTED
+          }
+          case "Probe":
+            probe = world.probe(now)
+            return PROBED[probe]
+          case "Continue":
+            return Outcome.next(x.trigger)
+          case "Requeue":
+            return Outcome.requeue(x.after)
+          case "Log":
+          case "CleanupSources":
+            return Outcome.done
         }
-        case "Probe":
-          probe = world.probe(now)
-          next = { _tag: "ProbeFinished", outcome: probe }
-          break
-        case "Continue":
-          next = x.trigger satisfies ReconcilerContinuation
-          break
-        case "Requeue":
-          requeueAfter = x.after
-          break
-        // Stryker disable next-line ConditionalExpression,StringLiteral
-        case "Log":
-        // Stryker disable next-line ConditionalExpression,StringLiteral
-        case "CleanupSources":
-          break
-      }
-    }
-    // Stryker disable next-line ConditionalExpression,LogicalOperator
-    if (r.status.done || next === undefined) break
-    trigger = next
-  }
+      },
+    },
+    { _tag: "Reconcile" },
+  )
   return {
     accessor: a,
-    requeueAfter,
+    requeueAfter: run.requeueAfter,
     rows,
     events,
     metrics,

@@ -9,9 +9,9 @@ const run = (trigger: ClusterCacheErrorKind, consecutiveFailures = 1, config?: C
   errorsTransition({ observed: { consecutiveFailures }, desired: {}, trigger, now: 0 }, config)
 
 describe("Error Handling, whole results", () => {
-  it("ErrClusterNotConnected: returned to the caller, nothing else (row 1)", () => {
-    expect(run({ _tag: "ErrClusterNotConnected" })).toEqual({
-      actions: [{ _tag: "ReturnError", error: "ErrClusterNotConnected" }],
+  it("ClusterNotConnectedError: returned to the caller, nothing else (row 1)", () => {
+    expect(run({ _tag: "ClusterNotConnectedError" })).toEqual({
+      actions: [{ _tag: "ReturnError", error: "ClusterNotConnectedError" }],
       status: { requeue: { _tag: "CallerHandles" }, disconnect: false, removeAccessor: false },
       row: "clustercache.errors#1",
     })

@@ -12,7 +12,7 @@ export const ERRORS = "clustercache.errors"
 
 export type ClusterCacheErrorKind =
   /** A caller asked for a client/reader/watch of a cluster without connection. */
-  | { readonly _tag: "ErrClusterNotConnected" }
+  | { readonly _tag: "ClusterNotConnectedError" }
   | { readonly _tag: "ConnectionCreationFailed" }
   /** The health probe failed; `unauthorized` for a 401. */
   | { readonly _tag: "HealthProbeFailed"; readonly unauthorized: boolean }
@@ -54,7 +54,7 @@ const ROW = {
 }
 
 const NOT_CONNECTED: ErrorsResult = {
-  actions: [{ _tag: "ReturnError", error: "ErrClusterNotConnected" }],
+  actions: [{ _tag: "ReturnError", error: "ClusterNotConnectedError" }],
   status: { requeue: { _tag: "CallerHandles" }, disconnect: false, removeAccessor: false },
   row: ROW.notConnected,
 }
@@ -84,7 +84,7 @@ export const errorsTransition = (
 ): ErrorsResult => {
   const { trigger, observed } = input
   switch (trigger._tag) {
-    case "ErrClusterNotConnected":
+    case "ClusterNotConnectedError":
       return NOT_CONNECTED
     case "ConnectionCreationFailed":
       return after(config.connectionCreationRetryInterval, false, ROW.connectFailed)

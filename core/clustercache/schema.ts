@@ -116,7 +116,7 @@ export const ErrorsInputSchema = input(
   Schema.Struct({ consecutiveFailures: Count }),
   Empty,
   Schema.Union([
-    Schema.TaggedStruct("ErrClusterNotConnected", {}),
+    Schema.TaggedStruct("ClusterNotConnectedError", {}),
     Schema.TaggedStruct("ConnectionCreationFailed", {}),
     Schema.TaggedStruct("HealthProbeFailed", { unauthorized: Schema.Boolean }),
     Schema.TaggedStruct("ClusterNotFound", {}),

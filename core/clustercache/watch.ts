@@ -34,7 +34,7 @@ export type WatchTrigger =
 
 export type WatchError =
   | { readonly _tag: "EmptyWatcherName"; readonly message: string }
-  | { readonly _tag: "ErrClusterNotConnected"; readonly message: string }
+  | { readonly _tag: "ClusterNotConnectedError"; readonly message: string }
   | { readonly _tag: "WatchFailed"; readonly message: string }
 
 export interface WatchStatus {
@@ -53,7 +53,7 @@ const NONE: ReadonlyArray<WatchAction> = []
 
 const EMPTY_NAME: WatchError = { _tag: "EmptyWatcherName", message: "watcher.Name() cannot be empty" }
 const NOT_CONNECTED: WatchError = {
-  _tag: "ErrClusterNotConnected",
+  _tag: "ClusterNotConnectedError",
   message: "connection to the workload cluster is down",
 }
 

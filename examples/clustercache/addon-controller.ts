@@ -147,7 +147,7 @@ export const story = Effect.scoped(
         Effect.gen(function* () {
           const cluster = yield* Queue.take(queue)
           const outcome = yield* reconcileAddon(cc, cluster, enqueue).pipe(
-            Effect.catchTag("ErrClusterNotConnected", () =>
+            Effect.catchTag("ClusterNotConnectedError", () =>
               Effect.succeed("not connected: waiting for the connect event"),
             ),
             Effect.catch((e) => Effect.succeed(`failed: ${e._tag}`)),

@@ -220,7 +220,7 @@ export const errorsInput: fc.Arbitrary<ErrorsInput> = fc.record({
   observed: fc.record({ consecutiveFailures: failures(8) }),
   desired: fc.constant({}),
   trigger: fc.oneof(
-    fc.constant({ _tag: "ErrClusterNotConnected" as const }),
+    fc.constant({ _tag: "ClusterNotConnectedError" as const }),
     fc.constant({ _tag: "ConnectionCreationFailed" as const }),
     fc.record({ _tag: fc.constant("HealthProbeFailed" as const), unauthorized: fc.boolean() }),
     fc.record({ _tag: fc.constant("HealthProbeFailed" as const), unauthorized: fc.constant(false) }),

@@ -229,7 +229,7 @@ const commands = [
       if (r.status.outcome === "pending")
         r = watchTransition({ observed: a, desired: { name }, trigger: { _tag: "WatchStarted" }, now: w.now })
       if (r.status.outcome === "ok") w.accessor = { ...a, watches: r.status.watches }
-      else expect(r.status.error?._tag).toBe(a.connected ? "WatchFailed" : "ErrClusterNotConnected")
+      else expect(r.status.error?._tag).toBe(a.connected ? "WatchFailed" : "ClusterNotConnectedError")
     }),
   ),
   fc.constant(

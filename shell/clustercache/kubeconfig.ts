@@ -12,7 +12,9 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 
 /** The kubeconfig Secret is missing, malformed or asks for something the cache does not allow. */
-export class InvalidKubeconfig extends Data.TaggedError("InvalidKubeconfig")<{ readonly message: string }> {}
+export class InvalidKubeconfigError extends Data.TaggedError("InvalidKubeconfigError")<{
+  readonly message: string
+}> {}
 
 /** The name of a Cluster's kubeconfig Secret. */
 export const kubeconfigSecretName = (cluster: string): string => `${cluster}-kubeconfig`
@@ -24,11 +26,11 @@ export const KUBECONFIG_KEY = "value"
 export const kubeconfigFromSecret = (
   secret: { readonly data?: Readonly<Record<string, string>> | undefined },
   secretName: string,
-): Effect.Effect<string, InvalidKubeconfig> => {
+): Effect.Effect<string, InvalidKubeconfigError> => {
   const encoded = secret.data?.[KUBECONFIG_KEY]
   if (encoded === undefined || encoded === "") {
     return Effect.fail(
-      new InvalidKubeconfig({ message: `secret ${secretName} has no data key "${KUBECONFIG_KEY}"` }),
+      new InvalidKubeconfigError({ message: `secret ${secretName} has no data key "${KUBECONFIG_KEY}"` }),
     )
   }
   return Effect.succeed(Buffer.from(encoded, "base64").toString("utf8"))
@@ -38,7 +40,7 @@ export const kubeconfigFromSecret = (
 export const parseKubeconfig = (
   text: string,
   secretName: string,
-): Effect.Effect<KubeConfig, InvalidKubeconfig> =>
+): Effect.Effect<KubeConfig, InvalidKubeconfigError> =>
   Effect.suspend(() => {
     const kc = new KubeConfig()
     try {
@@ -46,7 +48,7 @@ export const parseKubeconfig = (
     } catch {
       // The parser's message may quote the document: say only where it came from.
       return Effect.fail(
-        new InvalidKubeconfig({ message: `secret ${secretName}: the kubeconfig does not parse` }),
+        new InvalidKubeconfigError({ message: `secret ${secretName}: the kubeconfig does not parse` }),
       )
     }
     const context = kc.getCurrentContext()
@@ -54,21 +56,21 @@ export const parseKubeconfig = (
     const user = kc.getCurrentUser()
     if (context === "" || cluster === null) {
       return Effect.fail(
-        new InvalidKubeconfig({
+        new InvalidKubeconfigError({
           message: `secret ${secretName}: the kubeconfig has no current context with a cluster`,
         }),
       )
     }
     if (user?.exec !== undefined && user.exec !== null) {
       return Effect.fail(
-        new InvalidKubeconfig({
+        new InvalidKubeconfigError({
           message: `secret ${secretName}: kubeconfigs with exec plugins are not allowed`,
         }),
       )
     }
     if (user?.authProvider !== undefined && user.authProvider !== null) {
       return Effect.fail(
-        new InvalidKubeconfig({
+        new InvalidKubeconfigError({
           message: `secret ${secretName}: kubeconfigs with auth-provider plugins are not allowed`,
         }),
       )

@@ -120,7 +120,7 @@ describe("ClusterCache service (seed 000)", () => {
         "clustercache.reconciler#10",
       ])
       const err = yield* Effect.flip(cc.getClient(cluster))
-      assert.strictEqual(err._tag, "ErrClusterNotConnected")
+      assert.strictEqual(err._tag, "ClusterNotConnectedError")
       // Reconnects once the server is back and the retry interval has passed.
       workload.start()
       yield* TestClock.adjust("30 seconds")

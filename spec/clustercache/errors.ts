@@ -30,12 +30,12 @@ export const errors: TableSpec<ErrorsInput, ErrorsResult, ClusterCacheConfig> = 
     doc(
       1,
       [
-        "`ErrClusterNotConnected`",
+        "`ClusterNotConnectedError`",
         "Returned when cluster has no active connection (accessor=nil or connection=nil)",
         "Caller should handle gracefully",
       ],
       {
-        applies: (i) => kind(i) === "ErrClusterNotConnected",
+        applies: (i) => kind(i) === "ClusterNotConnectedError",
         holds: (_, r) =>
           r.status.requeue._tag === "CallerHandles" &&
           has(r.actions, "ReturnError") &&

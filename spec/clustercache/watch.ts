@@ -47,14 +47,14 @@ export const watch: TableSpec<WatchInput, WatchResult, unknown> = {
         "Not connected",
         "Watch requested",
         "`Watch()` called when `connection=nil`",
-        "Return `ErrClusterNotConnected`",
+        "Return `ClusterNotConnectedError`",
         "Error returned",
       ],
       {
         applies: (i) => named(i) && !i.observed.connected,
         holds: (i, r) =>
           r.status.outcome === "error" &&
-          errorTag(r) === "ErrClusterNotConnected" &&
+          errorTag(r) === "ClusterNotConnectedError" &&
           kept(i, r) &&
           !has(r.actions, "StartWatch"),
         reason:
