@@ -154,7 +154,7 @@ export interface WriteRefused {
   readonly action: ReconcileAction
   readonly reason: string
   readonly message: string
-  readonly answer: ReconcileResult
+  readonly answer: TransitionResult<ReconcileAction, ReconcileStatus>
 }
 
 /** What one run of the reconcile table is asked: the request, or a refusal of its answer's write. */

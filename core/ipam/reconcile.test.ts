@@ -499,7 +499,7 @@ describe("ipamFromEntries", () => {
 })
 
 describe("reconcileRefused", () => {
-  it("writes nothing more and keeps the deciding row, status and allocator state of the refused answer", () => {
+  it("writes nothing more and keeps the deciding row and status of the refused answer", () => {
     const answer = reconcile(cluster("c"), [])
     const action = answer.actions[0] as ReconcileAction
     const r = reconcileRefused({
@@ -511,7 +511,7 @@ describe("reconcileRefused", () => {
       message: "the object has been modified",
       answer,
     })
-    expect(r).toEqual({ actions: [], status: answer.status, row: answer.row, ipam: answer.ipam })
+    expect(r).toEqual({ actions: [], status: answer.status, row: answer.row })
     expect(r.row).toBe("ipam.reconcile#6")
   })
 })

@@ -21,12 +21,13 @@
  *
  * @module
  */
-import { byName, type TransitionInput } from "../krtt/index.ts"
+import { byName, type TableBound, type TransitionInput, type TransitionResult } from "../krtt/index.ts"
 import {
   clusterEvent,
   emptyStatus,
   type IpamCondition,
   keyOf,
+  RECONCILE,
   type ReconcileAction,
   type ReconcileArgs,
   type ReconcileDesired,
@@ -199,12 +200,16 @@ export const reconcileCluster = (
  * that decided the refused answer stands; the shell fails the reconcile with it, which is retried
  * with fresh reads (every action is idempotent).
  */
-export const reconcileRefused = (trigger: WriteRefused): ReconcileResult => ({
+export const reconcileRefused = (
+  trigger: WriteRefused,
+): TransitionResult<ReconcileAction, ReconcileStatus> => ({
   actions: [],
   status: trigger.answer.status,
   row: trigger.answer.row,
-  ipam: trigger.answer.ipam,
 })
+
+/** One run of the reconcile table: a decision, and the answer to a refusal of its writes. */
+export const ReconcileRunBound: TableBound = { table: RECONCILE, maxTransitions: 2 }
 
 /** An allocation as JSON: the CIDR and the prefix it was sliced from. */
 export interface AllocationEntry {
