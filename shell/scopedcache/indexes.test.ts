@@ -1,0 +1,20 @@
+// Index fields of the scoped cache, for running informers and later ones (`indexes.ts`).
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { cms, dep, names, setup } from "./testing.ts"
+
+describe("ScopedCache: index fields", () => {
+  it.effect("indexField applies to running informers and to later ones", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup()
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* cache.indexField(cms, "v", (o) => [String((o.data as { v?: string } | undefined)?.v ?? "")])
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      assert.deepStrictEqual(names(yield* cache.list(cms, { index: { name: "v", value: "two" } })), ["a/two"])
+      assert.deepStrictEqual(names(yield* cache.list(cms, { index: { name: "v", value: "three" } })), [
+        "b/three",
+      ])
+    }),
+  )
+})
