@@ -50,6 +50,28 @@ describe("makeAuthorizer (--diagnostics-address without --insecure-diagnostics)"
       }),
   )
 
+  it.effect(
+    "keeps at most cacheSize decisions, dropping the oldest: a flood of unknown tokens costs bounded memory",
+    () =>
+      Effect.gen(function* () {
+        const { client, calls } = reviewer({ "t-admin": "admin" }, new Set(["admin"]))
+        const authorize = yield* makeAuthorizer(client)
+        const size = DiagnosticsDefaults.cacheSize
+        for (let i = 0; i < size; i++)
+          assert.strictEqual((yield* authorize(`Bearer flood-${i}`, "/metrics", "get"))?.status, 401)
+        // Full: every decision is still kept.
+        const full = calls.tokenReviews
+        assert.strictEqual((yield* authorize("Bearer flood-0", "/metrics", "get"))?.status, 401)
+        assert.strictEqual(calls.tokenReviews, full)
+        // One more pushes out the oldest, flood-0; the newest stays.
+        assert.isUndefined(yield* authorize("Bearer t-admin", "/metrics", "get"))
+        assert.strictEqual((yield* authorize(`Bearer flood-${size - 1}`, "/metrics", "get"))?.status, 401)
+        assert.strictEqual(calls.tokenReviews, full + 1)
+        assert.strictEqual((yield* authorize("Bearer flood-0", "/metrics", "get"))?.status, 401)
+        assert.strictEqual(calls.tokenReviews, full + 2)
+        assert.strictEqual(size, 1_000)
+      }),
+  )
   it("caches as controller-runtime's delegating authenticator and authorizer: 1 min, 5 min allowed, 30 s denied", () => {
     assert.strictEqual(DiagnosticsDefaults.authenticationCacheTtl, 60_000)
     assert.strictEqual(DiagnosticsDefaults.authorizedCacheTtl, 300_000)

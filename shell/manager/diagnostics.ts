@@ -37,6 +37,8 @@ export const DiagnosticsDefaults = {
   authorizedCacheTtl: 300_000,
   /** A denying SubjectAccessReview. Default 30 s. */
   deniedCacheTtl: 30_000,
+  /** The most decisions kept: expired ones go first, then the oldest. Default 1,000. */
+  cacheSize: 1_000,
   /** Validity of the self-signed serving certificate. Default 1 year. */
   certificateValidity: 365 * 24 * 3_600_000,
 } as const
@@ -187,8 +189,14 @@ export const makeAuthorizer = (client: KubeClientShape) =>
                 : DiagnosticsDefaults.deniedCacheTtl
           yield* Ref.update(cache, (m) => {
             const next = new Map(m)
-            // Bounded: expired decisions go first.
-            if (next.size > 1_000) for (const [k, c] of next) if (c.until <= now) next.delete(k)
+            next.delete(key)
+            if (next.size >= DiagnosticsDefaults.cacheSize)
+              for (const [k, c] of next) if (c.until <= now) next.delete(k)
+            // A Map keeps insertion order: the first keys are the oldest decisions.
+            for (const k of next.keys()) {
+              if (next.size < DiagnosticsDefaults.cacheSize) break
+              next.delete(k)
+            }
             return next.set(key, { until: now + ttl, outcome })
           })
         }
