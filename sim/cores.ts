@@ -11,7 +11,7 @@
 // effect (250 modules, ~60 MiB) in every worker for nothing.
 import type { ClusterAction } from "../core/cluster/actions.ts"
 import type { ClusterControllerConfig } from "../core/cluster/config.ts"
-import { reconcile } from "../core/cluster/reconcile.ts"
+import { decide } from "../core/cluster/decide.ts"
 import {
   type ClusterTransition,
   CONTROL_PLANE,
@@ -74,7 +74,7 @@ const row = (rows: ReadonlyArray<RowId>, table: string, n: number): RowId => row
  * the cost.)
  */
 export const clusterController: ClusterControllerCore = (input, config) => {
-  const { actions, status, trace } = reconcile(input, config)
+  const { actions, status, trace } = decide(input, config)
   const rows: Array<RowId> = []
   if (trace.deleting) rows.push(row(DELETION_ROWS, DELETION, deletionRow(trace)))
   else rows.push(row(NORMAL_ROWS, NORMAL, normalRow(trace)))

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { ClusterAction } from "./actions.ts"
 import { ClusterControllerDefaults, clusterControllerConfig } from "./config.ts"
+import { decide } from "./decide.ts"
 import { reconcile } from "./reconcile.ts"
 import { requeue } from "./scope.ts"
 import { transitions } from "./transitions.ts"
@@ -61,7 +62,7 @@ const input = (
 })
 
 /** One reconcile of the Cluster `input(o)` describes, with the documented defaults. */
-const run = (o?: Parameters<typeof input>[0]) => reconcile(input(o), ClusterControllerDefaults)
+const run = (o?: Parameters<typeof input>[0]) => decide(input(o), ClusterControllerDefaults)
 const last = (actions: ReadonlyArray<ClusterAction>) => actions[actions.length - 1]
 /** A Normal Event about the Cluster c1 of the default namespace, as the reconcile records it. */
 const normalEvent = (reason: string, message: string): ClusterAction => ({
@@ -508,7 +509,7 @@ describe("reconcile", () => {
       input({
         spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
         observed: { kubeconfigSecret: { _tag: "NotFound" } },
-        trigger: { _tag: "ActionFailed", action, error: "not found", notFound: true },
+        trigger: { _tag: "ActionFailed", action, failure: { _tag: "NotFound", message: "not found" } },
       }),
     )
     expect(r.row).toBe("cluster.normal#18")
@@ -530,7 +531,7 @@ describe("reconcile", () => {
         infrastructure: { _tag: "GetFailed", error: "boom-infra" },
         controlPlane: { _tag: "GetFailed", error: "boom-cp" },
       },
-      trigger: { _tag: "ActionFailed", action, error: "not found", notFound: true },
+      trigger: { _tag: "ActionFailed", action, failure: { _tag: "NotFound", message: "not found" } },
     })
     const ending = last(both.actions)
     expect(ending?._tag).toBe("ReturnError")
@@ -550,7 +551,7 @@ describe("reconcile", () => {
     expect(got.row).toBe("cluster.normal#15")
     expect(got.actions).toEqual([{ _tag: "ReturnError", error: "failed to get Cluster: etcd timeout" }])
     expect(
-      reconcile(
+      decide(
         { ...input(), observed: { ...input().observed, cluster: { _tag: "GetFailed", error: "x" } } },
         ClusterControllerDefaults,
       ).trace.error,
@@ -575,14 +576,16 @@ describe("reconcile", () => {
       endpoint: { host: "10.0.0.1", port: 6443 },
       from: "infrastructure",
     }
-    const r = run({ trigger: { _tag: "ActionFailed", action, error: "conflict" } })
+    const r = run({
+      trigger: { _tag: "ActionFailed", action, failure: { _tag: "Other", message: "conflict" } },
+    })
     expect(r.actions.map((a) => a._tag)).toEqual(["PatchStatus", "Event", "ReturnError"])
     expect(r.actions[1]).toEqual(normalEvent("Provisioning", "Cluster c1 is Provisioning"))
     const again = run({
       trigger: {
         _tag: "ActionFailed",
         action: { _tag: "PatchStatus", cluster: action.cluster, status: {} },
-        error: "x",
+        failure: { _tag: "Other", message: "x" },
       },
     })
     expect(again.actions.map((a) => a._tag)).toEqual(["ReturnError"])
@@ -629,7 +632,7 @@ describe("reconcile", () => {
   describe("words each v1beta2 condition as it stands (the spec holds type, status and reason; these hold the text a user reads)", () => {
     /** type → [status, reason, message] of the conditions named. */
     const says = (i: ClusterInput, types: ReadonlyArray<string>) => {
-      const r = reconcile(i, ClusterControllerDefaults)
+      const r = decide(i, ClusterControllerDefaults)
       return Object.fromEntries(
         types.map((t) => {
           const c = condition(r.status, t)
@@ -846,7 +849,7 @@ describe("reconcile", () => {
     /** type → [status, reason, severity, message] of every v1beta1 condition. */
     const saysV1 = (i: ClusterInput) =>
       Object.fromEntries(
-        (reconcile(i, ClusterControllerDefaults).status?.deprecated?.v1beta1?.conditions ?? []).map((c) => [
+        (decide(i, ClusterControllerDefaults).status?.deprecated?.v1beta1?.conditions ?? []).map((c) => [
           c.type,
           [c.status, c.reason, c.severity, c.message],
         ]),
@@ -1232,7 +1235,7 @@ describe("reconcile", () => {
 
       it("of a topology Cluster: the ClusterClass's gates when the Cluster has none, with TopologyReconciled, once", () => {
         const withClass = (classGates: ReadonlyArray<object> | undefined, spec: ClusterSpec = {}) =>
-          reconcile(
+          decide(
             {
               ...healthy({ spec: { topology: { classRef: { name: "cc" } }, ...spec } }),
               observed: {
@@ -1249,7 +1252,7 @@ describe("reconcile", () => {
             },
             ClusterControllerDefaults,
           )
-        const message = (r: ReturnType<typeof reconcile>) => condition(r.status, "Available")?.message
+        const message = (r: ReturnType<typeof decide>) => condition(r.status, "Available")?.message
         const both =
           "* TopologyReconciled: Condition not yet reported\n* FromClass: Condition not yet reported"
         expect(message(withClass([{ conditionType: "FromClass" }]))).toBe(both)
@@ -1377,12 +1380,12 @@ describe("reconcile", () => {
     }
     const base = input({
       observed: { descendants: { _tag: "ListFailed", error: "forbidden" } },
-      trigger: { _tag: "ActionFailed", action, error: "conflict" },
+      trigger: { _tag: "ActionFailed", action, failure: { _tag: "Other", message: "conflict" } },
     })
     const found = base.observed.cluster
     if (found._tag !== "Found") throw new Error("a Found Cluster")
     const { status: _s, ...noStatus } = found.object
-    const r = reconcile(
+    const r = decide(
       { ...base, observed: { ...base.observed, cluster: { _tag: "Found", object: noStatus } } },
       ClusterControllerDefaults,
     )
@@ -1423,7 +1426,7 @@ describe("reconcile", () => {
     const r = transitions["cluster.errors"](
       input({
         meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
-        trigger: { _tag: "ActionFailed", action, error: "denied" },
+        trigger: { _tag: "ActionFailed", action, failure: { _tag: "Other", message: "denied" } },
       }),
     )
     expect(r.row).toBe("cluster.errors#8")
@@ -1462,14 +1465,18 @@ describe("reconcile", () => {
     }
 
     it("names the action and the error; a Cluster that is gone gets no status", () => {
-      const r = run({ trigger: { _tag: "ActionFailed", action: other, error: "conflict" } })
+      const r = run({
+        trigger: { _tag: "ActionFailed", action: other, failure: { _tag: "Other", message: "conflict" } },
+      })
       expect(last(r.actions)).toEqual({
         _tag: "ReturnError",
         error: "SetControlPlaneEndpoint failed: conflict",
       })
       expect(r.trace.error).toBe(true)
-      const base = input({ trigger: { _tag: "ActionFailed", action: other, error: "conflict" } })
-      const gone = reconcile(
+      const base = input({
+        trigger: { _tag: "ActionFailed", action: other, failure: { _tag: "Other", message: "conflict" } },
+      })
+      const gone = decide(
         { ...base, observed: { ...base.observed, cluster: { _tag: "NotFound" } } },
         ClusterControllerDefaults,
       )
@@ -1481,7 +1488,13 @@ describe("reconcile", () => {
       expect(gone.trace.deleting).toBe(false)
       // a not-found answer counts as a missing CA only for the kubeconfig Secret
       const other404 = transitions["cluster.normal"](
-        input({ trigger: { _tag: "ActionFailed", action: other, error: "not found", notFound: true } }),
+        input({
+          trigger: {
+            _tag: "ActionFailed",
+            action: other,
+            failure: { _tag: "NotFound", message: "not found" },
+          },
+        }),
       )
       expect(other404.row).toBe("cluster.normal#15")
       expect(last(other404.actions)).toEqual({
@@ -1495,7 +1508,7 @@ describe("reconcile", () => {
         input({
           spec: { controlPlaneEndpoint: endpoint },
           observed: { kubeconfigSecret: { _tag: "NotFound" } },
-          trigger: { _tag: "ActionFailed", action: secret, error: "forbidden", notFound: false },
+          trigger: { _tag: "ActionFailed", action: secret, failure: { _tag: "Other", message: "forbidden" } },
         }),
       )
       expect(r.row).toBe("cluster.normal#15")
@@ -1506,14 +1519,22 @@ describe("reconcile", () => {
       const missingCa = run({
         spec: { controlPlaneEndpoint: endpoint },
         observed: { kubeconfigSecret: { _tag: "NotFound" } },
-        trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
+        trigger: {
+          _tag: "ActionFailed",
+          action: secret,
+          failure: { _tag: "NotFound", message: "not found" },
+        },
       })
       expect(missingCa.trace.error).toBe(false)
       // the missing CA with a kubeconfig Secret that cannot be read: that error
       const unreadable = run({
         spec: { controlPlaneEndpoint: endpoint },
         observed: { kubeconfigSecret: { _tag: "GetFailed", error: "timeout" } },
-        trigger: { _tag: "ActionFailed", action: secret, error: "not found", notFound: true },
+        trigger: {
+          _tag: "ActionFailed",
+          action: secret,
+          failure: { _tag: "NotFound", message: "not found" },
+        },
       })
       expect(last(unreadable.actions)).toEqual({
         _tag: "ReturnError",
@@ -1524,7 +1545,7 @@ describe("reconcile", () => {
     it("while deleting, only a failed delete sets Deleting=InternalError", () => {
       const r = run({
         meta: { deletionTimestamp: "2026-01-01T00:00:00Z" },
-        trigger: { _tag: "ActionFailed", action: other, error: "conflict" },
+        trigger: { _tag: "ActionFailed", action: other, failure: { _tag: "Other", message: "conflict" } },
       })
       expect(condition(r.status, "Deleting")?.reason).not.toBe("InternalError")
     })
@@ -1611,5 +1632,59 @@ describe("requeue", () => {
     expect(scope.requeueAfter).toBe(5_000)
     requeue(scope, 4_999)
     expect(scope.requeueAfter).toBe(4_999)
+  })
+})
+
+describe("reconcile: the governing row", () => {
+  const secret: ClusterAction = {
+    _tag: "CreateKubeconfigSecret",
+    cluster: { namespace: "default", name: "c1" },
+    secret: { namespace: "default", name: "c1-kubeconfig" },
+    caSecret: { namespace: "default", name: "c1-ca" },
+    endpoint: { host: "10.0.0.1", port: 6443 },
+    type: "cluster.x-k8s.io/secret",
+    key: "value",
+    labels: {},
+    ownerReference: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1" },
+  }
+  const gone = {
+    _tag: "DeleteObject",
+    role: "descendant",
+    ref: { ...infraRef, namespace: "default" },
+  } as const
+
+  it("is Normal Reconciliation's row while the Cluster is not deleting, with the traced actions and status", () => {
+    const i = input({ meta: { finalizers: [] } })
+    const r = reconcile(i)
+    expect(r.row).toBe("cluster.normal#2")
+    expect(r.actions).toEqual(decide(i, ClusterControllerDefaults).actions)
+    expect(reconcile(input()).row).toBe(transitions["cluster.normal"](input()).row)
+  })
+
+  it("is Deletion Reconciliation's row while the Cluster is deleting", () => {
+    const i = input({ meta: { deletionTimestamp: "2026-01-01T00:00:00Z" } })
+    const r = reconcile(i, ClusterControllerDefaults)
+    expect(r.row).toBe(transitions["cluster.deletion"](i).row)
+    expect(r.row.startsWith("cluster.deletion#")).toBe(true)
+    expect(r.status).toEqual(decide(i, ClusterControllerDefaults).status)
+  })
+
+  it("is Error Handling's row when the trigger reports a failed action: derived row 11 for a missing CA", () => {
+    const failed = (action: ClusterAction, reason: "NotFound" | "Conflict", meta = {}) =>
+      reconcile(
+        input({
+          meta,
+          spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
+          observed: { kubeconfigSecret: { _tag: "NotFound" } },
+          trigger: { _tag: "ActionFailed", action, failure: { _tag: reason, message: "refused" } },
+        }),
+      )
+    const missingCa = failed(secret, "NotFound")
+    expect(missingCa.row).toBe("cluster.errors#11")
+    expect(last(missingCa.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
+    expect(failed(secret, "Conflict").row).toBe("cluster.errors#6")
+    expect(failed(gone, "Conflict", { deletionTimestamp: "2026-01-01T00:00:00Z" }).row).toBe(
+      "cluster.errors#8",
+    )
   })
 })

@@ -254,9 +254,15 @@ export const ClusterActionSchema = Schema.Union([
   Schema.TaggedStruct("ReturnError", { error: Str }),
 ])
 
+/** Why a failed action was refused (`failure.ts`). */
+export const ActionFailureSchema = Schema.Struct({
+  _tag: Schema.Literals(["NotFound", "Conflict", "Forbidden", "Invalid", "Unavailable", "Other"]),
+  message: Str,
+})
+
 export const ClusterTriggerSchema = Schema.Union([
   Schema.TaggedStruct("Reconcile", {}),
-  Schema.TaggedStruct("ActionFailed", { action: ClusterActionSchema, error: Str }),
+  Schema.TaggedStruct("ActionFailed", { action: ClusterActionSchema, failure: ActionFailureSchema }),
 ])
 
 /** The input of every Cluster controller table. */

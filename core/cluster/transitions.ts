@@ -1,6 +1,6 @@
 /**
  * The six documented tables of seed 001 as transitions. All six are views of the same reconcile
- * (`reconcile.ts`): the same actions and status, with the row of the table that decided. Row
+ * (`decide.ts`): the same actions and status, with the row of the table that decided. Row
  * numbers follow `spec/cluster/`; where several rows could describe a reconcile the recorded
  * priority of the spec picks one, and the functions below follow it.
  *
@@ -9,7 +9,7 @@
 import { type RowId, rowId, type TransitionResult } from "../krtt/index.ts"
 import type { ClusterAction } from "./actions.ts"
 import { type ClusterControllerConfig, ClusterControllerDefaults } from "./config.ts"
-import { type Reconciled, reconcile } from "./reconcile.ts"
+import { decide } from "./decide.ts"
 import type { ExternalPath, Trace } from "./scope.ts"
 import type { ClusterInput, ClusterStatus } from "./types.ts"
 
@@ -215,7 +215,7 @@ export const deleteFlowRow = (t: Trace): number => {
 const view =
   (table: ClusterTableId, rowOf: (t: Trace) => number): ClusterTransition =>
   (input, config = ClusterControllerDefaults) => {
-    const r: Reconciled = reconcile(input, config)
+    const r = decide(input, config)
     const row: RowId = rowId(table, rowOf(r.trace))
     return { actions: r.actions, status: r.status, row }
   }

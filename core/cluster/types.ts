@@ -11,6 +11,7 @@
  */
 import type { TransitionInput } from "../krtt/index.ts"
 import type { ClusterAction } from "./actions.ts"
+import type { ActionFailure } from "./failure.ts"
 
 /** `metav1.OwnerReference`. */
 export interface OwnerReference {
@@ -308,12 +309,11 @@ export type ClusterTrigger =
   | {
       readonly _tag: "ActionFailed"
       readonly action: ClusterAction
-      readonly error: string
       /**
-       * The API server answered NotFound for an object the action needed (for
-       * `CreateKubeconfigSecret`: the `<cluster>-ca` Secret). Absent: false.
+       * Why it was refused. `NotFound` for `CreateKubeconfigSecret` is the `<cluster>-ca` Secret
+       * it needed (Error Handling derived row 11).
        */
-      readonly notFound?: boolean
+      readonly failure: ActionFailure
     }
 
 /** The input of every Cluster controller table. */

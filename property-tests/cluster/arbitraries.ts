@@ -825,11 +825,10 @@ export const build = (
       : {
           _tag: "ActionFailed",
           action: failedActionOf(k.failed, key, infraRef, cpRef, failedAction),
-          error:
+          failure:
             k.failed === "MissingCA"
-              ? `secrets "${n.cluster}-ca" not found`
-              : "etcdserver: request timed out",
-          ...(k.failed === "MissingCA" ? { notFound: true } : {}),
+              ? { _tag: "NotFound", message: `secrets "${n.cluster}-ca" not found` }
+              : { _tag: "Unavailable", message: "etcdserver: request timed out" },
         }
 
   return {

@@ -321,7 +321,7 @@ const reconcileOnce = (w: World, failAt: number): void => {
       k === failAt && a._tag !== "Requeue" && a._tag !== "ReturnError" ? "injected failure" : apply(w, a)
     if (refused !== undefined) {
       const answer = reconcile(
-        observe(w, { _tag: "ActionFailed", action: a, error: refused }),
+        observe(w, { _tag: "ActionFailed", action: a, failure: { _tag: "Other", message: refused } }),
         ClusterControllerDefaults,
       )
       checkDecision(w, answer.actions)

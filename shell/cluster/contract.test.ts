@@ -1,6 +1,7 @@
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import type { CustomResourceDefinition } from "../kube/discovery.ts"
-import { resolveContract } from "./contract.ts"
+import { ContractError, resolveContract as legacy, contractResource as resolve } from "./contract.ts"
 
 const crd = (
   labels: Record<string, string> | undefined,
@@ -19,7 +20,16 @@ const crd = (
 })
 const ref = { apiGroup: "infrastructure.cluster.x-k8s.io", kind: "DockerCluster" }
 
-describe("resolveContract", () => {
+/** The resource a reference resolves to (`undefined` when it does not). */
+const resolveContract = (...args: Parameters<typeof resolve>) => Result.getOrUndefined(resolve(...args))
+/** Why a reference does not resolve, a ContractError's message. */
+const why = (...args: Parameters<typeof resolve>) => {
+  const r = resolve(...args)
+  expect(Result.isFailure(r) && r.failure instanceof ContractError).toBe(true)
+  return Result.isFailure(r) ? r.failure.message : ""
+}
+
+describe("contractResource", () => {
   it("takes the last served version that the cluster.x-k8s.io/v1beta2 label names", () => {
     const r = resolveContract(
       [
@@ -75,15 +85,22 @@ describe("resolveContract", () => {
   })
 
   it("says why a reference cannot be resolved", () => {
-    expect(resolveContract([], ref)).toEqual({
-      error:
-        "no CustomResourceDefinition defines kind DockerCluster in group infrastructure.cluster.x-k8s.io",
-    })
-    expect(resolveContract([crd(undefined, [["v1beta2", true]])], ref)).toMatchObject({
-      error: expect.stringContaining("has no label cluster.x-k8s.io/v1beta2"),
-    })
-    expect(
-      resolveContract([crd({ "cluster.x-k8s.io/v1beta2": "v9" }, [["v1beta2", true]])], ref),
-    ).toMatchObject({ error: expect.stringContaining("serves none of the versions v9") })
+    expect(why([], ref)).toEqual(
+      "no CustomResourceDefinition defines kind DockerCluster in group infrastructure.cluster.x-k8s.io",
+    )
+    expect(why([crd(undefined, [["v1beta2", true]])], ref)).toEqual(
+      expect.stringContaining("has no label cluster.x-k8s.io/v1beta2"),
+    )
+    expect(why([crd({ "cluster.x-k8s.io/v1beta2": "v9" }, [["v1beta2", true]])], ref)).toEqual(
+      expect.stringContaining("serves none of the versions v9"),
+    )
+  })
+})
+
+describe("resolveContract", () => {
+  it("answers the resource, or the ContractError's message as { error }", () => {
+    const good = crd({ "cluster.x-k8s.io/v1beta2": "v1beta2" }, [["v1beta2", true]])
+    expect(legacy([good], ref)).toEqual(resolveContract([good], ref))
+    expect(legacy([], ref)).toEqual({ error: why([], ref) })
   })
 })

@@ -5,9 +5,12 @@
  * A CRD without it that carries `cluster.x-k8s.io/v1beta1` follows the v1beta1 contract (upstream
  * v1.13 still accepts it): its objects are read at the v1beta1 field paths (`status.ready`,
  * `status.initialized`, `status.failureReason`/`failureMessage`, `spec.controlPlaneEndpoint`).
+ * A reference that does not resolve is a `ContractError`, whose message is meant for a condition.
  *
  * @module
  */
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 import { type CustomResourceDefinition, crdResource } from "../kube/discovery.ts"
 import type { ResourceRef } from "../kube/resource.ts"
 
@@ -18,20 +21,25 @@ export const V1BETA1_CONTRACT_LABEL = "cluster.x-k8s.io/v1beta1"
 /** The contracts, newest first: the newest a CRD declares is used. */
 export const CONTRACT_LABELS = [CONTRACT_LABEL, V1BETA1_CONTRACT_LABEL] as const
 
-/** The resource of a contract reference, or why it cannot be resolved (a message for a condition). */
-export const resolveContract = (
+/** A contract reference that does not resolve to a served resource; the message says why. */
+export class ContractError extends Data.TaggedError("ContractError")<{ readonly message: string }> {}
+
+const unresolved = (message: string) => Result.fail(new ContractError({ message }))
+
+/** The resource of a contract reference, or why it cannot be resolved. */
+export const contractResource = (
   crds: ReadonlyArray<CustomResourceDefinition>,
   ref: { readonly apiGroup: string; readonly kind: string },
-): ResourceRef | { readonly error: string } => {
+): Result.Result<ResourceRef, ContractError> => {
   const crd = crds.find((c) => c.spec.group === ref.apiGroup && c.spec.names.kind === ref.kind)
   if (crd === undefined)
-    return { error: `no CustomResourceDefinition defines kind ${ref.kind} in group ${ref.apiGroup}` }
+    return unresolved(`no CustomResourceDefinition defines kind ${ref.kind} in group ${ref.apiGroup}`)
   const contract = CONTRACT_LABELS.find((l) => (crd.metadata.labels?.[l] ?? "") !== "")
   const label = contract === undefined ? undefined : crd.metadata.labels?.[contract]
   if (contract === undefined || label === undefined) {
-    return {
-      error: `CustomResourceDefinition ${crd.metadata.name} has no label ${CONTRACT_LABEL} (or ${V1BETA1_CONTRACT_LABEL}) naming the versions that follow the contract`,
-    }
+    return unresolved(
+      `CustomResourceDefinition ${crd.metadata.name} has no label ${CONTRACT_LABEL} (or ${V1BETA1_CONTRACT_LABEL}) naming the versions that follow the contract`,
+    )
   }
   const served = label
     .split("_")
@@ -39,13 +47,25 @@ export const resolveContract = (
     .filter((v) => v !== undefined)
   const version = served.at(-1)
   if (version === undefined) {
-    return {
-      error: `CustomResourceDefinition ${crd.metadata.name} serves none of the versions ${label} its ${contract} label names`,
-    }
+    return unresolved(
+      `CustomResourceDefinition ${crd.metadata.name} serves none of the versions ${label} its ${contract} label names`,
+    )
   }
-  return (
-    crdResource(crd, version.name) ?? {
-      error: `CustomResourceDefinition ${crd.metadata.name} does not serve ${version.name}`,
-    }
-  )
+  const resource = crdResource(crd, version.name)
+  return resource === undefined
+    ? unresolved(`CustomResourceDefinition ${crd.metadata.name} does not serve ${version.name}`)
+    : Result.succeed(resource)
 }
+
+/**
+ * `contractResource` as the webhook server's resolver in shell/manager/run.ts reads it: the
+ * resource, or `{ error }`. The Cluster controller and `krtt why` use `contractResource`.
+ */
+export const resolveContract = (
+  crds: ReadonlyArray<CustomResourceDefinition>,
+  ref: { readonly apiGroup: string; readonly kind: string },
+): ResourceRef | { readonly error: string } =>
+  Result.match(contractResource(crds, ref), {
+    onSuccess: (resource) => resource,
+    onFailure: (e) => ({ error: e.message }),
+  })

@@ -9,7 +9,8 @@ import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import { Store } from "../reflector/store.ts"
-import { interpret, statusPatch } from "./interpret.ts"
+import { type ClusterOutcome, type InterpretContext, makeRun } from "./interpret.ts"
+import { statusPatch } from "./patches.ts"
 
 const c = { namespace: "default", name: "c1" }
 const cond = (type: string, status: "True" | "False", reason: string) => ({
@@ -79,7 +80,23 @@ describe("statusPatch", () => {
   })
 })
 
-const unused = () => Effect.succeed({ error: "unused" })
+const unused = () => Effect.die("unused")
+
+/**
+ * Carries out `actions` in order as one run would, until one is refused or asks for a requeue:
+ * the outcome of the last action carried out.
+ */
+const interpret = (ctx: InterpretContext, actions: ReadonlyArray<ClusterAction>) =>
+  Effect.gen(function* () {
+    const run = makeRun(ctx)
+    const decided = { actions, status: undefined, row: "cluster.normal#17" } as const
+    let outcome: ClusterOutcome = { _tag: "Done" }
+    for (const action of actions) {
+      outcome = yield* run(action, decided)
+      if (outcome._tag !== "Done") return outcome
+    }
+    return outcome
+  })
 
 const INFRA: ResourceRef = {
   group: "infrastructure.example.com",
@@ -203,7 +220,10 @@ describe("interpret: PatchExternal", () => {
       }
       const outcome = yield* interpret(ctx, [patchInfra])
       assert.strictEqual(outcome._tag, "Failed")
-      if (outcome._tag === "Failed") assert.match(outcome.failure.error, /ExampleInfraCluster default\/c1/)
+      if (outcome._tag === "Failed") {
+        assert.match(outcome.failure.message, /ExampleInfraCluster default\/c1/)
+        assert.strictEqual(outcome.failure._tag, "NotFound")
+      }
     }),
   )
 })
@@ -225,7 +245,7 @@ describe("interpret", () => {
         { _tag: "RemoveFinalizer", cluster: c, finalizer: "cluster.cluster.x-k8s.io" },
         { _tag: "Requeue", after: 5_000 },
       ])
-      assert.deepStrictEqual(outcome, { _tag: "Done", requeueAfter: 5_000 })
+      assert.deepStrictEqual(outcome, { _tag: "Requeue", after: 5_000 })
       const after = yield* client.get(ClusterResource, c)
       assert.deepStrictEqual(after.metadata.finalizers, ["other"])
       assert.strictEqual((after as { status?: ClusterStatus }).status?.phase, "Deleting")
@@ -287,8 +307,12 @@ describe("interpret", () => {
       ])
       assert.strictEqual(outcome._tag, "Failed")
       if (outcome._tag === "Failed") {
-        assert.strictEqual(outcome.failure.action._tag, "AddFinalizer")
-        assert.match(outcome.failure.error, /^Conflict/)
+        assert.strictEqual(
+          outcome.trigger._tag === "ActionFailed" && outcome.trigger.action._tag,
+          "AddFinalizer",
+        )
+        assert.match(outcome.failure.message, /^Conflict/)
+        assert.strictEqual(outcome.failure._tag, "Conflict")
       }
     }),
   )

@@ -4,6 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Fetched } from "../../core/cluster/types.ts"
+import { Unreachable } from "../kube/errors.ts"
 import type { KubeObject } from "../kube/resource.ts"
 import { Store } from "../reflector/store.ts"
 import { type DescendantKind, type ObserveContext, observe } from "./observe.ts"
@@ -82,7 +83,10 @@ describe("observe: a store's miss while deleting", () => {
         ...ctx,
         confirm: {
           external: ctx.confirm?.external ?? (() => Effect.die("unused")),
-          descendants: () => Effect.succeed({ error: "connection reset" }),
+          descendants: () =>
+            Effect.fail(
+              new Unreachable({ verb: "list", path: "/apis/cluster.x-k8s.io", message: "connection reset" }),
+            ),
         },
       }
       const { observed } = yield* observe(failing, { namespace: NS, name: "c1" })

@@ -39,6 +39,8 @@ import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import type { ReadonlyStore } from "../reflector/store.ts"
+import type { ContractError } from "./contract.ts"
+import type { KindUnreadableError } from "./errors.ts"
 
 export const ClusterClassResource: ResourceRef = {
   group: "cluster.x-k8s.io",
@@ -57,11 +59,11 @@ export interface ObserveContext {
   readonly client: KubeClientShape
   readonly clusters: ReadonlyStore<KubeObject>
   readonly featureGates: FeatureGates
-  /** The store of an external kind, or why it cannot be read. */
+  /** The store of an external kind; fails with why it cannot be read. */
   readonly external: (ref: {
     readonly apiGroup: string
     readonly kind: string
-  }) => Effect.Effect<ReadonlyStore<KubeObject> | { readonly error: string }>
+  }) => Effect.Effect<ReadonlyStore<KubeObject>, ContractError | KindUnreadableError>
   /** The store of a descendant kind; `undefined` when its CRD is not installed. */
   readonly descendants: (kind: DescendantKind) => Effect.Effect<ReadonlyStore<KubeObject> | undefined>
   /**
@@ -77,7 +79,7 @@ export interface ObserveContext {
         readonly descendants: (
           kind: DescendantKind,
           cluster: { readonly namespace: string; readonly name: string },
-        ) => Effect.Effect<ReadonlyArray<KubeObject> | { readonly error: string }>
+        ) => Effect.Effect<ReadonlyArray<KubeObject>, KubeError>
       }
     | undefined
   readonly lastProbeSuccessTime: (cluster: {
@@ -99,13 +101,18 @@ export interface ObserveContext {
   }>
 }
 
+/** A read that failed, as the core's observation: the error's message is its text. */
+export const getFailed = (e: KubeError | ContractError | KindUnreadableError): Fetched<never> => ({
+  _tag: "GetFailed",
+  error: e.message,
+})
+
+/** A GET as the core's observation: found, not found, or failed. */
 export const fetchedOf = <A>(e: Effect.Effect<KubeObject, KubeError>): Effect.Effect<Fetched<A>> =>
   e.pipe(
     Effect.map((object): Fetched<A> => ({ _tag: "Found", object: object as unknown as A })),
     Effect.catch((err) =>
-      Effect.succeed<Fetched<A>>(
-        err._tag === "NotFound" ? { _tag: "NotFound" } : { _tag: "GetFailed", error: err.message },
-      ),
+      Effect.succeed<Fetched<A>>(err._tag === "NotFound" ? { _tag: "NotFound" } : getFailed(err)),
     ),
   )
 
@@ -135,15 +142,17 @@ export const observe = (
     const external = <A>(ref: ClusterSpec["infrastructureRef"]): Effect.Effect<Fetched<A>> =>
       ref === undefined
         ? Effect.succeed<Fetched<A>>({ _tag: "NotFound" })
-        : Effect.flatMap(ctx.external(ref), (store) => {
-            if ("error" in store) return Effect.succeed<Fetched<A>>({ _tag: "GetFailed", error: store.error })
-            const cached = fromStore<A>(store, key.namespace, ref.name)
-            return cached._tag === "Found" || confirm === undefined
-              ? Effect.succeed(cached)
-              : (confirm.external(ref, { namespace: key.namespace, name: ref.name }) as Effect.Effect<
-                  Fetched<A>
-                >)
-          })
+        : ctx.external(ref).pipe(
+            Effect.flatMap((store) => {
+              const cached = fromStore<A>(store, key.namespace, ref.name)
+              return cached._tag === "Found" || confirm === undefined
+                ? Effect.succeed(cached)
+                : (confirm.external(ref, { namespace: key.namespace, name: ref.name }) as Effect.Effect<
+                    Fetched<A>
+                  >)
+            }),
+            Effect.catch((e) => Effect.succeed<Fetched<A>>(getFailed(e))),
+          )
 
     const clusterClass: Fetched<ClusterClass> =
       spec.topology === undefined
@@ -170,9 +179,9 @@ export const observe = (
           .byLabel(ClusterNameLabel, key.name)
           .filter((o) => o.metadata.namespace === key.namespace)
         if (listed[kind].length === 0 && confirm !== undefined) {
-          const live = yield* confirm.descendants(kind, key)
-          if ("error" in live) listFailed = live.error
-          else listed[kind] = live
+          const live = yield* Effect.result(confirm.descendants(kind, key))
+          if (live._tag === "Failure") listFailed = live.failure.message
+          else listed[kind] = live.success
         }
       }
     }

@@ -12,8 +12,9 @@
 import * as Effect from "effect/Effect"
 import { ClusterNameLabel } from "../../core/cluster/contract.ts"
 import type { ClusterObserved, ClusterSpec } from "../../core/cluster/types.ts"
-import { resolveContract } from "../cluster/contract.ts"
+import { contractResource } from "../cluster/contract.ts"
 import { FeatureGateDefaults } from "../cluster/controller.ts"
+import { KindUnreadableError } from "../cluster/errors.ts"
 import { type DescendantKind, type ObserveContext, observe } from "../cluster/observe.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeClientShape } from "../kube/client.ts"
@@ -63,14 +64,13 @@ export const observeReadOnly = (
     client,
     clusters: storeOf([cluster]),
     featureGates: FeatureGateDefaults,
-    external: (ref) => {
-      const resource = resolveContract(crds, ref)
-      if ("error" in resource) return Effect.succeed(resource)
-      return client.listAll(resource, { namespace }).pipe(
-        Effect.map((l): Store<KubeObject> | { readonly error: string } => storeOf(l.items)),
-        Effect.catch((e) => Effect.succeed({ error: e.message })),
-      )
-    },
+    external: (ref) =>
+      Effect.flatMap(Effect.fromResult(contractResource(crds, ref)), (resource) =>
+        client.listAll(resource, { namespace }).pipe(
+          Effect.map((l) => storeOf(l.items)),
+          Effect.mapError((e) => new KindUnreadableError({ message: e.message })),
+        ),
+      ),
     descendants: (kind) => {
       const crd = crds.find((c) => c.metadata.name === `${DESCENDANT_PLURALS[kind]}.cluster.x-k8s.io`)
       const resource = crd === undefined ? undefined : crdResource(crd)

@@ -228,7 +228,7 @@ export const missingCaHolds = (i: I, r: R): boolean => {
 export const missingCa = (i: I): boolean =>
   i.trigger._tag === "ActionFailed" &&
   i.trigger.action._tag === "CreateKubeconfigSecret" &&
-  i.trigger.notFound === true
+  i.trigger.failure._tag === "NotFound"
 
 // ---------------------------------------------------------------------------------------------
 // Errors of the phases (Error Handling)

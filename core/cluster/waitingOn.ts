@@ -1,11 +1,11 @@
 /**
  * What a Cluster waits on, in words naming the object, the field and its value, derived from
- * the reconcile's trace and the observed objects.
+ * the reconcile's trace and the observed objects (`krtt why`, through `why.ts`).
  *
  * @module
  */
-import type { Trace } from "../../core/cluster/scope.ts"
-import type { ClusterObserved, ClusterSpec } from "../../core/cluster/types.ts"
+import type { Trace } from "./scope.ts"
+import type { ClusterObserved, ClusterSpec } from "./types.ts"
 
 type Ref = ClusterSpec["infrastructureRef"]
 
