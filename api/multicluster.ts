@@ -44,7 +44,6 @@ export {
   ReconcileCluster,
 } from "../shell/multicluster/context.ts"
 export {
-  type EngageOptions,
   type MultiClusterController,
   type MultiClusterControllerOptions,
   make as makeController,
@@ -119,6 +118,7 @@ export {
   EngageFailed,
   type Provider,
 } from "../shell/multicluster/types.ts"
+export type { EngageOptions } from "../shell/multicluster/watchOptions.ts"
 export {
   ClusterName,
   formatRequest,

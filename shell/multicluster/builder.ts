@@ -35,11 +35,9 @@ import type { ReconcileResult } from "../controller/result.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { Request } from "../workqueue/request.ts"
 import {
-  type EngageOptions,
   type MultiClusterController,
   type MultiClusterControllerOptions,
   make as makeController,
-  type WatchDeclaration,
 } from "./controller.ts"
 import {
   type ClusterEventHandler,
@@ -49,6 +47,7 @@ import {
 } from "./handler.ts"
 import type { MultiClusterManager } from "./manager.ts"
 import { type ClusterAware, clusterRequest, type RequestType } from "./request.ts"
+import type { EngageOptions, WatchDeclaration } from "./watchOptions.ts"
 
 /** Options of `withOptions`: everything but the name, the watches, the request type and the reconciler. */
 export type BuilderOptions = Omit<
@@ -230,11 +229,11 @@ const completeWith = <Req extends ClusterAware, Err>(
       return yield* E.fail(
         new BuilderError({ message: `controller ${name}: declare at least one watch (for, owns, watches)` }),
       )
-    const controller = yield* makeController<unknown, Req>(manager, {
+    const controller = yield* makeController<Err, Req>(manager, {
       ...s.options,
       name,
       requestType,
-      reconcile: reconcile as (request: Req) => Effect.Effect<ReconcileResult, unknown>,
+      reconcile,
       watches: s.watches,
     })
     yield* manager.add(controller)

@@ -24,14 +24,11 @@ export {
   withCluster,
 } from "./context.ts"
 export {
-  type ControllerHost,
-  type EngageOptions,
   type MultiClusterController,
   type MultiClusterControllerOptions,
   make as makeController,
-  type PairView,
-  type WatchDeclaration,
 } from "./controller.ts"
+export type { ControllerHost } from "./controllerState.ts"
 export {
   type ClusterEventHandler,
   enqueueRequestForObject,
@@ -46,6 +43,7 @@ export {
 } from "./handler.ts"
 export { type ManagerOptions, type MultiClusterManager, make as makeManager } from "./manager.ts"
 export { type MemoryProvider, makeMemoryProvider } from "./memoryProvider.ts"
+export type { PairView } from "./pairs.ts"
 export {
   acquirable,
   assignment,
@@ -79,3 +77,4 @@ export {
   type ShardStatus,
 } from "./sharding.ts"
 export * from "./types.ts"
+export type { EngageOptions, WatchDeclaration } from "./watchOptions.ts"

@@ -31,7 +31,7 @@ import * as Metric from "effect/Metric"
 import * as Scope from "effect/Scope"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import type { IndexFunc } from "../reflector/store.ts"
-import type { MultiClusterController } from "./controller.ts"
+import { isMultiClusterController, type MultiClusterController } from "./controller.ts"
 import {
   type Aware,
   type Cluster,
@@ -99,147 +99,192 @@ interface IndexSpec {
   readonly extract: IndexFunc<KubeObject>
 }
 
-const isController = (r: ClusterAwareRunnable): r is MultiClusterController =>
-  "queue" in r && "pairs" in r && "inner" in r
+/** What the manager's operations share. */
+interface ManagerState {
+  readonly hub: Cluster
+  readonly provider: Provider | undefined
+  /** Provider clusters engaged now, by name (the hub is not among them). */
+  readonly engaged: Map<ClusterName, Engaged>
+  /** Every runnable added, in order. */
+  readonly runnables: Array<ClusterAwareRunnable>
+  readonly indexes: Array<IndexSpec>
+  /** The manager's scope once `start` ran. */
+  started: Scope.Scope | undefined
+}
 
 /** Provider clusters engaged with a manager now (the hub not counted). */
 export const engagedClusters = Metric.gauge("krtt_multicluster_engaged_clusters", {
   description: "Provider clusters engaged with the multi-cluster manager (the hub not counted).",
 })
 
-/** Makes a manager; call `start` to run it. */
-export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const { hub, provider } = options
-    const engaged = new Map<ClusterName, Engaged>()
-    const runnables: Array<ClusterAwareRunnable> = []
-    const indexes: Array<IndexSpec> = []
-    let started: Scope.Scope | undefined
-    const countEngaged = Effect.suspend(() => Metric.update(engagedClusters, engaged.size))
+const countEngaged = (state: ManagerState) =>
+  Effect.suspend(() => Metric.update(engagedClusters, state.engaged.size))
 
-    const engageRunnable = (runnable: ClusterAwareRunnable, e: Engaged) =>
-      runnable.engage(e.cluster, e.scope).pipe(
-        Effect.catch((err) =>
-          Effect.logWarning("engaging a runnable failed").pipe(
-            Effect.annotateLogs({
-              runnable: runnable.name,
-              cluster: e.cluster.name,
-              error: err.message,
-            }),
-          ),
+/** Engages one runnable; its failure is logged and stops nothing else. */
+const engageRunnable = (runnable: ClusterAwareRunnable, e: Engaged): Effect.Effect<void> =>
+  runnable
+    .engage(e.cluster, e.scope)
+    .pipe(
+      Effect.catch((err) =>
+        Effect.logWarning("engaging a runnable failed").pipe(
+          Effect.annotateLogs({ runnable: runnable.name, cluster: e.cluster.name, error: err.message }),
         ),
+      ),
+    )
+
+/** Records the cluster until its scope closes and engages every runnable with it. */
+const engage =
+  (state: ManagerState) =>
+  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+    Effect.gen(function* () {
+      const record: Engaged = { cluster, scope }
+      if (cluster.name !== HubCluster) state.engaged.set(cluster.name, record)
+      yield* countEngaged(state)
+      yield* Scope.addFinalizer(
+        scope,
+        Effect.suspend(() => {
+          if (state.engaged.get(cluster.name) === record) state.engaged.delete(cluster.name)
+          return countEngaged(state)
+        }),
       )
+      yield* Effect.logInfo("engaging cluster").pipe(
+        Effect.annotateLogs({ cluster: cluster.name, runnables: state.runnables.length }),
+      )
+      yield* Effect.forEach(state.runnables, (c) => engageRunnable(c, record), { discard: true })
+    })
 
-    const engage = (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
-      Effect.gen(function* () {
-        const record: Engaged = { cluster, scope }
-        if (cluster.name !== HubCluster) engaged.set(cluster.name, record)
-        yield* countEngaged
-        yield* Scope.addFinalizer(
-          scope,
-          Effect.suspend(() => {
-            if (engaged.get(cluster.name) === record) engaged.delete(cluster.name)
-            return countEngaged
-          }),
-        )
-        yield* Effect.logInfo("engaging cluster").pipe(
-          Effect.annotateLogs({ cluster: cluster.name, runnables: runnables.length }),
-        )
-        yield* Effect.forEach(runnables, (c) => engageRunnable(c, record), { discard: true })
-      })
+/** Forgets the cluster (of this generation) and disengages every runnable from it. */
+const disengage =
+  (state: ManagerState) =>
+  (cluster: Cluster): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      const record = state.engaged.get(cluster.name)
+      if (record === undefined || record.cluster !== cluster) return
+      state.engaged.delete(cluster.name)
+      yield* countEngaged(state)
+      yield* Effect.forEach(state.runnables, (c) => c.disengage(cluster), { discard: true })
+    })
 
-    const disengage = (cluster: Cluster): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        const record = engaged.get(cluster.name)
-        if (record === undefined || record.cluster !== cluster) return
-        engaged.delete(cluster.name)
-        yield* countEngaged
-        yield* Effect.forEach(runnables, (c) => c.disengage(cluster), { discard: true })
-      })
+/** The hub for `""`, an engaged provider cluster, else `ClusterNotFound`. */
+const getCluster =
+  (state: ManagerState) =>
+  (name: ClusterName | string): Effect.Effect<Cluster, ClusterNotFound> =>
+    Effect.suspend(() => {
+      if (name === HubCluster) return Effect.succeed(state.hub)
+      const record = state.engaged.get(name as ClusterName)
+      return record === undefined
+        ? Effect.fail(
+            new ClusterNotFound({
+              cluster: name as ClusterName,
+              message: `cluster "${name}" is not engaged with this manager`,
+            }),
+          )
+        : Effect.succeed(record.cluster)
+    })
 
-    const applyIndexes = (cluster: Cluster): Effect.Effect<void> =>
-      Effect.forEach(indexes, (i) => cluster.cache.indexField(i.resource, i.name, i.extract), {
+/** Adds an index to the hub, the provider's clusters and every engaged cluster, and remembers it. */
+const indexField =
+  (state: ManagerState) =>
+  <T extends KubeObject = KubeObject>(resource: ResourceRef, name: string, extract: IndexFunc<T>) =>
+    Effect.gen(function* () {
+      const spec: IndexSpec = { resource, name, extract: extract as unknown as IndexFunc<KubeObject> }
+      state.indexes.push(spec)
+      yield* state.hub.cache.indexField(resource, name, spec.extract)
+      if (state.provider !== undefined) yield* state.provider.indexField(resource, name, spec.extract)
+      yield* Effect.forEach(
+        [...state.engaged.values()],
+        (e) => e.cluster.cache.indexField(resource, name, spec.extract),
+        { discard: true },
+      )
+    })
+
+/** Registers a runnable; on a started manager it starts and is engaged with every cluster at once. */
+const add =
+  (state: ManagerState) =>
+  (runnable: ClusterAwareRunnable): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      state.runnables.push(runnable)
+      const started = state.started
+      if (started === undefined) return
+      if (runnable.start !== undefined) yield* runnable.start.pipe(Scope.provide(started))
+      yield* engageRunnable(runnable, { cluster: state.hub, scope: started })
+      yield* Effect.forEach([...state.engaged.values()], (e) => engageRunnable(runnable, e), {
         discard: true,
       })
+    })
 
+/** The provider's verdict on a cluster: why it is unhealthy, or `undefined`. */
+const unhealthyReason =
+  (state: ManagerState) =>
+  (name: ClusterName): Effect.Effect<string | undefined> =>
+    state.provider === undefined
+      ? Effect.succeed(undefined)
+      : Effect.map(state.provider.clusters, (all: ReadonlyArray<ClusterState>) => {
+          const found = all.find((c) => c.name === name)
+          return found !== undefined && !found.healthy ? found.reason || "unhealthy" : undefined
+        })
+
+/** Starts the runnables, engages the hub with them, and runs the provider (behind the gate). */
+const start = (
+  state: ManagerState,
+  manager: MultiClusterManager,
+  gate: ManagerOptions["gate"],
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.fork(yield* Effect.scope)
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    state.started = scope
+    yield* Effect.forEach(
+      state.runnables,
+      (c) => (c.start === undefined ? Effect.void : c.start.pipe(Scope.provide(scope))),
+      { discard: true },
+    )
+    const hubRecord: Engaged = { cluster: state.hub, scope }
+    yield* Effect.forEach(state.runnables, (c) => engageRunnable(c, hubRecord), { discard: true })
+    const provider = state.provider
+    if (provider !== undefined) {
+      const aware = gate === undefined ? manager : yield* gate(manager).pipe(Scope.provide(scope))
+      // run may block until the scope closes or return after forking: either way it must not hold start.
+      yield* Effect.forkIn(provider.run(aware).pipe(Scope.provide(scope)), scope)
+    }
+    yield* Effect.logInfo("multi-cluster manager started").pipe(
+      Effect.annotateLogs({
+        provider: provider?.name ?? "none",
+        runnables: state.runnables.map((c) => c.name).join(","),
+      }),
+    )
+  })
+
+/** Makes a manager; call `start` to run it. */
+export const make = (options: ManagerOptions): Effect.Effect<MultiClusterManager, never, Scope.Scope> =>
+  Effect.sync(() => {
+    const { hub, provider } = options
+    const state: ManagerState = {
+      hub,
+      provider,
+      engaged: new Map(),
+      runnables: [],
+      indexes: [],
+      started: undefined,
+    }
     const manager: MultiClusterManager = {
       hub,
       provider,
       hasProvider: provider !== undefined,
-      engage,
-      disengage,
-      getCluster: (name) =>
-        Effect.suspend(() => {
-          if (name === HubCluster) return Effect.succeed(hub)
-          const record = engaged.get(name as ClusterName)
-          return record === undefined
-            ? Effect.fail(
-                new ClusterNotFound({
-                  cluster: name as ClusterName,
-                  message: `cluster "${name}" is not engaged with this manager`,
-                }),
-              )
-            : Effect.succeed(record.cluster)
+      engage: engage(state),
+      disengage: disengage(state),
+      getCluster: getCluster(state),
+      clusters: Effect.sync(() => [...state.engaged.values()].map((e) => e.cluster)),
+      indexField: indexField(state),
+      add: add(state),
+      controllers: Effect.sync(() => state.runnables.filter(isMultiClusterController)),
+      runnables: Effect.sync(() => [...state.runnables]),
+      applyIndexes: (cluster) =>
+        Effect.forEach(state.indexes, (i) => cluster.cache.indexField(i.resource, i.name, i.extract), {
+          discard: true,
         }),
-      clusters: Effect.sync(() => [...engaged.values()].map((e) => e.cluster)),
-      indexField: (resource, name, extract) =>
-        Effect.gen(function* () {
-          const spec: IndexSpec = { resource, name, extract: extract as unknown as IndexFunc<KubeObject> }
-          indexes.push(spec)
-          yield* hub.cache.indexField(resource, name, spec.extract)
-          if (provider !== undefined) yield* provider.indexField(resource, name, spec.extract)
-          yield* Effect.forEach(
-            [...engaged.values()],
-            (e) => e.cluster.cache.indexField(resource, name, spec.extract),
-            {
-              discard: true,
-            },
-          )
-        }),
-      add: (runnable) =>
-        Effect.gen(function* () {
-          runnables.push(runnable)
-          if (started === undefined) return
-          if (runnable.start !== undefined) yield* runnable.start.pipe(Scope.provide(started))
-          yield* engageRunnable(runnable, { cluster: hub, scope: started })
-          yield* Effect.forEach([...engaged.values()], (e) => engageRunnable(runnable, e), {
-            discard: true,
-          })
-        }),
-      controllers: Effect.sync(() => runnables.filter(isController)),
-      runnables: Effect.sync(() => [...runnables]),
-      applyIndexes,
-      unhealthyReason: (name) =>
-        provider === undefined
-          ? Effect.succeed(undefined)
-          : Effect.map(provider.clusters, (all: ReadonlyArray<ClusterState>) => {
-              const state = all.find((c) => c.name === name)
-              return state !== undefined && !state.healthy ? state.reason || "unhealthy" : undefined
-            }),
-      start: Effect.gen(function* () {
-        const scope = yield* Scope.fork(yield* Effect.scope)
-        yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-        started = scope
-        yield* Effect.forEach(
-          runnables,
-          (c) => (c.start === undefined ? Effect.void : c.start.pipe(Scope.provide(scope))),
-          { discard: true },
-        )
-        const hubRecord: Engaged = { cluster: hub, scope }
-        yield* Effect.forEach(runnables, (c) => engageRunnable(c, hubRecord), { discard: true })
-        if (provider !== undefined) {
-          const aware =
-            options.gate === undefined ? manager : yield* options.gate(manager).pipe(Scope.provide(scope))
-          // run may block until the scope closes or return after forking: either way it must not hold start.
-          yield* Effect.forkIn(provider.run(aware).pipe(Scope.provide(scope)), scope)
-        }
-        yield* Effect.logInfo("multi-cluster manager started").pipe(
-          Effect.annotateLogs({
-            provider: provider?.name ?? "none",
-            runnables: runnables.map((c) => c.name).join(","),
-          }),
-        )
-      }),
+      unhealthyReason: unhealthyReason(state),
+      start: Effect.suspend(() => start(state, manager, options.gate)),
     }
     return manager
   })

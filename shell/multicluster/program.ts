@@ -184,11 +184,11 @@ export const programMain = <E>(
   Effect.scoped(
     Effect.flatMap(parseProgramFlags(process.argv.slice(2)), (flags) => runProgram(flags, setup)),
   ).pipe(
-    Effect.catch((e: unknown) =>
+    Effect.catch((e) =>
       Effect.sync(() => {
         const message = e instanceof Error ? e.message : String(e)
         process.stderr.write(`${name}: ${message}\n`)
-        process.exitCode = (e as { _tag?: string })._tag === "ProgramUsageError" ? 2 : 1
+        process.exitCode = e instanceof ProgramUsageError ? 2 : 1
       }),
     ),
     Effect.provide(Logger.layer([loggerOf("json")])),
