@@ -291,6 +291,37 @@ describe("health gate (seed 000, Health Checking)", () => {
         yield* until("engaged at the next attempt", () => aware.open().has("a"), 10)
       }).pipe(Effect.scoped),
   )
+  it.effect(
+    "at most connectConcurrency clusters connect at once; a probe's timeout counts from its permit",
+    () =>
+      Effect.gen(function* () {
+        assert.strictEqual(ClusterSetDefaults.connectConcurrency, 16)
+        const w = workloads()
+        const set = makeClusterSet({
+          provider: "test",
+          health: HealthDefaults,
+          cacheFactory: informerCacheFactory,
+          syncTimeout: ClusterSetDefaults.syncTimeout,
+          connectConcurrency: 2,
+        })
+        const names = ["a", "b", "c", "d", "e"]
+        // Each first probe answers after 3 s: three waves, none past the 5 s timeout.
+        for (const name of names)
+          (yield* w.server(`https://${name}.example`)).inject({ verb: "probe", delay: "3 seconds", times: 1 })
+        const aware = recordingAware()
+        const sink = yield* set.bind(aware)
+        for (const name of names) yield* sink.upsert(candidate(w, name))
+        const engagedAfter: Array<number> = []
+        for (let wave = 1; wave <= 3; wave++) {
+          yield* TestClock.adjust("3 seconds")
+          yield* until(`wave ${wave}`, () => aware.open().size >= Math.min(2 * wave, 5), 10)
+          yield* TestClock.adjust("1 millis")
+          engagedAfter.push(aware.open().size)
+        }
+        assert.deepStrictEqual(engagedAfter, [2, 4, 5])
+        assert.isTrue((yield* set.clusters).every((c) => c.engaged && c.reason === "engaged"))
+      }).pipe(Effect.scoped),
+  )
 })
 
 describe("probeOutcome()", () => {
