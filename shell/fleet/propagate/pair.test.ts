@@ -96,6 +96,22 @@ describe("runPair: propagate.copy for one source in one cluster through the tabl
     expect(JSON.stringify(exit)).toContain("refused: Conflict")
   })
 
+  it("a refusal for want of permission after another refusal still ends Blocked (row 7)", async () => {
+    const run = await Effect.runPromise(
+      Effect.gen(function* () {
+        const { client } = yield* server
+        yield* client.create(Resources.namespaces, { metadata: { name: "team-a" } } as KubeObject)
+        const answers = [refused("Conflict"), refused("Forbidden")]
+        const refusing = {
+          ...client,
+          create: () => Effect.fail(answers.shift() ?? refused("Forbidden")),
+        } as KubeClientShape
+        return yield* runPair(place(clusterOf(refusing, client)), deps)
+      }),
+    )
+    expect(run).toMatchObject({ outcome: { status: "Blocked" }, row: "propagate.copy#7" })
+  })
+
   it("a Clean answer from a cache that is behind is checked on a live read, which removes our copy", async () => {
     const run = await Effect.runPromise(
       Effect.gen(function* () {

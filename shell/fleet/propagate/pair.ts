@@ -12,7 +12,7 @@
  * # Guarantees
  * - The pair ends `Synced`, `Clean`, `Blocked`, `Conflict` or `InvalidSelector` as its last
  *   answer says, or fails with the refusal no answer followed (`runPair`'s error), or with the
- *   error of its observation.
+ *   error of its observation. A refusal for want of permission always ends `Blocked` (row 7).
  * - At most `maxTransitions` answers per run: a table that loops fails with `TableLoopError`.
  *
  * @module
@@ -117,11 +117,19 @@ const makePairTable = (place: CopyPlace, target: Target, deps: PairDeps): PairTa
 const eventsOf = (result: CopyResult): ClusterRun["events"] =>
   result.actions.flatMap((a) => (a._tag === "SourceEvent" ? [{ reason: a.reason, message: a.message }] : []))
 
-/** One run of the pair's table from an observation (`live` or from the cache). */
-const attempt = (place: CopyPlace, target: Target, deps: PairDeps, live: boolean) =>
+/**
+ * One run of the pair's table from `first`. A refusal for want of permission that ends a run
+ * unanswered (it came after another refusal) is answered by row 7 in a run of its own.
+ */
+const attempt = (
+  place: CopyPlace,
+  target: Target,
+  deps: PairDeps,
+  first: PairTrigger,
+): Effect.Effect<{ readonly run: ClusterRun; readonly live: boolean }, PairError> =>
   Effect.gen(function* () {
     const table = makePairTable(place, target, deps)
-    const run = yield* runTable(table, { _tag: "Observe", live })
+    const run = yield* runTable(table, first)
     yield* Effect.logDebug("propagated").pipe(
       Effect.annotateLogs({
         cluster: place.cluster.name,
@@ -130,6 +138,8 @@ const attempt = (place: CopyPlace, target: Target, deps: PairDeps, live: boolean
       }),
     )
     const refused = table.unanswered()
+    if (refused?._tag === "Forbidden" && first._tag !== "Refused")
+      return yield* attempt(place, target, deps, { _tag: "Refused" })
     if (refused !== undefined) return yield* Effect.fail(refused)
     const outcome = {
       cluster: place.cluster.name,
@@ -146,7 +156,7 @@ const attempt = (place: CopyPlace, target: Target, deps: PairDeps, live: boolean
 export const runPair = (place: CopyPlace, deps: PairDeps): Effect.Effect<ClusterRun, PairError> =>
   Effect.gen(function* () {
     const target = targetOf(place.source.content.annotations, place.cluster.name, deps.labels)
-    const first = yield* attempt(place, target, deps, false)
+    const first = yield* attempt(place, target, deps, { _tag: "Observe", live: false })
     if (first.run.outcome.status !== "Clean" || first.live) return first.run
-    return (yield* attempt(place, target, deps, true)).run
+    return (yield* attempt(place, target, deps, { _tag: "Observe", live: true })).run
   })
