@@ -48,10 +48,26 @@ describe("IndexedStore", () => {
         assert.deepStrictEqual(names(store.byIndex("team", "red")), ["x", "y"])
         assert.deepStrictEqual(store.indexValues("team"), ["red"])
         // The store drops x before the handler hears of it: the read leaves x out.
+        const x = inner.get("a/x") as KubeObject
         inner.remove("a/x")
         assert.deepStrictEqual(names(store.byIndex("team", "red")), ["y"])
-        // Indexes the store has itself are answered by the store.
-        assert.deepStrictEqual(names(store.byNamespace("a")), ["y"])
+        // Then the handler hears of it: the index forgets x's values.
+        const z = cm("a", "z", ["blue"])
+        inner.upsert(z)
+        yield* handler?.({ _tag: "Added", object: z }) ?? Effect.void
+        assert.deepStrictEqual(store.indexValues("team").toSorted(), ["blue", "red"])
+        yield* handler?.({ _tag: "Deleted", object: z }) ?? Effect.void
+        yield* handler?.({ _tag: "Deleted", object: x }) ?? Effect.void
+        assert.deepStrictEqual(store.indexValues("team"), ["red"])
+        // Everything else is the store's own answer.
+        assert.deepStrictEqual(names(store.byNamespace("a")), ["y", "z"])
+        assert.deepStrictEqual(store.keys().toSorted(), ["a/y", "a/z"])
+        assert.strictEqual(store.size(), 2)
+        assert.deepStrictEqual(names(store.list()), ["y", "z"])
+        assert.strictEqual(store.get("a/y"), y)
+        assert.deepStrictEqual(store.byOwner("none"), [])
+        assert.deepStrictEqual(store.byLabel("app", "none"), [])
+        assert.deepStrictEqual(store.indexValues("other"), inner.indexValues("other"))
       }),
     ),
   )
