@@ -69,12 +69,11 @@ export {
 } from "./request.ts"
 export {
   makeShardGate,
-  SHARD_GROUP_LABEL,
-  SHARD_VIEW_ANNOTATION,
   ShardDefaults,
   type ShardGate,
   type ShardOptions,
   type ShardStatus,
 } from "./sharding.ts"
+export { SHARD_GROUP_LABEL, SHARD_VIEW_ANNOTATION } from "./shardLease.ts"
 export * from "./types.ts"
 export type { EngageOptions, WatchDeclaration } from "./watchOptions.ts"

@@ -13,7 +13,8 @@ import { makeCluster } from "./cluster.ts"
 import { type MultiClusterManager, make as makeManager } from "./manager.ts"
 import { makeMemoryProvider } from "./memoryProvider.ts"
 import { ownerOf } from "./rendezvous.ts"
-import { makeShardGate, SHARD_GROUP_LABEL, ShardDefaults, type ShardGate } from "./sharding.ts"
+import { makeShardGate, ShardDefaults, type ShardGate } from "./sharding.ts"
+import { SHARD_GROUP_LABEL } from "./shardLease.ts"
 
 const names = ["c1", "c2", "c3", "c4", "c5", "c6"]
 

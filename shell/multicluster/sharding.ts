@@ -29,8 +29,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
-import { type KubeObject, Resources } from "../kube/resource.ts"
-import { acquirable, liveMembers, type Observations, observe, type PeerLease, plan } from "./rendezvous.ts"
+import { acquirable, liveMembers, type Observations, observe, plan } from "./rendezvous.ts"
+import { deleteLease, dnsSafe, type LeaseSpec, publishLease, readPeerLeases } from "./shardLease.ts"
 import type { Aware, Cluster, ClusterName, EngageFailed } from "./types.ts"
 
 /** The sharding numbers (controller-runtime's leader election defaults). */
@@ -43,11 +43,6 @@ export const ShardDefaults = {
   /** Time between rounds. Default 2 s. */
   retryPeriod: 2_000,
 } as const
-
-/** The label every Lease of a shard group carries (its value: the prefix). */
-export const SHARD_GROUP_LABEL = "krtt.io/shard-group"
-/** The annotation holding a replica's published view (a JSON array of identities). */
-export const SHARD_VIEW_ANNOTATION = "krtt.io/shard-view"
 
 /** Options of a shard gate. */
 export interface ShardOptions {
@@ -77,28 +72,173 @@ export interface ShardGate extends Aware {
   readonly status: Effect.Effect<ShardStatus>
 }
 
-/** A DNS-label-safe form of an identity. */
-const dnsSafe = (s: string): string =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 200) || "replica"
-
-type Lease = KubeObject & {
-  readonly spec?: {
-    readonly holderIdentity?: string | undefined
-    readonly leaseDurationSeconds?: number | undefined
-    readonly renewTime?: string | undefined
-  }
-}
-
-const micro = (ms: number) => new Date(ms).toISOString().replace("Z", "000Z")
-
 interface Available {
   readonly cluster: Cluster
   readonly scope: Scope.Scope
 }
+
+/** What one gate's rounds and calls share. */
+interface GateState {
+  readonly lease: LeaseSpec
+  readonly aware: Aware
+  readonly renewDeadline: number
+  /** Clusters the provider has engaged the gate with. */
+  readonly available: Map<ClusterName, Available>
+  /** Clusters this replica has engaged the manager with, each in a child of its provider scope. */
+  readonly engaged: Map<ClusterName, { readonly cluster: Cluster; readonly scope: Scope.Closeable }>
+  observations: Observations
+  members: ReadonlyArray<string>
+  lastRenew: number | undefined
+  /** The view last published (what we act on). */
+  view: ReadonlyArray<string>
+}
+
+const log = (state: GateState, message: string, extra: object = {}) =>
+  Effect.logInfo(message).pipe(Effect.annotateLogs({ shard: state.lease.identity, ...extra }))
+
+/** Disengages the manager from a cluster we hold. */
+const release = (state: GateState, name: ClusterName): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const e = state.engaged.get(name)
+    if (e === undefined) return Effect.void
+    state.engaged.delete(name)
+    return Effect.andThen(Scope.close(e.scope, Exit.void), log(state, "released cluster", { cluster: name }))
+  })
+
+/** Engages the manager with an available cluster; a failure is logged and releases it. */
+const take = (state: GateState, a: Available): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.fork(a.scope)
+    state.engaged.set(a.cluster.name, { cluster: a.cluster, scope })
+    yield* log(state, "took cluster", { cluster: a.cluster.name })
+    yield* state.aware
+      .engage(a.cluster, scope)
+      .pipe(
+        Effect.catch((e) =>
+          Effect.andThen(
+            Effect.logWarning("engaging failed").pipe(
+              Effect.annotateLogs({ cluster: a.cluster.name, error: e.message }),
+            ),
+            release(state, a.cluster.name),
+          ),
+        ),
+      )
+  })
+
+/** Reads the group's Leases, updates the observations, and judges who is live. */
+const readLeases = (state: GateState) =>
+  Effect.gen(function* () {
+    const leases = yield* readPeerLeases(state.lease)
+    const now = yield* Clock.currentTimeMillis
+    state.observations = observe(state.observations, leases, now)
+    const selfLive = state.lastRenew !== undefined && now - state.lastRenew < state.renewDeadline
+    return { leases, live: liveMembers(state.lease.identity, selfLive, leases, state.observations, now) }
+  })
+
+/** Creates or renews our Lease with `view`. */
+const publish = (state: GateState, view: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    yield* publishLease(state.lease, view, now)
+    state.lastRenew = now
+  })
+
+/** Past the renew deadline: hold nothing (peers take over once our Lease expires). */
+const checkDeadline = (state: GateState) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    if (
+      state.engaged.size === 0 ||
+      (state.lastRenew !== undefined && now - state.lastRenew < state.renewDeadline)
+    )
+      return
+    yield* Effect.logWarning(
+      "cannot renew the shard lease within the renew deadline; releasing every cluster",
+    ).pipe(Effect.annotateLogs({ shard: state.lease.identity, renewDeadlineMs: state.renewDeadline }))
+    yield* Effect.forEach([...state.engaged.keys()], (name) => release(state, name), { discard: true })
+  })
+
+/** One round: release what is no longer ours, renew with our view, take what is ours and unclaimed. */
+const round = (state: GateState) =>
+  Effect.gen(function* () {
+    const identity = state.lease.identity
+    const first = yield* Effect.result(readLeases(state))
+    if (first._tag === "Failure") {
+      // Keep our Lease (and our current view) alive if we can; never widen the view blind.
+      if (state.lastRenew !== undefined) yield* Effect.ignore(publish(state, state.view))
+      return yield* checkDeadline(state)
+    }
+    const p = plan(identity, [...new Set([...first.success.live, identity])].sort(), [
+      ...state.engaged.keys(),
+    ])
+    yield* Effect.forEach(p.release as ReadonlyArray<ClusterName>, (name) => release(state, name), {
+      discard: true,
+    })
+    const published = yield* Effect.result(publish(state, p.view))
+    if (published._tag === "Failure") {
+      yield* Effect.logWarning("renewing the shard lease failed").pipe(
+        Effect.annotateLogs({ shard: identity, error: published.failure.message }),
+      )
+      return yield* checkDeadline(state)
+    }
+    state.view = p.view
+    const second = yield* Effect.result(readLeases(state))
+    if (second._tag === "Failure") return
+    state.members = second.success.live
+    const { available, engaged } = state
+    const gain = acquirable(
+      identity,
+      p.view,
+      [...available.keys()],
+      [...engaged.keys()],
+      second.success.live,
+      second.success.leases,
+    )
+    yield* Effect.forEach(
+      gain,
+      (name) => {
+        const a = available.get(name as ClusterName)
+        return a === undefined ? Effect.void : take(state, a)
+      },
+      { discard: true },
+    )
+  })
+
+/** The provider engages the gate: the cluster is available; a held cluster replaced moves at once. */
+const engage =
+  (state: GateState) =>
+  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+    Effect.gen(function* () {
+      const record: Available = { cluster, scope }
+      state.available.set(cluster.name, record)
+      yield* Scope.addFinalizer(
+        scope,
+        Effect.sync(() => {
+          if (state.available.get(cluster.name) !== record) return
+          state.available.delete(cluster.name)
+          const e = state.engaged.get(cluster.name)
+          if (e !== undefined && e.cluster === cluster) state.engaged.delete(cluster.name)
+        }),
+      )
+      // A replaced cluster (new credentials) that we hold moves to the new one at once.
+      const held = state.engaged.get(cluster.name)
+      if (held !== undefined && held.cluster !== cluster) {
+        yield* release(state, cluster.name)
+        yield* take(state, record)
+      }
+    })
+
+/** The provider disengages a cluster: released and disengaged from the manager if we hold it. */
+const disengage =
+  (state: GateState) =>
+  (cluster: Cluster): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      const e = state.engaged.get(cluster.name)
+      if (e !== undefined && e.cluster === cluster) {
+        yield* release(state, cluster.name)
+        yield* state.aware.disengage(cluster)
+      }
+    })
 
 /** Makes the gate in front of `aware`; its rounds run until the scope closes. */
 export const makeShardGate = (
@@ -106,221 +246,51 @@ export const makeShardGate = (
   options: ShardOptions,
 ): ((aware: Aware) => Effect.Effect<ShardGate, never, Scope.Scope>) => {
   const prefix = options.leasePrefix ?? ShardDefaults.leasePrefix
-  const leaseDuration = options.leaseDuration ?? ShardDefaults.leaseDuration
-  const renewDeadline = options.renewDeadline ?? ShardDefaults.renewDeadline
   const retryPeriod = options.retryPeriod ?? ShardDefaults.retryPeriod
   const identity = dnsSafe(options.identity ?? `${hostname()}-${randomUUID().slice(0, 8)}`)
-  const leaseName = `${dnsSafe(prefix)}-${identity}`
-  const key = { namespace: options.namespace, name: leaseName }
+  const lease: LeaseSpec = {
+    hub,
+    namespace: options.namespace,
+    group: dnsSafe(prefix),
+    identity,
+    name: `${dnsSafe(prefix)}-${identity}`,
+    leaseDuration: options.leaseDuration ?? ShardDefaults.leaseDuration,
+  }
   return (aware) =>
     Effect.gen(function* () {
-      const available = new Map<ClusterName, Available>()
-      const engaged = new Map<ClusterName, { readonly cluster: Cluster; readonly scope: Scope.Closeable }>()
-      let observations: Observations = new Map()
-      let members: ReadonlyArray<string> = []
-      let lastRenew: number | undefined
-      /** The view last published (what we act on). */
-      let view: ReadonlyArray<string> = [identity]
-      const log = (message: string, extra: object = {}) =>
-        Effect.logInfo(message).pipe(Effect.annotateLogs({ shard: identity, ...extra }))
-
-      const release = (name: ClusterName) =>
-        Effect.suspend(() => {
-          const e = engaged.get(name)
-          if (e === undefined) return Effect.void
-          engaged.delete(name)
-          return Effect.andThen(Scope.close(e.scope, Exit.void), log("released cluster", { cluster: name }))
-        })
-
-      const take = (a: Available) =>
-        Effect.gen(function* () {
-          const scope = yield* Scope.fork(a.scope)
-          engaged.set(a.cluster.name, { cluster: a.cluster, scope })
-          yield* log("took cluster", { cluster: a.cluster.name })
-          yield* aware
-            .engage(a.cluster, scope)
-            .pipe(
-              Effect.catch((e) =>
-                Effect.andThen(
-                  Effect.logWarning("engaging failed").pipe(
-                    Effect.annotateLogs({ cluster: a.cluster.name, error: e.message }),
-                  ),
-                  release(a.cluster.name),
-                ),
-              ),
-            )
-        })
-
-      const readLeases = Effect.gen(function* () {
-        const list = yield* hub.list<Lease>(Resources.leases, {
-          namespace: options.namespace,
-          labelSelector: `${SHARD_GROUP_LABEL}=${dnsSafe(prefix)}`,
-        })
-        const now = yield* Clock.currentTimeMillis
-        const leases: Array<PeerLease> = list.items.flatMap((l): Array<PeerLease> => {
-          const who = l.spec?.holderIdentity
-          if (who === undefined || who === "") return []
-          let view: ReadonlyArray<string> | undefined
-          try {
-            const raw = l.metadata.annotations?.[SHARD_VIEW_ANNOTATION]
-            const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
-            view = Array.isArray(parsed) && parsed.every((x) => typeof x === "string") ? parsed : undefined
-          } catch {
-            view = undefined
-          }
-          return [
-            {
-              identity: who,
-              record: JSON.stringify(l.spec ?? {}),
-              leaseDurationMillis: (l.spec?.leaseDurationSeconds ?? leaseDuration / 1000) * 1000,
-              view,
-            },
-          ]
-        })
-        observations = observe(observations, leases, now)
-        const selfLive = lastRenew !== undefined && now - lastRenew < renewDeadline
-        return { leases, live: liveMembers(identity, selfLive, leases, observations, now) }
-      })
-
-      /** Creates or renews our Lease with `view`. */
-      const publish = (next: ReadonlyArray<string>) =>
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const body = {
-            metadata: {
-              namespace: options.namespace,
-              name: leaseName,
-              labels: { [SHARD_GROUP_LABEL]: dnsSafe(prefix) },
-              annotations: { [SHARD_VIEW_ANNOTATION]: JSON.stringify(next) },
-            },
-            spec: {
-              holderIdentity: identity,
-              leaseDurationSeconds: Math.ceil(leaseDuration / 1000),
-              renewTime: micro(now),
-            },
-          }
-          const current = yield* hub
-            .get<Lease>(Resources.leases, key)
-            .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
-          if (current === undefined)
-            yield* hub.create(Resources.leases, {
-              apiVersion: "coordination.k8s.io/v1",
-              kind: "Lease",
-              ...body,
-              spec: { ...body.spec, acquireTime: micro(now) },
-            })
-          else
-            yield* hub.update(Resources.leases, {
-              ...current,
-              metadata: {
-                ...current.metadata,
-                labels: body.metadata.labels,
-                annotations: body.metadata.annotations,
-              },
-              spec: { ...current.spec, ...body.spec },
-            })
-          lastRenew = now
-        })
-
-      /** Past the renew deadline: hold nothing (peers take over once our Lease expires). */
-      const checkDeadline = Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        if (engaged.size === 0 || (lastRenew !== undefined && now - lastRenew < renewDeadline)) return
-        yield* Effect.logWarning(
-          "cannot renew the shard lease within the renew deadline; releasing every cluster",
-        ).pipe(Effect.annotateLogs({ shard: identity, renewDeadlineMs: renewDeadline }))
-        yield* Effect.forEach([...engaged.keys()], release, { discard: true })
-      })
-
-      const round = Effect.gen(function* () {
-        const first = yield* Effect.result(readLeases)
-        if (first._tag === "Failure") {
-          // Keep our Lease (and our current view) alive if we can; never widen the view blind.
-          if (lastRenew !== undefined) yield* Effect.ignore(publish(view))
-          return yield* checkDeadline
-        }
-        const p = plan(identity, [...new Set([...first.success.live, identity])].sort(), [...engaged.keys()])
-        yield* Effect.forEach(p.release as ReadonlyArray<ClusterName>, release, { discard: true })
-        const published = yield* Effect.result(publish(p.view))
-        if (published._tag === "Failure") {
-          yield* Effect.logWarning("renewing the shard lease failed").pipe(
-            Effect.annotateLogs({ shard: identity, error: published.failure.message }),
-          )
-          return yield* checkDeadline
-        }
-        view = p.view
-        const second = yield* Effect.result(readLeases)
-        if (second._tag === "Failure") return
-        members = second.success.live
-        const gain = acquirable(
-          identity,
-          p.view,
-          [...available.keys()],
-          [...engaged.keys()],
-          second.success.live,
-          second.success.leases,
-        )
-        yield* Effect.forEach(
-          gain,
-          (name) => {
-            const a = available.get(name as ClusterName)
-            return a === undefined ? Effect.void : take(a)
-          },
-          { discard: true },
-        )
-      })
-
+      const state: GateState = {
+        lease,
+        aware,
+        renewDeadline: options.renewDeadline ?? ShardDefaults.renewDeadline,
+        available: new Map(),
+        engaged: new Map(),
+        observations: new Map(),
+        members: [],
+        lastRenew: undefined,
+        view: [identity],
+      }
       yield* Effect.forkScoped(
-        Effect.forever(Effect.andThen(round, Effect.sleep(retryPeriod))).pipe(
+        Effect.forever(Effect.andThen(round(state), Effect.sleep(retryPeriod))).pipe(
           Effect.annotateLogs({ shard: identity }),
         ),
       )
       yield* Effect.addFinalizer(() =>
         Effect.gen(function* () {
-          yield* Effect.forEach([...engaged.keys()], release, { discard: true })
+          yield* Effect.forEach([...state.engaged.keys()], (name) => release(state, name), { discard: true })
           // Leave at once, so that peers need not wait for the Lease to expire.
-          yield* hub.delete(Resources.leases, key).pipe(Effect.ignore)
+          yield* deleteLease(lease)
         }),
       )
-      yield* log("shard gate started", { lease: `${options.namespace}/${leaseName}` })
-
-      const gate: ShardGate = {
-        engage: (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
-          Effect.gen(function* () {
-            const record: Available = { cluster, scope }
-            available.set(cluster.name, record)
-            yield* Scope.addFinalizer(
-              scope,
-              Effect.suspend(() => {
-                if (available.get(cluster.name) !== record) return Effect.void
-                available.delete(cluster.name)
-                const e = engaged.get(cluster.name)
-                if (e !== undefined && e.cluster === cluster) engaged.delete(cluster.name)
-                return Effect.void
-              }),
-            )
-            // A replaced cluster (new credentials) that we hold moves to the new one at once.
-            const held = engaged.get(cluster.name)
-            if (held !== undefined && held.cluster !== cluster) {
-              yield* release(cluster.name)
-              yield* take(record)
-            }
-          }),
-        disengage: (cluster) =>
-          Effect.gen(function* () {
-            const e = engaged.get(cluster.name)
-            if (e !== undefined && e.cluster === cluster) {
-              yield* release(cluster.name)
-              yield* aware.disengage(cluster)
-            }
-          }),
+      yield* log(state, "shard gate started", { lease: `${options.namespace}/${lease.name}` })
+      return {
+        engage: engage(state),
+        disengage: disengage(state),
         status: Effect.sync(() => ({
           identity,
-          members,
-          available: [...available.keys()].sort(),
-          engaged: [...engaged.keys()].sort(),
+          members: state.members,
+          available: [...state.available.keys()].sort(),
+          engaged: [...state.engaged.keys()].sort(),
         })),
       }
-      return gate
     })
 }
