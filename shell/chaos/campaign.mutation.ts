@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
 import { runCampaign } from "./campaign.ts"
-import { PerturbationKinds } from "./harness.ts"
+import { PerturbationKinds } from "./perturbations.ts"
 
 describe("krtt chaos, the fixed campaign (mutation test)", () => {
   it.effect(

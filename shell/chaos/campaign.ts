@@ -20,25 +20,23 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type { Mutant } from "./mutants.ts"
 import {
   ChaosDefaults,
   type ControllerName,
   ControllerNames,
   type FastPoints,
   type Fired,
-  firstDifference,
   noneFired,
   type Perturbation,
   type PerturbationKind,
   PerturbationKinds,
-  type RunResult,
-  runOnce,
-  sameState,
   type TransientKind,
   TransientKinds,
-} from "./harness.ts"
-import type { Mutant } from "./mutants.ts"
+} from "./perturbations.ts"
+import { type RunResult, runOnce } from "./runPlan.ts"
 import type { Scenario } from "./scenarios.ts"
+import { firstDifference, sameState } from "./snapshot.ts"
 import { Suites } from "./suites.ts"
 
 export interface CampaignOptions {

@@ -11,9 +11,10 @@ import {
   runCampaign,
   transientKind,
 } from "./campaign.ts"
-import { ChaosDefaults, firstDifference, mask, PerturbationKinds, TransientKinds } from "./harness.ts"
 import { isKnown, KnownBugs, sameRun } from "./known.ts"
 import { mutantNamed } from "./mutants.ts"
+import { ChaosDefaults, PerturbationKinds, TransientKinds } from "./perturbations.ts"
+import { firstDifference, mask } from "./snapshot.ts"
 import { Scenarios } from "./suites.ts"
 
 const quiet = <A, E>(e: Effect.Effect<A, E>) =>

@@ -38,10 +38,11 @@ import {
 } from "../multicluster/index.ts"
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
-import { ChaosDefaults, thirdPartyOn } from "./harness.ts"
+import { ChaosDefaults } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
+import { thirdPartyOn } from "./thirdParty.ts"
 
 export const FLEET = "fleet"
 const WORKLOAD_NS = "default"

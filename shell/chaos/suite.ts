@@ -1,8 +1,8 @@
 /**
  * What makes a controller set a chaos target, as data: its controller names (what
  * `--controllers` selects), its scenarios, how its operator starts, its safety invariants, what
- * the third-party writer touches, and what of the state is compared. The harness
- * (`harness.ts`) applies the same perturbations and oracles to every suite.
+ * the third-party writer touches, and what of the state is compared. The run (`runPlan.ts`)
+ * applies the same perturbations and oracles to every suite.
  *
  * @module
  */
@@ -12,8 +12,8 @@ import type { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape, ListAllOptions } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
-import type { ControllerName, FastPoints } from "./harness.ts"
 import type { Mutant } from "./mutants.ts"
+import type { ControllerName, FastPoints } from "./perturbations.ts"
 import type { Scenario } from "./scenarios.ts"
 
 /** The object an operator is about to write (for the third-party writer of `reorder`). */

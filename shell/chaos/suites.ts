@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { OperatorSuite } from "./harness.ts"
+
 import { IpamSuite } from "./ipam.ts"
 import { MulticlusterSuite } from "./multicluster.ts"
+import { OperatorSuite } from "./operatorSuite.ts"
 import { PropagateSuite } from "./propagate.ts"
 import type { Scenario } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "vitest"
-import { ControllerNames } from "../chaos/harness.ts"
+import { ControllerNames } from "../chaos/perturbations.ts"
 import { chaosOptions } from "./chaos.ts"
 
 const none = { _tag: "None" } as const

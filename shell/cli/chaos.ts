@@ -17,14 +17,14 @@ import * as References from "effect/References"
 import { TestClock } from "effect/testing"
 import { closestKey } from "../../core/krtt/suggest.ts"
 import { type CampaignOptions, renderReport, reportJson, runCampaign } from "../chaos/campaign.ts"
+import { isKnown, KnownBugs, sameRun } from "../chaos/known.ts"
+import { Mutants, mutantNamed } from "../chaos/mutants.ts"
 import {
   type ControllerName,
   ControllerNames,
   type PerturbationKind,
   PerturbationKinds,
-} from "../chaos/harness.ts"
-import { isKnown, KnownBugs, sameRun } from "../chaos/known.ts"
-import { Mutants, mutantNamed } from "../chaos/mutants.ts"
+} from "../chaos/perturbations.ts"
 import { Scenarios, Suites } from "../chaos/suites.ts"
 
 /** A flag value the command refuses, with the flag's name. */

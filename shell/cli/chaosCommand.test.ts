@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { ControllerNames, PerturbationKinds } from "../chaos/harness.ts"
 import { Mutants } from "../chaos/mutants.ts"
+import { ControllerNames, PerturbationKinds } from "../chaos/perturbations.ts"
 import { Scenarios } from "../chaos/suites.ts"
 import { ChaosFlagNames } from "./chaosCommand.ts"
 

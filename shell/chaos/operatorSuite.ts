@@ -1,0 +1,61 @@
+/**
+ * The operator suite: the operator of `krtt run` (the ClusterCache, its controller and the Cluster
+ * controller, assembled by `shell/manager/operator.ts` exactly as `krtt run` assembles them) in the
+ * scenarios of e2e/operator (`scenarios.ts`), on the run's fault-injecting client, with seed 001's
+ * deletion-order invariants (`invariants.ts`).
+ *
+ * What differs from `krtt run` is data: both controllers at 10 reconciles at a time, the upstream
+ * defaults of the Cluster controller's numbers and feature gates, the chaos sync period, and
+ * workload clusters reached through the in-memory API servers of the run.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import { ClusterControllerDefaults } from "../../core/cluster/index.ts"
+import { makeMemoryClient } from "../apiserver/memoryClient.ts"
+import { ClusterResource, type ConnectionFactory } from "../clustercache/service.ts"
+import { make as makeOperator, type OperatorController } from "../manager/operator.ts"
+import { watchInvariants } from "./invariants.ts"
+import { ChaosDefaults, type ControllerName } from "./perturbations.ts"
+import { serversOfSecrets } from "./resources.ts"
+import { installProviders, NAMESPACE, OperatorScenarios } from "./scenarios.ts"
+import type { Suite, SuiteContext } from "./suite.ts"
+import { thirdPartyOn } from "./thirdParty.ts"
+
+const isOperatorController = (c: ControllerName): c is OperatorController =>
+  c === "clustercache" || c === "cluster"
+
+/** The operator as `krtt run` wires it, in the scope; returns when its controllers have started. */
+const startOperator = (ctx: SuiteContext) =>
+  Effect.gen(function* () {
+    const { client, mutant } = ctx
+    const connectionFactory: ConnectionFactory = (kc) =>
+      makeMemoryClient(ctx.workload(kc.getCurrentCluster()?.server ?? ""), {}, ctx.clientName)
+    const operator = yield* makeOperator(client, {
+      connectionFactory,
+      clusterCacheConcurrency: 10,
+      clusterConcurrency: 10,
+      clusterConfig: ClusterControllerDefaults,
+      syncPeriod: ChaosDefaults.syncPeriod,
+      controllers: ctx.controllers.filter(isOperatorController),
+    })
+    const extra = mutant?.extra?.(client)
+    yield* operator.start
+    if (extra !== undefined) yield* extra
+  })
+
+export const OperatorSuite: Suite = {
+  name: "operator",
+  controllers: ["clustercache", "cluster"],
+  scenarios: OperatorScenarios,
+  install: installProviders,
+  start: (ctx) => Effect.orDie(startOperator(ctx)),
+  invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
+  thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true }),
+  // The ClusterCache's accessors: one per Cluster, reaching the server its kubeconfig Secret names.
+  engagedServers: (mgmt) => {
+    const clusters = new Set(mgmt.objects(ClusterResource).map((c) => `${c.metadata.name}-kubeconfig`))
+    return serversOfSecrets(mgmt, NAMESPACE, "value", (s) => clusters.has(s.metadata.name ?? ""))
+  },
+  snapshotWorkloads: false,
+}
