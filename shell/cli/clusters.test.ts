@@ -92,6 +92,20 @@ describe("krtt clusters", () => {
     }),
   )
 
+  it.effect("cluster-inventory-api takes --provider-access-config, as krtt propagate does", () =>
+    Effect.gen(function* () {
+      const hub = yield* makeMemoryClient(yield* FakeApiServer.make())
+      const out = recorder()
+      const run = (over: Partial<ClustersFlags>) =>
+        Effect.flip(
+          Effect.scoped(runClusters(hub, flags({ provider: "cluster-inventory-api", ...over }), out.write)),
+        )
+      assert.include((yield* run({})).message, "needs --provider-access-config")
+      const unreadable = yield* run({ providerAccessConfig: "/nonexistent/access.json" })
+      assert.include(unreadable.message, "--provider-access-config /nonexistent/access.json: cannot be read")
+    }),
+  )
+
   it.effect(
     "once: decided clusters print at once; an unreachable one prints when it has failed its probes",
     () =>

@@ -4,7 +4,8 @@
  *
  * ```
  * krtt clusters --kubeconfig HUB --provider NAME [--provider-namespace NS]
- *               [--provider-kubeconfig FILE] [--json] [--watch] [--timeout 2m]
+ *               [--provider-kubeconfig FILE] [--provider-access-config FILE] [--json] [--watch]
+ *               [--timeout 2m]
  * ```
  *
  * Once: a cluster is printed as soon as it has a verdict (engaged, or failed its probes), so an
@@ -160,6 +161,8 @@ export interface ClustersFlags {
   readonly provider: string | undefined
   readonly providerNamespace: string | undefined
   readonly providerKubeconfig: string | undefined
+  /** cluster-inventory-api's access providers (JSON file). */
+  readonly providerAccessConfig?: string | undefined
   readonly json: boolean
   readonly watch: boolean
   readonly timeout: string
@@ -190,6 +193,9 @@ export const runClusters = (
     const providerFlags: ProviderFlags = {
       ...(flags.providerNamespace === undefined ? {} : { providerNamespace: flags.providerNamespace }),
       ...(flags.providerKubeconfig === undefined ? {} : { providerKubeconfig: flags.providerKubeconfig }),
+      ...(flags.providerAccessConfig === undefined
+        ? {}
+        : { providerAccessConfig: flags.providerAccessConfig }),
     }
     const provider = yield* makeProvider(checked.provider, hub, providerFlags).pipe(
       Effect.mapError((e) => new ClustersUsageError({ message: e.message })),

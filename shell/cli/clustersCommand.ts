@@ -19,7 +19,7 @@ const flags = {
   provider: Flag.String("provider").pipe(
     Flag.optional,
     Flag.withDescription(
-      "The cluster provider: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api (a comma-separated list composes them)",
+      "The cluster provider: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api, cluster-inventory-api (a comma-separated list composes them)",
     ),
   ),
   providerNamespace: Flag.String("provider-namespace").pipe(
@@ -31,6 +31,12 @@ const flags = {
   providerKubeconfig: Flag.String("provider-kubeconfig").pipe(
     Flag.optional,
     Flag.withDescription("kubeconfig-file: the file whose contexts are the clusters"),
+  ),
+  providerAccessConfig: Flag.String("provider-access-config").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "cluster-inventory-api: the JSON file naming the access providers of the ClusterProfiles",
+    ),
   ),
   json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON")),
   watch: Flag.Boolean("watch").pipe(
@@ -53,6 +59,7 @@ export const clustersCommand = Command.make("clusters", flags, (f) => {
     provider: opt(f.provider),
     providerNamespace: opt(f.providerNamespace),
     providerKubeconfig: opt(f.providerKubeconfig),
+    providerAccessConfig: opt(f.providerAccessConfig),
     json: f.json,
     watch: f.watch,
     timeout: f.timeout,

@@ -47,10 +47,12 @@ export const FleetManagerFlags: ReadonlyArray<string> = [
 /** The provider flags, as `krtt clusters` has them. */
 export const ProviderFlagUsage = {
   provider:
-    "The cluster provider: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api (comma-separated: composed)",
+    "The cluster provider: kubeconfig-secrets, kubeconfig-file, namespaces, cluster-api, cluster-inventory-api (comma-separated: composed)",
   "provider-namespace":
     "kubeconfig-secrets: the namespace of the Secrets; cluster-api: only Clusters of this namespace",
   "provider-kubeconfig": "kubeconfig-file: the file whose contexts are the clusters",
+  "provider-access-config":
+    "cluster-inventory-api: the JSON file naming the access providers of the ClusterProfiles",
 } as const
 
 /** A fleet command: its name, its own flags with their usage, and its Lease. */
@@ -134,12 +136,14 @@ export const parseFleetArgs = <Own extends string>(
     throw new FlagError("--provider is required (e.g. --provider kubeconfig-secrets)")
   const providerNamespace = own.get("provider-namespace" as Own)
   const providerKubeconfig = own.get("provider-kubeconfig" as Own)
+  const providerAccessConfig = own.get("provider-access-config" as Own)
   return {
     manager: { ...run.options, leaderElectId: parsed.values.get("leader-elect-id") ?? spec.lease },
     provider,
     providerFlags: {
       ...(providerNamespace === undefined ? {} : { providerNamespace }),
       ...(providerKubeconfig === undefined ? {} : { providerKubeconfig }),
+      ...(providerAccessConfig === undefined ? {} : { providerAccessConfig }),
     },
     own,
   }

@@ -17,6 +17,18 @@ describe("parseInventoryArgs", () => {
     expect(a.debounce).toBe(2_000)
   })
 
+  it("takes cluster-inventory-api's --provider-access-config as krtt propagate does", () => {
+    const a = parse(
+      "--provider=cluster-inventory-api",
+      "--provider-access-config",
+      "/a.json",
+      "--namespace=inv",
+    )
+    if (a === "help") throw new Error("help")
+    expect(a.providerFlags).toEqual({ providerAccessConfig: "/a.json" })
+    expect(inventoryUsage()).toContain("--provider-access-config string")
+  })
+
   it("takes the manager's flags as krtt run reads them, with the krtt-inventory Lease by default", () => {
     const a = parse(
       ...base,

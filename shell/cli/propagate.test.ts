@@ -26,6 +26,16 @@ describe("krtt propagate's command line", () => {
       permissionRecheckInterval: PropagateDefaults.permissionRecheckInterval,
     })
   })
+  it("takes every provider's flags, --provider-access-config of cluster-inventory-api too", () => {
+    const a = parsePropagateArgs(
+      ["--provider", "cluster-inventory-api", "--provider-access-config=/etc/krtt/access.json"],
+      {},
+    )
+    if (a === "help") throw new Error("help")
+    expect(a.providerFlags).toEqual({ providerAccessConfig: "/etc/krtt/access.json" })
+    expect(propagateUsage()).toContain("--provider-access-config string")
+    expect(propagateUsage()).toContain("cluster-inventory-api")
+  })
   it("--namespace defaults to $POD_NAMESPACE; durations are read as Go's", () => {
     const a = parsePropagateArgs(
       ["--provider=namespaces", "--retry-interval", "250ms", "--cluster-timeout=1m"],
