@@ -35,7 +35,7 @@ import {
   type MultiClusterManager,
 } from "../../multicluster/index.ts"
 import { makeRequest } from "../../workqueue/request.ts"
-import { type Node, NodesResource, readinessChanged, signature, type VersionSeen } from "./observe.ts"
+import { type Node, NodesResource, pollProvider, readinessChanged, type VersionSeen } from "./observe.ts"
 import { type InventoryController, type InventoryOptions, InventoryOptionsError } from "./options.ts"
 import { reconcileInventory } from "./reconcile.ts"
 
@@ -91,15 +91,6 @@ export const addToManager = (
       )
       .complete(() => Effect.as(hub.queue.add(request), done()))
     // Clusters that leave or turn unhealthy send no Node event: watch the provider's view.
-    const provider = manager.provider
-    if (provider !== undefined) {
-      const last = yield* Ref.make("")
-      const poll = Effect.gen(function* () {
-        const sig = signature(yield* provider.clusters)
-        if (sig !== (yield* Ref.getAndSet(last, sig))) yield* hub.queue.add(request)
-        yield* Effect.sleep(Duration.millis(config.clusterPollInterval))
-      })
-      yield* Effect.forkScoped(Effect.forever(poll))
-    }
+    yield* Effect.forkScoped(pollProvider(manager, config.clusterPollInterval, hub.queue.add(request)))
     return { hub, nodes, request }
   })

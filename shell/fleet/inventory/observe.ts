@@ -5,7 +5,8 @@
  *
  * # Expected flow
  * The hub reconcile reads the provider's clusters and the ConfigMap, then asks `viewOf` for each
- * cluster the provider knows; a cluster that only a stored document names is `Absent`.
+ * cluster the provider knows; a cluster that only a stored document names is `Absent`. Clusters
+ * that leave or turn unhealthy send no Node event: `pollProvider` notices them.
  *
  * # Guarantees
  * - A cluster whose Nodes or `/version` cannot be read counts as `Waiting` and asks for a retry:
@@ -15,6 +16,7 @@
  *
  * @module
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type { ClusterView, InventoryConfig } from "../../../core/inventory/index.ts"
@@ -63,6 +65,27 @@ export const signature = (states: ReadonlyArray<ClusterState>): string =>
       .map((s) => [s.name, s.engaged, s.healthy])
       .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   )
+
+/**
+ * Runs `changed` whenever the provider's view of its clusters (engaged, healthy) differs from the
+ * last one, looking every `interval` ms; never ends. Nothing to watch without a provider.
+ */
+export const pollProvider = (
+  manager: MultiClusterManager,
+  interval: number,
+  changed: Effect.Effect<void>,
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const provider = manager.provider
+    if (provider === undefined) return
+    const last = yield* Ref.make("")
+    const poll = Effect.gen(function* () {
+      const sig = signature(yield* provider.clusters)
+      if (sig !== (yield* Ref.getAndSet(last, sig))) yield* changed
+      yield* Effect.sleep(Duration.millis(interval))
+    })
+    return yield* Effect.forever(poll)
+  })
 
 /** The cluster a stored value names, when it is a JSON object with a string `cluster`. */
 export const storedCluster = (value: string): string | undefined => {
