@@ -11,7 +11,8 @@ export {
   type IpamControllerOptions,
   makeIpamController,
 } from "./controller.ts"
-export { type InterpretContext, type InterpretOutcome, interpret } from "./interpret.ts"
+export { describeAction, IpamReconcileError, IpamWriteError } from "./errors.ts"
+export { type InterpretContext, type Interpreter, type IpamOutcome, makeInterpreter } from "./interpret.ts"
 export { allocatedAddresses, decisions, freeAddresses, stateRestores } from "./metrics.ts"
 export {
   ClusterConfigResource,

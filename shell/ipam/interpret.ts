@@ -1,7 +1,14 @@
 /**
- * Performs the actions of core/ipam's reconcile decision (`ipam.reconcile`) against the API
- * server, in order, stopping at the first the server refuses. Nothing is decided here: each
- * action says what to write; this module only says how.
+ * Carries out the actions of core/ipam's reconcile (`ipam.reconcile`) against the API server,
+ * one at a time, for the table runner (shell/controller/table.ts): `run(action)` answers each
+ * with an `Outcome` of core/krtt/run.ts. Nothing is decided here: each action says what to
+ * write; this module only says how.
+ *
+ * # Expected flow
+ * `makeInterpreter` starts from the objects the reconcile read; each write keeps the version the
+ * server returned, so that the next write to the same object carries it. A write the server
+ * refuses is `Outcome.failed` with a `WriteRefused` trigger, which the table answers
+ * (`reconcileRefused`), and an `IpamWriteError` the reconcile fails with.
  *
  * # Guarantees
  * - `ReleaseCidrs` frees CIDRs only when the `RemoveFinalizer` of the same ClusterConfig before
@@ -11,27 +18,36 @@
  *   a Conflict fails the reconcile, which is retried with fresh reads.
  * - `recorded` tells whether the Cluster's applied-rules annotation was written, so that the
  *   caller keeps or frees the CIDRs the decision acquired.
- * - Events are best effort: a refused Event is logged, never fails the reconcile.
+ * - Events go through shell/kube/events.ts and are best effort: a refused Event is logged,
+ *   never fails the reconcile.
  *
  * @module
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import {
   APPLIED_RULES_ANNOTATION,
+  type ObjectKey,
   OPERATION_ANNOTATION,
   type ReconcileAction,
+  type ReconcileRunTrigger,
+  type ReconcileStatus,
 } from "../../core/ipam/index.ts"
+import { Outcome } from "../../core/krtt/run.ts"
+import type { TransitionResult } from "../../core/krtt/types.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
+import { recordEventOrWarn } from "../kube/events.ts"
 import { mergePatch } from "../kube/patch.ts"
-import { type KubeObject, Resources } from "../kube/resource.ts"
+import type { KubeObject } from "../kube/resource.ts"
+import { describeAction, IpamWriteError } from "./errors.ts"
 import { ClusterConfigResource, OpenmcpClusterResource } from "./resources.ts"
 
 /** What the interpreter needs: the client, the objects as read, and where CIDRs are freed. */
 export interface InterpretContext {
   readonly client: KubeClientShape
+  /** The reconcile's request: the Cluster's key. */
+  readonly request: ObjectKey
   /** The Cluster as the reconcile read it (undefined when gone). */
   readonly cluster: KubeObject | undefined
   /** The ClusterConfigs as the reconcile read them, by name. */
@@ -41,222 +57,223 @@ export interface InterpretContext {
   readonly component: string
 }
 
-export interface InterpretOutcome {
-  /** Whether a `SetAppliedRules` action was performed. */
-  readonly recorded: boolean
-  /** The action the server refused, with its error; undefined when every action ran. */
-  readonly failed: { readonly action: ReconcileAction; readonly error: KubeError } | undefined
-  /** The Cluster as the last write returned it (as read when nothing was written to it). */
-  readonly cluster: KubeObject | undefined
+/** What one run's writes leave behind. */
+interface RunState {
+  /** The Cluster as the last write returned it. */
+  cluster: KubeObject | undefined
+  readonly ccs: Map<string, KubeObject>
+  /** ClusterConfigs whose finalizer this run removed: their CIDRs may be released. */
+  readonly unheld: Set<string>
+  recorded: boolean
 }
 
-const describe = (action: ReconcileAction): string => {
+/** The outcome of one action, as the table runner takes it. */
+export type IpamOutcome = Outcome<ReconcileRunTrigger, IpamWriteError>
+
+/** Carries out the actions of one run. */
+export interface Interpreter {
+  /** Carries out `action` of `decided`. */
+  readonly run: (
+    action: ReconcileAction,
+    decided: TransitionResult<ReconcileAction, ReconcileStatus>,
+  ) => Effect.Effect<IpamOutcome>
+  /** Whether a `SetAppliedRules` action was carried out. */
+  readonly recorded: () => boolean
+  /** The Cluster as the last write returned it (as read when nothing was written to it). */
+  readonly cluster: () => KubeObject | undefined
+}
+
+type ClusterConfigAction = Extract<ReconcileAction, { readonly clusterConfig: unknown }>
+
+/** Patches a ClusterConfig of the run on the version it holds of it, keeping what the server returns. */
+const patchClusterConfig = (
+  ctx: InterpretContext,
+  s: RunState,
+  action: ClusterConfigAction,
+  body: (cc: KubeObject | undefined) => Record<string, unknown>,
+): Effect.Effect<KubeObject, KubeError> => {
+  const cc = s.ccs.get(action.clusterConfig.name)
+  const { metadata, ...rest } = body(cc) as { metadata?: Record<string, unknown> }
+  return ctx.client
+    .patch(
+      ClusterConfigResource,
+      action.clusterConfig,
+      mergePatch({ metadata: { resourceVersion: cc?.metadata.resourceVersion, ...metadata }, ...rest }),
+    )
+    .pipe(Effect.tap((o) => Effect.sync(() => s.ccs.set(action.clusterConfig.name, o))))
+}
+
+/** Writes of the Cluster: the used-up reconcile annotation, the applied rules. */
+const writeCluster = (
+  ctx: InterpretContext,
+  s: RunState,
+  action: Extract<ReconcileAction, { readonly _tag: "RemoveOperationAnnotation" | "SetAppliedRules" }>,
+): Effect.Effect<void, KubeError> => {
+  const patch =
+    action._tag === "RemoveOperationAnnotation"
+      ? { metadata: { annotations: { [OPERATION_ANNOTATION]: null } } }
+      : {
+          metadata: {
+            resourceVersion: s.cluster?.metadata.resourceVersion,
+            annotations: { [APPLIED_RULES_ANNOTATION]: action.value },
+          },
+        }
+  return ctx.client.patch(OpenmcpClusterResource, action.cluster, mergePatch(patch)).pipe(
+    Effect.tap((o) =>
+      Effect.sync(() => {
+        s.cluster = o
+        if (action._tag === "SetAppliedRules") s.recorded = true
+      }),
+    ),
+    Effect.asVoid,
+  )
+}
+
+/** Creates a ClusterConfig; its owner reference gets the Cluster's uid when core left it out. */
+const createClusterConfig = (
+  ctx: InterpretContext,
+  s: RunState,
+  action: Extract<ReconcileAction, { readonly _tag: "CreateClusterConfig" }>,
+): Effect.Effect<void, KubeError> =>
+  ctx.client
+    .create(ClusterConfigResource, {
+      ...action.object,
+      metadata: {
+        ...action.object.metadata,
+        ownerReferences: action.object.metadata.ownerReferences.map((r) => ({
+          ...r,
+          uid: r.uid ?? s.cluster?.metadata.uid ?? "",
+        })),
+      },
+    } as KubeObject)
+    .pipe(Effect.asVoid)
+
+/** Writes of a ClusterConfig: annotation, patches, finalizers, deletion; and the release of its CIDRs. */
+const writeClusterConfig = (
+  ctx: InterpretContext,
+  s: RunState,
+  action: ClusterConfigAction,
+): Effect.Effect<void, KubeError> => {
   switch (action._tag) {
-    case "CreateClusterConfig":
-      return `create ClusterConfig ${action.object.metadata.namespace}/${action.object.metadata.name}`
-    case "RemoveOperationAnnotation":
-    case "SetAppliedRules":
-      return `${action._tag} on Cluster ${action.cluster.namespace}/${action.cluster.name}`
-    case "Event":
-      return `Event ${action.reason} on ${action.object.namespace}/${action.object.name}`
-    default:
-      return `${action._tag} on ClusterConfig ${action.clusterConfig.namespace}/${action.clusterConfig.name}`
+    case "RemoveClusterConfigOperationAnnotation":
+      return Effect.asVoid(
+        patchClusterConfig(ctx, s, action, () => ({
+          metadata: { annotations: { [OPERATION_ANNOTATION]: null } },
+        })),
+      )
+    case "AddPatches":
+      return Effect.asVoid(
+        patchClusterConfig(ctx, s, action, (cc) => {
+          const existing = ((cc?.spec as { patches?: ReadonlyArray<unknown> } | undefined)?.patches ??
+            []) as ReadonlyArray<unknown>
+          return { spec: { patches: [...existing, ...action.patches] } }
+        }),
+      )
+    case "AddFinalizer":
+    case "RemoveFinalizer":
+      return patchClusterConfig(ctx, s, action, (cc) => {
+        const finalizers = (cc?.metadata.finalizers ?? []).filter((f) => f !== action.finalizer)
+        return {
+          metadata: {
+            finalizers: action._tag === "AddFinalizer" ? [...finalizers, action.finalizer] : finalizers,
+          },
+        }
+      }).pipe(
+        Effect.tap(() =>
+          Effect.sync(() => {
+            if (action._tag === "RemoveFinalizer") s.unheld.add(action.clusterConfig.name)
+          }),
+        ),
+        Effect.asVoid,
+      )
+    case "ReleaseCidrs":
+      return s.unheld.has(action.clusterConfig.name)
+        ? ctx.release(action.cidrs)
+        : Effect.logWarning(
+            "CIDRs not released here: the ClusterConfig's finalizer was not removed by this reconcile",
+          ).pipe(
+            Effect.annotateLogs({
+              clusterConfig: `${action.clusterConfig.namespace}/${action.clusterConfig.name}`,
+              cidrs: action.cidrs.join(","),
+            }),
+          )
+    case "DeleteClusterConfig":
+      return ctx.client.delete(ClusterConfigResource, action.clusterConfig).pipe(
+        Effect.asVoid,
+        Effect.catchTag("NotFound", () => Effect.void),
+      )
   }
 }
 
-/** Runs `actions` in order; see the module's guarantees. */
-export const interpret = (
+/** The Kubernetes Event of an `Event` action (best effort; the Cluster's uid when it is about the Cluster). */
+const recordEvent = (
   ctx: InterpretContext,
-  actions: ReadonlyArray<ReconcileAction>,
-): Effect.Effect<InterpretOutcome> =>
-  Effect.gen(function* () {
-    const { client } = ctx
-    let cluster = ctx.cluster
-    const ccs = new Map(ctx.clusterConfigs)
-    /** ClusterConfigs whose finalizer this run removed: their CIDRs may be released. */
-    const unheld = new Set<string>()
-    let recorded = false
-    for (const action of actions) {
-      const step: Effect.Effect<void, KubeError> = (() => {
-        switch (action._tag) {
-          case "RemoveOperationAnnotation":
-            return client
-              .patch(
-                OpenmcpClusterResource,
-                action.cluster,
-                mergePatch({ metadata: { annotations: { [OPERATION_ANNOTATION]: null } } }),
-              )
-              .pipe(
-                Effect.tap((o) =>
-                  Effect.sync(() => {
-                    cluster = o
-                  }),
-                ),
-                Effect.asVoid,
-              )
-          case "RemoveClusterConfigOperationAnnotation": {
-            const cc = ccs.get(action.clusterConfig.name)
-            return client
-              .patch(
-                ClusterConfigResource,
-                action.clusterConfig,
-                mergePatch({
-                  metadata: {
-                    resourceVersion: cc?.metadata.resourceVersion,
-                    annotations: { [OPERATION_ANNOTATION]: null },
-                  },
-                }),
-              )
-              .pipe(
-                Effect.tap((o) =>
-                  Effect.sync(() => {
-                    ccs.set(action.clusterConfig.name, o)
-                  }),
-                ),
-                Effect.asVoid,
-              )
-          }
-          case "SetAppliedRules":
-            return client
-              .patch(
-                OpenmcpClusterResource,
-                action.cluster,
-                mergePatch({
-                  metadata: {
-                    resourceVersion: cluster?.metadata.resourceVersion,
-                    annotations: { [APPLIED_RULES_ANNOTATION]: action.value },
-                  },
-                }),
-              )
-              .pipe(
-                Effect.tap((o) =>
-                  Effect.sync(() => {
-                    cluster = o
-                    recorded = true
-                  }),
-                ),
-                Effect.asVoid,
-              )
-          case "CreateClusterConfig":
-            return client
-              .create(ClusterConfigResource, {
-                ...action.object,
-                metadata: {
-                  ...action.object.metadata,
-                  // The owner reference needs the Cluster's uid; core leaves it out when unknown.
-                  ownerReferences: action.object.metadata.ownerReferences.map((r) => ({
-                    ...r,
-                    uid: r.uid ?? cluster?.metadata.uid ?? "",
-                  })),
-                },
-              } as KubeObject)
-              .pipe(Effect.asVoid)
-          case "AddPatches": {
-            const cc = ccs.get(action.clusterConfig.name)
-            const existing = ((cc?.spec as { patches?: ReadonlyArray<unknown> } | undefined)?.patches ??
-              []) as ReadonlyArray<unknown>
-            return client
-              .patch(
-                ClusterConfigResource,
-                action.clusterConfig,
-                mergePatch({
-                  metadata: { resourceVersion: cc?.metadata.resourceVersion },
-                  spec: { patches: [...existing, ...action.patches] },
-                }),
-              )
-              .pipe(
-                Effect.tap((o) =>
-                  Effect.sync(() => {
-                    ccs.set(action.clusterConfig.name, o)
-                  }),
-                ),
-                Effect.asVoid,
-              )
-          }
-          case "AddFinalizer":
-          case "RemoveFinalizer": {
-            const cc = ccs.get(action.clusterConfig.name)
-            const finalizers = cc?.metadata.finalizers ?? []
-            const next =
-              action._tag === "AddFinalizer"
-                ? [...finalizers.filter((f) => f !== action.finalizer), action.finalizer]
-                : finalizers.filter((f) => f !== action.finalizer)
-            return client
-              .patch(
-                ClusterConfigResource,
-                action.clusterConfig,
-                mergePatch({ metadata: { resourceVersion: cc?.metadata.resourceVersion, finalizers: next } }),
-              )
-              .pipe(
-                Effect.tap((o) =>
-                  Effect.sync(() => {
-                    ccs.set(action.clusterConfig.name, o)
-                    if (action._tag === "RemoveFinalizer") unheld.add(action.clusterConfig.name)
-                  }),
-                ),
-                Effect.asVoid,
-              )
-          }
-          case "ReleaseCidrs":
-            return unheld.has(action.clusterConfig.name)
-              ? ctx.release(action.cidrs)
-              : Effect.logWarning(
-                  "CIDRs not released here: the ClusterConfig's finalizer was not removed by this reconcile",
-                ).pipe(
-                  Effect.annotateLogs({
-                    clusterConfig: `${action.clusterConfig.namespace}/${action.clusterConfig.name}`,
-                    cidrs: action.cidrs.join(","),
-                  }),
-                )
-          case "DeleteClusterConfig":
-            return client.delete(ClusterConfigResource, action.clusterConfig).pipe(
-              Effect.asVoid,
-              Effect.catchTag("NotFound", () => Effect.void),
-            )
-          case "Event":
-            return Effect.gen(function* () {
-              const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-              const uid = action.object.kind === "Cluster" ? cluster?.metadata.uid : undefined
-              yield* client
-                .create(Resources.events, {
-                  apiVersion: "v1",
-                  kind: "Event",
-                  metadata: { namespace: action.object.namespace, generateName: `${action.object.name}.` },
-                  involvedObject: {
-                    apiVersion: action.object.apiVersion,
-                    kind: action.object.kind,
-                    namespace: action.object.namespace,
-                    name: action.object.name,
-                    ...(uid === undefined ? {} : { uid }),
-                  },
-                  type: action.type,
-                  reason: action.reason,
-                  action: action.action,
-                  message: action.message,
-                  source: { component: ctx.component },
-                  reportingComponent: ctx.component,
-                  firstTimestamp: now,
-                  lastTimestamp: now,
-                  count: 1,
-                })
-                .pipe(
-                  Effect.asVoid,
-                  Effect.catch((e: KubeError) =>
-                    Effect.logWarning("an Event was refused").pipe(
-                      Effect.annotateLogs({ event: action.reason, error: `${e._tag}: ${e.message}` }),
-                    ),
-                  ),
-                )
-            })
-        }
-      })()
-      const result = yield* Effect.result(step)
-      if (Result.isFailure(result)) {
-        yield* Effect.logWarning(`could not ${describe(action)}`).pipe(
-          Effect.annotateLogs({ error: `${result.failure._tag}: ${result.failure.message}` }),
-        )
-        return { recorded, failed: { action, error: result.failure }, cluster }
-      }
-    }
-    return { recorded, failed: undefined, cluster }
-  })
+  s: RunState,
+  action: Extract<ReconcileAction, { readonly _tag: "Event" }>,
+): Effect.Effect<void> =>
+  recordEventOrWarn(
+    ctx.client,
+    {
+      apiVersion: action.object.apiVersion,
+      kind: action.object.kind,
+      namespace: action.object.namespace,
+      name: action.object.name,
+      uid: action.object.kind === "Cluster" ? s.cluster?.metadata.uid : undefined,
+    },
+    { type: action.type, reason: action.reason, message: action.message, action: action.action },
+    ctx.component,
+  )
+
+/** One action's write. */
+const write = (
+  ctx: InterpretContext,
+  s: RunState,
+  action: ReconcileAction,
+): Effect.Effect<void, KubeError> => {
+  switch (action._tag) {
+    case "RemoveOperationAnnotation":
+    case "SetAppliedRules":
+      return writeCluster(ctx, s, action)
+    case "CreateClusterConfig":
+      return createClusterConfig(ctx, s, action)
+    case "Event":
+      return recordEvent(ctx, s, action)
+    default:
+      return writeClusterConfig(ctx, s, action)
+  }
+}
+
+/** The interpreter of one run, starting from the objects the reconcile read. */
+export const makeInterpreter = (ctx: InterpretContext): Interpreter => {
+  const s: RunState = {
+    cluster: ctx.cluster,
+    ccs: new Map(ctx.clusterConfigs),
+    unheld: new Set(),
+    recorded: false,
+  }
+  const run = (
+    action: ReconcileAction,
+    decided: TransitionResult<ReconcileAction, ReconcileStatus>,
+  ): Effect.Effect<IpamOutcome> =>
+    Effect.gen(function* () {
+      const result = yield* Effect.result(write(ctx, s, action))
+      if (Result.isSuccess(result)) return Outcome.done
+      const cause = result.failure
+      yield* Effect.logWarning(`could not ${describeAction(action)}`).pipe(
+        Effect.annotateLogs({ error: `${cause._tag}: ${cause.message}` }),
+      )
+      return Outcome.failed<ReconcileRunTrigger, IpamWriteError>(
+        {
+          _tag: "WriteRefused",
+          namespace: ctx.request.namespace,
+          name: ctx.request.name,
+          action,
+          reason: cause._tag,
+          message: cause.message,
+          answer: decided,
+        },
+        new IpamWriteError({ action, cause }),
+      )
+    })
+  return { run, recorded: () => s.recorded, cluster: () => s.cluster }
+}

@@ -27,6 +27,8 @@ export interface EventNote {
   readonly type: "Normal" | "Warning"
   readonly reason: string
   readonly message: string
+  /** What the component was doing (the Event's `action`); none when absent. */
+  readonly action?: string | undefined
 }
 
 /** The Event object for `note` about `involved`, reported by `component` at `now`. */
@@ -51,6 +53,7 @@ export const eventObject = (
     type: note.type,
     reason: note.reason,
     message: note.message,
+    ...(note.action === undefined ? {} : { action: note.action }),
     source: { component },
     reportingComponent: component,
     firstTimestamp: time,
