@@ -35,7 +35,7 @@ import { formatRequest, type Request } from "../workqueue/request.ts"
 import { runWorkers } from "../workqueue/workers.ts"
 import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
 import { forController, forControllerCluster, initialize as initializeMetrics } from "./metrics.ts"
-import { type ReconcileResult, type ResultLabel, requeueAfterMillis } from "./result.ts"
+import { type ReconcileResult, type ResultLabel, requeueAfterMillis, rowOf, TerminalError } from "./result.ts"
 import type { Source } from "./source.ts"
 
 /** A controller's options; every field but `name` and `reconcile` has a default. */
@@ -138,10 +138,9 @@ export const make = <E, R>(
         }).pipe(result.row === undefined ? (e) => e : Effect.annotateLogs({ row: result.row }))
       }
       if (Cause.hasInterruptsOnly(exit.cause)) return Effect.void
-      const failure = exit.cause.reasons.find(Cause.isFailReason)
-      const error = failure?.error as { readonly _tag?: unknown; readonly row?: unknown } | undefined
-      const terminal = error?._tag === "TerminalError"
-      const row = typeof error?.row === "string" ? error.row : undefined
+      const error = exit.cause.reasons.find(Cause.isFailReason)?.error
+      const terminal = error instanceof TerminalError
+      const row = rowOf(error)
       const series = seriesOf(request)
       return Effect.all(
         [

@@ -33,6 +33,15 @@ export const requeueAfter = (delay: Duration.Input, row?: string): ReconcileResu
 export const requeue = (row?: string): ReconcileResult =>
   row === undefined ? { requeue: true } : { requeue: true, row }
 
+/**
+ * The KRTT row a reconcile's failure names: the table controllers' errors carry the row that
+ * decided in a `row` field, logged with the failure. A user's own error may be anything.
+ */
+export const rowOf = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "row" in error && typeof error.row === "string"
+    ? error.row
+    : undefined
+
 /** A failure that retrying will not fix: logged, counted, and not requeued. */
 export class TerminalError extends Data.TaggedError("TerminalError")<{
   readonly message: string
