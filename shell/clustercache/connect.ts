@@ -75,8 +75,10 @@ export interface Connected {
   readonly connection: Connection | undefined
 }
 
-/** What one attempt has built so far. */
+/** One attempt: what it connects, and what it has built so far. */
 interface Attempt {
+  readonly deps: ConnectDeps
+  readonly cluster: ClusterKey
   scope?: Scope.Closeable | undefined
   secret?: SecretObject
   kc?: KubeConfig
@@ -89,128 +91,131 @@ type StepOutcome = Outcome<AccessorTrigger, never>
 const CONNECT: AccessorTrigger = { _tag: "Connect" }
 const DESIRED = { clientCertificatePrivateKey: "disabled" } as const
 
-/** Makes Connect(): `connect(cluster, state, rows)` runs it and adds its rows to `rows`. */
-export const makeConnect = (deps: ConnectDeps) => {
-  const { config, factory } = deps
+/** A step's I/O: its trigger when it succeeds, `ConnectionFailed` at `step` when it fails. */
+const attemptStep = (
+  step: ConnectStep,
+  io: Effect.Effect<AccessorTrigger, ConnectionFailure>,
+): Effect.Effect<StepOutcome> =>
+  Effect.match(io, {
+    onSuccess: (trigger) => Outcome.next(trigger),
+    onFailure: (e) =>
+      Outcome.next<AccessorTrigger>({ _tag: "ConnectionFailed", step, error: describeFailure(e) }),
+  })
 
-  /** A step's I/O: its trigger when it succeeds, `ConnectionFailed` at `step` when it fails. */
-  const attemptStep = (
-    step: ConnectStep,
-    io: Effect.Effect<AccessorTrigger, ConnectionFailure>,
-  ): Effect.Effect<StepOutcome> =>
-    Effect.match(io, {
-      onSuccess: (trigger) => Outcome.next(trigger),
-      onFailure: (e) =>
-        Outcome.next<AccessorTrigger>({ _tag: "ConnectionFailed", step, error: describeFailure(e) }),
-    })
+/** Row 1: the REST config from the kubeconfig Secret, and reachability (`GET /`). */
+const createConnection = (a: Attempt) =>
+  Effect.gen(function* () {
+    const { deps, cluster } = a
+    const secretName = kubeconfigSecretName(cluster.name)
+    a.scope = deps.parent._tag === "Some" ? yield* Scope.fork(deps.parent.value) : yield* Scope.make()
+    const secret = yield* deps.readSecret(cluster)
+    const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
+    const client = yield* deps.factory(kc, deps.config)
+    yield* client
+      .probe({ timeout: deps.config.healthProbe.timeout })
+      .pipe(Effect.mapError(refused(secretName)))
+    a.secret = secret
+    a.kc = kc
+    a.client = client
+    return { _tag: "ConnectionCreated" } as const
+  })
 
-  // Row 1: the REST config from the kubeconfig Secret, and reachability (`GET /`).
-  const createConnection = (cluster: ClusterKey, a: Attempt) =>
-    Effect.gen(function* () {
-      const secretName = kubeconfigSecretName(cluster.name)
-      a.scope = deps.parent._tag === "Some" ? yield* Scope.fork(deps.parent.value) : yield* Scope.make()
-      const secret = yield* deps.readSecret(cluster)
-      const kc = yield* parseKubeconfig(yield* kubeconfigFromSecret(secret, secretName), secretName)
-      const client = yield* factory(kc, config)
-      yield* client.probe({ timeout: config.healthProbe.timeout }).pipe(Effect.mapError(refused(secretName)))
-      a.secret = secret
-      a.kc = kc
-      a.client = client
-      return { _tag: "ConnectionCreated" } as const
-    })
-
-  // Row 2: clients and a started cache (its informers come with reads and Watch()).
-  const createClients = (cluster: ClusterKey, a: Attempt) =>
-    Effect.gen(function* () {
-      const kc = a.kc as KubeConfig
-      const live = makeRotatingClient(a.client as KubeClientShape)
-      const uncached = makeRotatingClient(yield* factory(kc, config))
-      const cache = yield* Effect.tap(
-        deps.cacheFactory(live.client, { cluster: keyOf(cluster) }),
-        (c) => c.start,
-      ).pipe(Scope.provide(a.scope as Scope.Closeable))
-      const readerOptions = {
-        live: live.client,
-        cache,
-        timeout: config.client.timeout,
-        disableFor: deps.disableFor,
-      }
-      a.connection = {
-        config: kc,
-        live,
-        uncached,
-        cached: makeCachedClient(readerOptions),
-        reader: makeCachedReader(readerOptions),
-        scope: a.scope as Scope.Closeable,
-        cache,
-        kubeconfigDigest: kubeconfigDigest(a.secret as SecretObject),
-        endpoint: endpointOf(kc),
-      }
-      return { _tag: "CacheStarted" } as const
-    })
-
-  // Row 3: wait for the cache's informers to sync, up to the initial sync timeout.
-  const waitForCacheSync = (a: Attempt, timeout: number) =>
-    Effect.gen(function* () {
-      const synced = yield* Effect.timeoutOption((a.connection as Connection).cache.waitForCacheSync, timeout)
-      if (synced._tag === "None" || !synced.value)
-        return yield* new Timeout({
-          verb: "list",
-          path: "/",
-          message: `the cache did not sync within the initial sync timeout (${timeout} ms)`,
-        })
-      return { _tag: "CacheSynced" } as const
-    })
-
-  /** Carries out one action of the clusterAccessor table. */
-  const interpret = (
-    cluster: ClusterKey,
-    a: Attempt,
-    action: AccessorAction,
-    decided: { readonly row: RowId; readonly status: AccessorStatus },
-  ): Effect.Effect<StepOutcome> => {
-    switch (action._tag) {
-      case "CreateConnection":
-        return attemptStep("createConnection", createConnection(cluster, a))
-      case "CreateClientsAndStartCache":
-        return attemptStep("createClients", createClients(cluster, a))
-      case "WaitForCacheSync":
-        return attemptStep("cacheSync", waitForCacheSync(a, action.timeout))
-      case "DiscardConnectionAttempt":
-        return Effect.gen(function* () {
-          if (a.scope !== undefined) yield* Scope.close(a.scope, Exit.void)
-          a.connection = undefined
-          if (decided.status.connect === "failed")
-            yield* Effect.logWarning("connection to the workload cluster failed").pipe(
-              Effect.annotateLogs({ cluster: keyOf(cluster), error: decided.status.error, row: decided.row }),
-            )
-          return Outcome.done
-        })
-      case "SetConnectionUp":
-      case "SetHealthCheck":
-      case "IncHealthChecksTotal":
-        return Effect.as(applyMetrics(cluster, [action]), Outcome.done)
-      case "Log":
-        return Effect.as(
-          Effect.logDebug(action.message).pipe(
-            Effect.annotateLogs({ cluster: keyOf(cluster), row: decided.row }),
-          ),
-          Outcome.done,
-        )
-      case "GenerateClientCertificatePrivateKey":
-      case "StopCache":
-        return Effect.succeed(Outcome.done)
+/** Row 2: clients and a started cache (its informers come with reads and Watch()). */
+const createClients = (a: Attempt) =>
+  Effect.gen(function* () {
+    const { deps, cluster } = a
+    const kc = a.kc as KubeConfig
+    const scope = a.scope as Scope.Closeable
+    const live = makeRotatingClient(a.client as KubeClientShape)
+    const uncached = makeRotatingClient(yield* deps.factory(kc, deps.config))
+    const cache = yield* Effect.tap(
+      deps.cacheFactory(live.client, { cluster: keyOf(cluster) }),
+      (c) => c.start,
+    ).pipe(Scope.provide(scope))
+    const readerOptions = {
+      live: live.client,
+      cache,
+      timeout: deps.config.client.timeout,
+      disableFor: deps.disableFor,
     }
-  }
+    a.connection = {
+      config: kc,
+      live,
+      uncached,
+      cached: makeCachedClient(readerOptions),
+      reader: makeCachedReader(readerOptions),
+      scope,
+      cache,
+      kubeconfigDigest: kubeconfigDigest(a.secret as SecretObject),
+      endpoint: endpointOf(kc),
+    }
+    return { _tag: "CacheStarted" } as const
+  })
 
-  /** Runs Connect() for the accessor `state` of `cluster`. */
-  return (
-    cluster: ClusterKey,
-    state: AccessorState,
-    rows: Array<RowId>,
-  ): Effect.Effect<Connected, TableLoopError> =>
+/** Row 3: wait for the cache's informers to sync, up to the initial sync timeout. */
+const waitForCacheSync = (a: Attempt, timeout: number) =>
+  Effect.gen(function* () {
+    const synced = yield* Effect.timeoutOption((a.connection as Connection).cache.waitForCacheSync, timeout)
+    if (synced._tag === "None" || !synced.value)
+      return yield* new Timeout({
+        verb: "list",
+        path: "/",
+        message: `the cache did not sync within the initial sync timeout (${timeout} ms)`,
+      })
+    return { _tag: "CacheSynced" } as const
+  })
+
+/** Row 5: throw away what the attempt built, and say why it failed. */
+const discard = (a: Attempt, decided: { readonly row: RowId; readonly status: AccessorStatus }) =>
+  Effect.gen(function* () {
+    if (a.scope !== undefined) yield* Scope.close(a.scope, Exit.void)
+    a.connection = undefined
+    if (decided.status.connect === "failed")
+      yield* Effect.logWarning("connection to the workload cluster failed").pipe(
+        Effect.annotateLogs({ cluster: keyOf(a.cluster), error: decided.status.error, row: decided.row }),
+      )
+    return Outcome.done
+  })
+
+/** Carries out one action of the clusterAccessor table. */
+const interpret = (
+  a: Attempt,
+  action: AccessorAction,
+  decided: { readonly row: RowId; readonly status: AccessorStatus },
+): Effect.Effect<StepOutcome> => {
+  switch (action._tag) {
+    case "CreateConnection":
+      return attemptStep("createConnection", createConnection(a))
+    case "CreateClientsAndStartCache":
+      return attemptStep("createClients", createClients(a))
+    case "WaitForCacheSync":
+      return attemptStep("cacheSync", waitForCacheSync(a, action.timeout))
+    case "DiscardConnectionAttempt":
+      return discard(a, decided)
+    case "SetConnectionUp":
+    case "SetHealthCheck":
+    case "IncHealthChecksTotal":
+      return Effect.as(applyMetrics(a.cluster, [action]), Outcome.done)
+    case "Log":
+      return Effect.as(
+        Effect.logDebug(action.message).pipe(
+          Effect.annotateLogs({ cluster: keyOf(a.cluster), row: decided.row }),
+        ),
+        Outcome.done,
+      )
+    case "GenerateClientCertificatePrivateKey":
+    case "StopCache":
+      return Effect.succeed(Outcome.done)
+  }
+}
+
+/** Makes Connect(): `connect(cluster, state, rows)` runs it and adds its rows to `rows`. */
+export const makeConnect =
+  (deps: ConnectDeps) =>
+  (cluster: ClusterKey, state: AccessorState, rows: Array<RowId>): Effect.Effect<Connected, TableLoopError> =>
     Effect.gen(function* () {
-      const attempt: Attempt = {}
+      const { config } = deps
+      const attempt: Attempt = { deps, cluster }
       let current = state
       yield* runTable<AccessorTrigger, AccessorAction, AccessorStatus, never, never, never>(
         {
@@ -223,10 +228,9 @@ export const makeConnect = (deps: ConnectDeps) => {
               current = r.status.accessor
               return r
             }),
-          run: (action, decided) => interpret(cluster, attempt, action, decided),
+          run: (action, decided) => interpret(attempt, action, decided),
         },
         CONNECT,
       )
       return { state: current, connection: current.connected ? attempt.connection : undefined }
     })
-}
