@@ -47,52 +47,84 @@ interface Entry {
   reason: string
 }
 
+type Options = { readonly name?: string | undefined; readonly cacheFactory?: CacheFactory | undefined }
+
+/** What the provider's calls share. */
+interface MemoryState {
+  readonly options: Options
+  /** The provider's scope: each cluster's scope is a child of it. */
+  readonly root: Scope.Scope
+  readonly entries: Map<string, Entry>
+  readonly indexes: Array<{ resource: ResourceRef; name: string; extract: IndexFunc<KubeObject> }>
+  /** The `Aware` the provider runs with, while it runs. */
+  aware: Aware | undefined
+}
+
+/** Engages a healthy, not yet engaged cluster; a failing engage is logged and undone. */
+const engage = (state: MemoryState, entry: Entry): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const aware = state.aware
+    if (aware === undefined || !entry.healthy || entry.engaged !== undefined) return
+    const scope = yield* Scope.fork(entry.scope)
+    entry.engaged = scope
+    yield* aware.engage(entry.cluster, scope).pipe(
+      Effect.catch((e) =>
+        Effect.andThen(
+          Effect.logWarning("engage failed").pipe(
+            Effect.annotateLogs({ cluster: entry.cluster.name, error: e.message }),
+          ),
+          Effect.suspend(() => {
+            entry.engaged = undefined
+            return Scope.close(scope, Exit.void)
+          }),
+        ),
+      ),
+    )
+  })
+
+/** Closes the engage scope of a cluster, if engaged. */
+const disengage = (entry: Entry): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const scope = entry.engaged
+    entry.engaged = undefined
+    return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+  })
+
+/** Removes a cluster: disengaged, then its own scope (and cache) closed. */
+const remove = (state: MemoryState, name: string): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const entry = state.entries.get(name)
+    if (entry === undefined) return Effect.void
+    state.entries.delete(name)
+    return Effect.andThen(disengage(entry), Scope.close(entry.scope, Exit.void))
+  })
+
+/** Builds the cluster `name` served by `fake`, with the indexes so far, records it and engages it. */
+const install = (state: MemoryState, name: string, fake: FakeApiServer, generation: string) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.fork(state.root)
+    const client = yield* makeMemoryClient(fake)
+    const cluster = yield* makeCluster({
+      name: ClusterName(name),
+      client,
+      cacheFactory: state.options.cacheFactory,
+      generation,
+    }).pipe(Scope.provide(scope))
+    for (const i of state.indexes) yield* cluster.cache.indexField(i.resource, i.name, i.extract)
+    const entry: Entry = { cluster, scope, engaged: undefined, healthy: true, reason: "" }
+    state.entries.set(name, entry)
+    yield* engage(state, entry)
+    return cluster
+  })
+
 /** Makes a memory provider named `name` (default `memory`); its clusters live until the scope closes. */
 export const makeMemoryProvider = (
-  options: { readonly name?: string | undefined; readonly cacheFactory?: CacheFactory | undefined } = {},
+  options: Options = {},
 ): Effect.Effect<MemoryProvider, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const root = yield* Effect.scope
-    const entries = new Map<string, Entry>()
-    const indexes: Array<{ resource: ResourceRef; name: string; extract: IndexFunc<KubeObject> }> = []
-    let aware: Aware | undefined
-
-    const engage = (entry: Entry) =>
-      Effect.gen(function* () {
-        if (aware === undefined || !entry.healthy || entry.engaged !== undefined) return
-        const scope = yield* Scope.fork(entry.scope)
-        entry.engaged = scope
-        yield* aware.engage(entry.cluster, scope).pipe(
-          Effect.catch((e) =>
-            Effect.andThen(
-              Effect.logWarning("engage failed").pipe(
-                Effect.annotateLogs({ cluster: entry.cluster.name, error: e.message }),
-              ),
-              Effect.suspend(() => {
-                entry.engaged = undefined
-                return Scope.close(scope, Exit.void)
-              }),
-            ),
-          ),
-        )
-      })
-
-    const disengage = (entry: Entry) =>
-      Effect.suspend(() => {
-        const scope = entry.engaged
-        entry.engaged = undefined
-        return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
-      })
-
-    const remove = (name: string) =>
-      Effect.suspend(() => {
-        const entry = entries.get(name)
-        if (entry === undefined) return Effect.void
-        entries.delete(name)
-        return Effect.andThen(disengage(entry), Scope.close(entry.scope, Exit.void))
-      })
-
-    const provider: MemoryProvider = {
+  Effect.map(Effect.scope, (root) => {
+    const state: MemoryState = { options, root, entries: new Map(), indexes: [], aware: undefined }
+    const { entries } = state
+    return {
       name: options.name ?? "memory",
       get: (name) =>
         Effect.suspend(() => {
@@ -104,18 +136,18 @@ export const makeMemoryProvider = (
       indexField: (resource, name, extract) =>
         Effect.gen(function* () {
           const fn = extract as unknown as IndexFunc<KubeObject>
-          indexes.push({ resource, name, extract: fn })
+          state.indexes.push({ resource, name, extract: fn })
           for (const e of entries.values()) yield* e.cluster.cache.indexField(resource, name, fn)
         }),
       run: (a) =>
         Effect.gen(function* () {
-          aware = a
+          state.aware = a
           yield* Effect.addFinalizer(() =>
             Effect.sync(() => {
-              aware = undefined
+              state.aware = undefined
             }),
           )
-          yield* Effect.forEach([...entries.values()], engage, { discard: true })
+          yield* Effect.forEach([...entries.values()], (e) => engage(state, e), { discard: true })
         }),
       clusters: Effect.sync(() =>
         [...entries.values()].map(
@@ -128,49 +160,22 @@ export const makeMemoryProvider = (
         ),
       ),
       add: (name, fake, o = {}) =>
-        Effect.gen(function* () {
-          yield* remove(name)
-          const scope = yield* Scope.fork(root)
-          const client = yield* makeMemoryClient(fake)
-          const cluster = yield* makeCluster({
-            name: ClusterName(name),
-            client,
-            cacheFactory: options.cacheFactory,
-            generation: o.generation ?? "1",
-          }).pipe(Scope.provide(scope))
-          for (const i of indexes) yield* cluster.cache.indexField(i.resource, i.name, i.extract)
-          const entry: Entry = { cluster, scope, engaged: undefined, healthy: true, reason: "" }
-          entries.set(name, entry)
-          yield* engage(entry)
-          return cluster
-        }),
+        Effect.andThen(remove(state, name), install(state, name, fake, o.generation ?? "1")),
       rotate: (name, fake, generation) =>
         Effect.gen(function* () {
           const old = entries.get(name)
-          const scope = yield* Scope.fork(root)
-          const client = yield* makeMemoryClient(fake)
-          const cluster = yield* makeCluster({
-            name: ClusterName(name),
-            client,
-            cacheFactory: options.cacheFactory,
-            generation,
-          }).pipe(Scope.provide(scope))
-          for (const i of indexes) yield* cluster.cache.indexField(i.resource, i.name, i.extract)
-          const entry: Entry = { cluster, scope, engaged: undefined, healthy: true, reason: "" }
-          entries.set(name, entry)
-          yield* engage(entry)
+          const cluster = yield* install(state, name, fake, generation)
           if (old !== undefined) yield* Effect.andThen(disengage(old), Scope.close(old.scope, Exit.void))
           return cluster
         }),
-      remove,
+      remove: (name) => remove(state, name),
       setHealthy: (name, healthy, reason = "probe failed") =>
         Effect.gen(function* () {
           const entry = entries.get(name)
           if (entry === undefined) return
           entry.healthy = healthy
           entry.reason = healthy ? "" : reason
-          yield* healthy ? engage(entry) : disengage(entry)
+          yield* healthy ? engage(state, entry) : disengage(entry)
         }),
     }
-    return provider
   })
