@@ -103,8 +103,9 @@ const engageSources = <Req extends ClusterAware>(
                 error: failureText(started.cause),
               },
         )
+        // The replay reads informers: it stays interruptible, unlike the report around it.
         if (pair.engagement.state._tag === "Engaged" && pair.cluster === cluster)
-          yield* replayFor(state, cluster)
+          yield* Effect.interruptible(replayFor(state, cluster))
       }),
   )
 
