@@ -11,6 +11,7 @@
  * @module
  */
 import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { IpamWebhooks } from "../../core/ipam/index.ts"
 import type { KubeClientShape } from "../kube/client.ts"
@@ -46,6 +47,9 @@ const webhookRef = (kind: "Mutating" | "Validating"): ResourceRef => ({
   kind: `${kind}WebhookConfiguration`,
   namespaced: false,
 })
+/** `krtt ipam init` could not write an object (named in the message) or the webhook Secret. */
+export class IpamInitError extends Data.TaggedError("IpamInitError")<{ readonly message: string }> {}
+
 export const MutatingWebhookConfigurationResource = webhookRef("Mutating")
 export const ValidatingWebhookConfigurationResource = webhookRef("Validating")
 const ServiceResource: ResourceRef = {
@@ -191,12 +195,14 @@ const describe = (ref: ResourceRef, o: KubeObject) =>
   `${ref.kind} ${o.metadata.namespace === undefined ? "" : `${o.metadata.namespace}/`}${o.metadata.name ?? ""}`
 
 /** Runs the init; each object it writes is logged with what happened to it. */
-export const ipamInit = (client: KubeClientShape, o: IpamInitOptions): Effect.Effect<void, Error> =>
+export const ipamInit = (client: KubeClientShape, o: IpamInitOptions): Effect.Effect<void, IpamInitError> =>
   Effect.gen(function* () {
     const write = (ref: ResourceRef, object: KubeObject) =>
       createOrUpdate(client, ref, object).pipe(
         Effect.tap((what) => Effect.logInfo(`${describe(ref, object)} ${what}`)),
-        Effect.mapError((e) => new Error(`${describe(ref, object)}: ${e._tag}: ${e.message}`)),
+        Effect.mapError(
+          (e) => new IpamInitError({ message: `${describe(ref, object)}: ${e._tag}: ${e.message}` }),
+        ),
       )
     for (const crd of ipamCrds()) yield* write(Resources.customResourceDefinitions, crd)
     const configurations = [
@@ -208,12 +214,14 @@ export const ipamInit = (client: KubeClientShape, o: IpamInitOptions): Effect.Ef
         yield* client.delete(c.ref, { name: c.name }).pipe(
           Effect.tap(() => Effect.logInfo(`${c.ref.kind} ${c.name} deleted`)),
           Effect.catchTag("NotFound", () => Effect.void),
-          Effect.mapError((e) => new Error(`${c.ref.kind} ${c.name}: ${e._tag}: ${e.message}`)),
+          Effect.mapError(
+            (e) => new IpamInitError({ message: `${c.ref.kind} ${c.name}: ${e._tag}: ${e.message}` }),
+          ),
         )
       return
     }
     const certificate = yield* ensureCertificate(client, o).pipe(
-      Effect.mapError((e) => new Error(`the webhook Secret: ${e._tag}: ${e.message}`)),
+      Effect.mapError((e) => new IpamInitError({ message: `the webhook Secret: ${e._tag}: ${e.message}` })),
     )
     if (o.baseUrl === undefined) yield* write(ServiceResource, webhookService(o))
     const { mutating, validating } = webhookConfigurations(o, certificate)

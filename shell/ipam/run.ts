@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -24,7 +25,10 @@ import { LeaderElectionDefaults } from "../manager/leaderelection.ts"
 import { lead, serveMetricsAndHealth } from "../manager/serve.ts"
 import { type IpamController, IpamControllerDefaults, makeIpamController } from "./controller.ts"
 import { requiredCrds } from "./resources.ts"
-import { serveIpamWebhooks } from "./webhooks.ts"
+import { type IpamWebhookError, serveIpamWebhooks } from "./webhooks.ts"
+
+/** The errors of the manager's servers and leader election (shell/manager/serve.ts), untagged there. */
+type ManagerError = Error
 
 /** `krtt ipam`'s options (durations in milliseconds). */
 export interface IpamOptions {
@@ -94,6 +98,9 @@ export const IpamDefaults = {
   gracefulShutdownTimeout: 30_000,
 } as const
 
+/** `krtt ipam` could not start: a certificate, a CustomResourceDefinition, or the controller's first reads. */
+export class IpamStartError extends Data.TaggedError("IpamStartError")<{ readonly message: string }> {}
+
 /** Reads a certificate and its key from a directory, naming the file that cannot be read. */
 export const readCertificate = (dir: string, certName: string, keyName: string) =>
   Effect.try({
@@ -101,7 +108,8 @@ export const readCertificate = (dir: string, certName: string, keyName: string) 
       cert: readFileSync(join(dir, certName), "utf8"),
       key: readFileSync(join(dir, keyName), "utf8"),
     }),
-    catch: (e) => new Error(`cannot read the certificate in ${dir}: ${(e as Error).message}`),
+    catch: (e) =>
+      new IpamStartError({ message: `cannot read the certificate in ${dir}: ${(e as Error).message}` }),
   })
 
 /** Logs the upstream flags that have no effect here. */
@@ -119,7 +127,7 @@ export const runIpam = (
   options: IpamOptions,
   resolved: ResolvedKubeconfig,
   onStarted: (c: IpamController) => Effect.Effect<void> = () => Effect.void,
-): Effect.Effect<void, Error, Scope.Scope> =>
+): Effect.Effect<void, IpamStartError | IpamWebhookError | ManagerError, Scope.Scope> =>
   Effect.gen(function* () {
     const metricsAddress = parseBindAddress("metrics-bind-address", options.metricsBindAddress)
     const healthAddress = parseBindAddress("health-probe-bind-address", options.healthProbeBindAddress)
@@ -137,14 +145,17 @@ export const runIpam = (
         Effect.as(true),
         Effect.catchTag("NotFound", () => Effect.succeed(false)),
         Effect.mapError(
-          (e) => new Error(`cannot read CustomResourceDefinition ${crd}: ${e._tag}: ${e.message}`),
+          (e) =>
+            new IpamStartError({
+              message: `cannot read CustomResourceDefinition ${crd}: ${e._tag}: ${e.message}`,
+            }),
         ),
       )
       if (!installed)
         return yield* Effect.fail(
-          new Error(
-            `the CustomResourceDefinition ${crd} is not installed in ${server}: install it with kubectl apply -k config/ipam`,
-          ),
+          new IpamStartError({
+            message: `the CustomResourceDefinition ${crd} is not installed in ${server}: install it with kubectl apply -k config/ipam`,
+          }),
         )
     }
     const ready = yield* Ref.make<Effect.Effect<boolean>>(Effect.succeed(false))
@@ -175,7 +186,9 @@ export const runIpam = (
       component: "krtt-ipam",
     }).pipe(Effect.provideService(KubeClient, client))
     yield* start.pipe(
-      Effect.mapError((e) => new Error(`starting the IPAM controller: ${e._tag}: ${e.message}`)),
+      Effect.mapError(
+        (e) => new IpamStartError({ message: `starting the IPAM controller: ${e._tag}: ${e.message}` }),
+      ),
     )
     yield* Ref.set(ready, controller.ready)
     yield* Effect.logInfo("IPAM controller started").pipe(Effect.annotateLogs({ config: options.config }))

@@ -14,6 +14,7 @@
 import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -40,6 +41,9 @@ export interface IpamWebhookOptions {
 }
 
 /** controller-runtime's default certificate directory. */
+/** The webhooks cannot be served: the certificate is missing or unreadable, or the server would not start. */
+export class IpamWebhookError extends Data.TaggedError("IpamWebhookError")<{ readonly message: string }> {}
+
 export const defaultWebhookCertDir = (): string => join(tmpdir(), "k8s-webhook-server", "serving-certs")
 
 interface AdmissionRequest {
@@ -115,15 +119,15 @@ export const serveIpamWebhooks = (
   client: KubeClientShape,
   configName: string,
   options: IpamWebhookOptions,
-): Effect.Effect<void, Error, Scope.Scope> =>
+): Effect.Effect<void, IpamWebhookError, Scope.Scope> =>
   Effect.gen(function* () {
     const certDir = options.certPath === "" ? defaultWebhookCertDir() : options.certPath
     for (const file of [options.certName, options.keyName])
       if (!existsSync(join(certDir, file)))
         return yield* Effect.fail(
-          new Error(
-            `the webhook certificate ${join(certDir, file)} does not exist: give --webhook-cert-path (the certificate krtt ipam init stores in the Secret <provider-name>-webhook-tls), or --disable-webhooks`,
-          ),
+          new IpamWebhookError({
+            message: `the webhook certificate ${join(certDir, file)} does not exist: give --webhook-cert-path (the certificate krtt ipam init stores in the Secret <provider-name>-webhook-tls), or --disable-webhooks`,
+          }),
         )
     const server = yield* Effect.try({
       try: () =>
@@ -137,7 +141,10 @@ export const serveIpamWebhooks = (
           },
           ipamWebhookRoutes(readConfig(client, configName)),
         ),
-      catch: (e) => new Error(`the webhook certificate in ${certDir}: ${(e as Error).message}`),
+      catch: (e) =>
+        new IpamWebhookError({ message: `the webhook certificate in ${certDir}: ${(e as Error).message}` }),
     })
-    yield* Layer.build(server).pipe(Effect.mapError((e) => new Error(`webhook server: ${String(e)}`)))
+    yield* Layer.build(server).pipe(
+      Effect.mapError((e) => new IpamWebhookError({ message: `webhook server: ${String(e)}` })),
+    )
   })
