@@ -54,7 +54,7 @@ export interface Operator {
 }
 
 /** Advances the virtual clock by `ticks` ticks. */
-export const advance = (ticks: number) =>
+const advance = (ticks: number): Effect.Effect<void> =>
   Effect.gen(function* () {
     for (let i = 0; i < ticks; i++) yield* TestClock.adjust(ChaosDefaults.tickMillis)
   })
@@ -119,7 +119,11 @@ const suiteContext = (
 }
 
 /** Boots the operator's first process; returns once its start is forked. */
-export const bootOperator = (plan: RunPlan, servers: RunServers, state: ChaosState) =>
+export const bootOperator = (
+  plan: RunPlan,
+  servers: RunServers,
+  state: ChaosState,
+): Effect.Effect<Operator> =>
   Effect.gen(function* () {
     const perturber = makePerturber(plan, servers, state)
     const processes: Array<Process> = []
