@@ -1,96 +1,23 @@
 // The IPAM controller's shell on the in-memory API server (virtual time): what it writes for the
-// decisions of core/ipam, the concurrency guarantee, the config's refusal, the release order.
+// decisions of core/ipam, the concurrency guarantee, the config's refusal, the triggers.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import type * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
-import {
-  APPLIED_RULES_ANNOTATION,
-  allocations,
-  CIDR_FINALIZER,
-  cidrOf,
-  overlaps,
-} from "../../core/ipam/index.ts"
-import { makeMemoryClient } from "../apiserver/memoryClient.ts"
-import { FakeApiServer } from "../apiserver/server.ts"
-import type { KubeClientShape } from "../kube/client.ts"
+import { allocations, CIDR_FINALIZER, cidrOf, overlaps } from "../../core/ipam/index.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
-import { type IpamController, IpamControllerDefaults, makeIpamController } from "./controller.ts"
+import { IpamControllerDefaults } from "./controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "./resources.ts"
-
-const config = (spec: unknown): KubeObject => ({
-  apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
-  kind: "IPAMConfig",
-  metadata: { name: "ipam" },
-  spec,
-})
-const validSpec = {
-  parentCIDRs: { a: ["10.0.0.0/16"] },
-  injectionRules: [
-    {
-      id: "r",
-      matchPurposes: [{ operator: "ContainsAll", values: ["mcp"] }],
-      injections: [{ path: "/spec/networking/nodes", parents: ["a"], subnetSize: 24 }],
-    },
-  ],
-}
-const openmcpCluster = (name: string, purposes: ReadonlyArray<string> = ["mcp"]): KubeObject => ({
-  apiVersion: "clusters.openmcp.cloud/v1alpha1",
-  kind: "Cluster",
-  metadata: { namespace: "ns", name },
-  spec: { profile: "p", tenancy: "Exclusive", purposes },
-})
-
-/** A fake API server with the three kinds, a client, and the controller started with `workers`. */
-const setup = (
-  workers: number,
-): Effect.Effect<
-  {
-    readonly fake: FakeApiServer
-    readonly client: KubeClientShape
-    readonly start: () => Effect.Effect<IpamController, unknown, Scope.Scope>
-  },
-  never,
-  Scope.Scope
-> =>
-  Effect.gen(function* () {
-    const fake = yield* FakeApiServer.make({
-      resources: [...Object.values(Resources), OpenmcpClusterResource, IpamConfigResource],
-    })
-    fake.register(ClusterConfigResource, { status: false })
-    const client = yield* makeMemoryClient(fake)
-    const start = () =>
-      Effect.gen(function* () {
-        const { controller, start } = yield* makeIpamController(client, {
-          config: "ipam",
-          identity: { managedBy: "ipam", environment: "test" },
-          concurrency: workers,
-          gracefulShutdownTimeout: 1_000,
-          component: "krtt-ipam",
-        })
-        yield* start
-        return controller
-      })
-    return { fake, client, start }
-  })
-
-/** Moves virtual time in small steps until `probe` holds (at most `steps` steps: a loop that must end). */
-const eventually = <A>(what: string, probe: Effect.Effect<A | undefined, unknown>, steps = 400) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < steps; i++) {
-      const v = yield* probe
-      if (v !== undefined) return v
-      yield* TestClock.adjust("50 millis")
-    }
-    return yield* Effect.die(new Error(`not reached: ${what}`))
-  })
-
-const clusters = (client: KubeClientShape) =>
-  Effect.map(client.listAll(OpenmcpClusterResource, { namespace: "ns" }), (l) => l.items)
-const clusterConfigs = (client: KubeClientShape) =>
-  Effect.map(client.listAll(ClusterConfigResource, { namespace: "ns" }), (l) => l.items)
-const applied = (c: KubeObject) => c.metadata.annotations?.[APPLIED_RULES_ANNOTATION]
+import {
+  applied,
+  clusterConfigs,
+  clusters,
+  config,
+  eventually,
+  openmcpCluster,
+  setup,
+  validSpec,
+} from "./testing.ts"
 
 describe("IPAM controller (in-memory API server)", () => {
   it("documents its numbers", () => {
@@ -176,31 +103,6 @@ describe("IPAM controller (in-memory API server)", () => {
   )
 
   it.effect(
-    "a gone Cluster's ClusterConfigs lose the finalizer, then their CIDRs are released (ipam.reconcile#1)",
-    () =>
-      Effect.gen(function* () {
-        const { client, start } = yield* setup(1)
-        yield* client.create(IpamConfigResource, config(validSpec))
-        yield* client.create(OpenmcpClusterResource, openmcpCluster("gone"))
-        const controller = yield* start()
-        yield* eventually(
-          "a ClusterConfig",
-          Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? true : undefined)),
-        )
-        assert.strictEqual(allocations(yield* controller.store.current).length, 1)
-        yield* client.delete(OpenmcpClusterResource, { namespace: "ns", name: "gone" })
-        yield* eventually(
-          "the ClusterConfig gone",
-          Effect.map(clusterConfigs(client), (l) => (l.length === 0 ? true : undefined)),
-        )
-        yield* eventually(
-          "the CIDR released",
-          Effect.map(controller.store.current, (s) => (allocations(s).length === 0 ? true : undefined)),
-        )
-      }),
-  )
-
-  it.effect(
     "a ClusterConfig removed by hand comes back from the annotation; a patch removed by hand comes back on the reconcile annotation",
     () =>
       Effect.gen(function* () {
@@ -269,49 +171,6 @@ describe("IPAM controller (in-memory API server)", () => {
   )
 
   it.effect(
-    "a ClusterConfig listed at start with its deletion timestamp, its Cluster gone, is released (ipam.trigger#5)",
-    () =>
-      Effect.gen(function* () {
-        const { client, start } = yield* setup(1)
-        yield* client.create(IpamConfigResource, config(validSpec))
-        yield* client.create(ClusterConfigResource, {
-          apiVersion: "gardener.clusters.openmcp.cloud/v1alpha1",
-          kind: "ClusterConfig",
-          metadata: {
-            namespace: "ns",
-            name: "gone--ipam--r",
-            labels: {
-              "openmcp.cloud/managed-by": "ipam",
-              "openmcp.cloud/managed-purpose": "gardener-ipam",
-              "openmcp.cloud/environment": "test",
-              "ipam.gardener.clusters.openmcp.cloud/cluster": "gone",
-              "ipam.gardener.clusters.openmcp.cloud/injection-rule": "r",
-            },
-            finalizers: [CIDR_FINALIZER],
-            ownerReferences: [
-              {
-                apiVersion: "clusters.openmcp.cloud/v1alpha1",
-                kind: "Cluster",
-                name: "gone",
-                uid: "u-1",
-                controller: true,
-              },
-            ],
-          },
-          spec: { patches: [{ op: "add", path: "/spec/networking/nodes", value: "10.0.7.0/24" }] },
-        })
-        // What the garbage collector did while the controller was down.
-        yield* client.delete(ClusterConfigResource, { namespace: "ns", name: "gone--ipam--r" })
-        const controller = yield* start()
-        yield* eventually(
-          "the ClusterConfig gone",
-          Effect.map(clusterConfigs(client), (l) => (l.length === 0 ? true : undefined)),
-        )
-        assert.deepStrictEqual(allocations(yield* controller.store.current), [])
-      }),
-  )
-
-  it.effect(
     "a Cluster update reconciles nothing (ipam.trigger#8); the reconcile annotation does, and is removed (ipam.trigger#3)",
     () =>
       Effect.gen(function* () {
@@ -355,83 +214,5 @@ describe("IPAM controller (in-memory API server)", () => {
         for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
         assert.strictEqual(yield* reconciles, before + 1)
       }),
-  )
-
-  it.effect(
-    "an exhausted Cluster is retried with the rate limiter, and gets its CIDRs as soon as a release frees some (ipam.reconcile#7, ipam.trigger#20)",
-    () =>
-      Effect.gen(function* () {
-        const full = { ...validSpec, parentCIDRs: { a: ["10.0.0.0/23"] } }
-        const { client, start } = yield* setup(1)
-        yield* client.create(IpamConfigResource, config(full))
-        for (const name of ["a", "b", "w"]) yield* client.create(OpenmcpClusterResource, openmcpCluster(name))
-        yield* start()
-        const cidrsOf = (name: string) =>
-          Effect.map(clusterConfigs(client), (l) => l.find((cc) => cc.metadata.name === `${name}--ipam--r`))
-        const condition = Effect.map(
-          client.get(OpenmcpClusterResource, { namespace: "ns", name: "w" }),
-          (o) =>
-            (
-              (o.status as { conditions?: ReadonlyArray<{ type: string; status: string; reason: string }> })
-                ?.conditions ?? []
-            ).find((c) => c.type === "CIDRsAllocated"),
-        )
-        const waiting = yield* eventually(
-          "w waits for CIDRs",
-          Effect.map(condition, (c) => (c?.status === "False" ? c : undefined)),
-        )
-        assert.strictEqual(waiting.reason, "ParentsExhausted")
-        const requeues = Effect.map(Metric.snapshot, (snap) =>
-          snap
-            .filter((m) => {
-              const a = m.attributes as Record<string, string> | undefined
-              return (
-                m.id === "controller_runtime_reconcile_total" &&
-                a?.controller === "ipam" &&
-                a.result === "requeue"
-              )
-            })
-            .reduce((n, m) => n + ((m.state as { count?: number }).count ?? 0), 0),
-        )
-        const before = yield* requeues
-        // A minute of exhaustion: retried again and again, the backoff growing past a minute.
-        for (let i = 0; i < 60; i++) yield* TestClock.adjust("1 second")
-        assert.isAbove((yield* requeues) - before, 5)
-        assert.isUndefined(yield* cidrsOf("w"))
-        yield* client.delete(OpenmcpClusterResource, { namespace: "ns", name: "a" })
-        // Within a second of the release, not after the backoff.
-        const got = yield* eventually("w gets the released CIDR", cidrsOf("w"), 20)
-        assert.deepStrictEqual(
-          (got.spec as { patches: ReadonlyArray<{ value: string }> }).patches.map((p) => p.value),
-          ["10.0.0.0/24"],
-        )
-        yield* eventually(
-          "w's condition True",
-          Effect.map(condition, (c) => (c?.status === "True" ? true : undefined)),
-        )
-      }),
-  )
-
-  it.effect("a ClusterConfig whose finalizer could not be removed keeps its CIDRs held", () =>
-    Effect.gen(function* () {
-      const { fake, client, start } = yield* setup(1)
-      yield* client.create(IpamConfigResource, config(validSpec))
-      yield* client.create(OpenmcpClusterResource, openmcpCluster("stuck"))
-      const controller = yield* start()
-      yield* eventually(
-        "a ClusterConfig",
-        Effect.map(clusterConfigs(client), (l) => (l.length === 1 ? true : undefined)),
-      )
-      fake.inject({ verb: "patch", resource: "clusterconfigs", error: "Forbidden" })
-      yield* client.delete(OpenmcpClusterResource, { namespace: "ns", name: "stuck" })
-      yield* TestClock.adjust("5 seconds")
-      assert.strictEqual((yield* clusterConfigs(client)).length, 1)
-      assert.strictEqual(allocations(yield* controller.store.current).length, 1)
-      fake.clearFaults()
-      yield* eventually(
-        "released once the finalizer could be removed",
-        Effect.map(controller.store.current, (s) => (allocations(s).length === 0 ? true : undefined)),
-      )
-    }),
   )
 })
