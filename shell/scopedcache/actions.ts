@@ -19,7 +19,9 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
 import type { RowId } from "../../core/krtt/index.ts"
@@ -41,20 +43,22 @@ export interface ActionRun {
   readonly stopped: Map<string, Running>
 }
 
-/** Closes a stopped informer's scope on the cache's fibers, abandoning it after `stopTimeout`. */
+/**
+ * Closes a stopped informer's scope on the cache's fibers, abandoning it after `stopTimeout`.
+ * Closing runs the scope's finalizers uninterruptibly, so the close runs on a fiber of its own
+ * that nothing waits for past the timeout: a scope that never closes neither holds the event for
+ * the dependents nor the cache's own close.
+ */
 const closeInBackground = (ctx: CacheContext, running: Running) =>
   FiberSet.run(
     ctx.background,
     Effect.gen(function* () {
-      yield* Scope.close(running.scope, Exit.void).pipe(
-        Effect.timeoutOrElse({
-          duration: ctx.stopTimeout,
-          orElse: () =>
-            Effect.logWarning("informer did not stop in time; abandoned").pipe(
-              Effect.annotateLogs({ informer: refString(running.ref), timeoutMs: ctx.stopTimeout }),
-            ),
-        }),
-      )
+      const closing = yield* Effect.forkDetach(Scope.close(running.scope, Exit.void))
+      const closed = yield* Effect.timeoutOption(Fiber.await(closing), ctx.stopTimeout)
+      if (Option.isNone(closed))
+        yield* Effect.logWarning("informer did not stop in time; abandoned").pipe(
+          Effect.annotateLogs({ informer: refString(running.ref), timeoutMs: ctx.stopTimeout }),
+        )
       yield* Deferred.succeed(running.closed, yield* Clock.currentTimeMillis)
     }),
   )

@@ -2,12 +2,14 @@
 // informer stops, its dependents are told once, reads get Forbidden, adding it again works
 // (`operate.ts`, `actions.ts`, `informer.ts`).
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import { TestClock } from "effect/testing"
 import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
 import { Forbidden } from "../kube/errors.ts"
+import { reflectorInformerFactory } from "./informer.ts"
 import { cms, collect, dep, names, running, settle, setup } from "./testing.ts"
 
 describe("ScopedCache: permission loss (403) and return", () => {
@@ -95,5 +97,39 @@ describe("ScopedCache: permission loss (403) and return", () => {
       assert.deepStrictEqual(names(yield* Fiber.join(fiber)), ["a/one", "a/two"])
       assert.strictEqual(yield* running(cache), 1)
     }),
+  )
+
+  it.effect(
+    "an informer whose scope does not close within stopTimeout is abandoned; its dependents are told",
+    () => {
+      const lines: Array<string> = []
+      const capture = Logger.layer([
+        Logger.make(({ message }) => lines.push(String(Array.isArray(message) ? message[0] : message))),
+      ])
+      return Effect.gen(function* () {
+        const { cache } = yield* setup({
+          informerFactory: (client, spec, hooks) =>
+            Effect.tap(reflectorInformerFactory(client, spec, hooks), () =>
+              Effect.addFinalizer(() => Effect.never),
+            ),
+        })
+        const events = yield* collect(cache)
+        yield* cache.start
+        yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+        yield* settle
+        const removedAt = yield* Clock.currentTimeMillis
+        yield* cache.removeInformer({ resource: cms, namespace: "a", force: true })
+        yield* settle
+        assert.deepStrictEqual(events, [], "the event waits for the informer's scope")
+        assert.strictEqual(yield* running(cache), 0)
+        yield* TestClock.adjust("1 second")
+        yield* settle
+        assert.deepStrictEqual(
+          events.map((e) => [e._tag, e.stoppedAt - removedAt]),
+          [["InformerRemoved", 1000]],
+        )
+        assert.include(lines, "informer did not stop in time; abandoned")
+      }).pipe(Effect.provide(capture))
+    },
   )
 })
