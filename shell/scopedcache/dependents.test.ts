@@ -96,4 +96,34 @@ describe("ScopedCache: access review before a new informer", () => {
       assert.strictEqual(yield* running(cache), 2)
     }),
   )
+
+  it.effect("a refusal names the verbs, the resource, the scope and the reviewer's reason", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup({
+        accessReview: true,
+        accessReviewer: () => (request: AccessRequest) =>
+          Effect.succeed({
+            allowed: false,
+            denied: request.namespace === undefined ? ["list", "watch"] : ["watch"],
+            reason: request.namespace === undefined ? "no ClusterRoleBinding" : undefined,
+          }),
+      })
+      yield* cache.start
+      const cluster = yield* Effect.flip(cache.addInformer({ resource: cms, dependent: dep("d1") }))
+      assert.strictEqual(cluster._tag, "Forbidden")
+      assert.strictEqual(
+        cluster.message,
+        "access review: list and watch configmaps denied at cluster scope: no ClusterRoleBinding",
+      )
+      assert.strictEqual(cluster.verb, "list")
+      assert.strictEqual(cluster.path, "/api/v1/configmaps")
+      const namespaced = yield* Effect.flip(
+        cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") }),
+      )
+      assert.strictEqual(namespaced.message, "access review: watch configmaps denied in namespace a")
+      assert.strictEqual(namespaced.verb, "watch")
+      assert.strictEqual(namespaced.path, "/api/v1/namespaces/a/configmaps")
+      assert.deepStrictEqual(yield* cache.informers, [], "nothing is registered")
+    }),
+  )
 })

@@ -51,4 +51,19 @@ describe("ScopedCache: lifecycle", () => {
         assert.include(read.message, "stopped")
       }),
   )
+
+  it.effect("waitForCacheSync is false when the cache stops before it was started", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeApiServer.make()
+      const client = yield* makeMemoryClient(fake)
+      const scope = yield* Scope.make()
+      const cache = yield* makeScopedCache(client, { cluster: "c1" }).pipe(Scope.provide(scope))
+      const waiting = yield* Effect.forkChild(cache.waitForCacheSync)
+      yield* settle
+      assert.isUndefined(waiting.pollUnsafe())
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(yield* Fiber.join(waiting))
+      assert.isFalse(yield* cache.isStarted)
+    }),
+  )
 })

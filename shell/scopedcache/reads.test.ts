@@ -2,6 +2,8 @@
 // selectors and pages, on the in-memory API server and virtual time (`reads.ts`).
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { TestClock } from "effect/testing"
 import {
   CacheNotFound,
   CacheNotStarted,
@@ -182,5 +184,75 @@ describe("ScopedCache: list with field selectors, limit and continue", () => {
         const rest = yield* cache.list(cms, { continue: first.continue })
         assert.deepStrictEqual(names(rest), ["b/three", "c/five", "c/four"])
       }),
+  )
+})
+
+describe("ScopedCache: reads without a serving informer", () => {
+  it.effect("a list across namespaces whose only informer lost its permission gets InformerForbidden", () =>
+    Effect.gen(function* () {
+      const { fake, cache } = yield* setup()
+      yield* cache.start
+      fake.inject({ verb: "list", namespace: "b", error: "Forbidden" })
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      yield* settle
+      assert.strictEqual(yield* running(cache), 0)
+      const across = yield* Effect.flip(cache.list(cms))
+      assert.instanceOf(across, InformerForbidden)
+      assert.include(across.message, "the informer stopped after permission loss")
+      const other = yield* Effect.flip(cache.list(secrets))
+      assert.strictEqual(other._tag, "InformerNotFound", "a loss of ConfigMaps says nothing of Secrets")
+    }),
+  )
+
+  it.effect("reads wait for the first list up to syncTimeout: then Timeout, and getInformer finds none", () =>
+    Effect.gen(function* () {
+      const { fake, cache } = yield* setup({ syncTimeout: "5 seconds" })
+      yield* cache.start
+      fake.inject({ verb: "list", namespace: "a", error: "Unreachable" })
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      const read = yield* Effect.forkChild(Effect.flip(cache.list(cms, { namespace: "a" })))
+      const informer = yield* Effect.forkChild(Effect.flip(cache.getInformer(cms, { namespace: "a" })))
+      yield* settle
+      yield* TestClock.adjust("5 seconds")
+      const timeout = yield* Fiber.join(read)
+      assert.strictEqual(timeout._tag, "Timeout")
+      assert.strictEqual(timeout.message, 'the informers of cluster "c1" did not sync within 5s')
+      assert.strictEqual(timeout._tag === "Timeout" ? timeout.path : "", "/api/v1/namespaces/a/configmaps")
+      const none = yield* Fiber.join(informer)
+      assert.strictEqual(none._tag, "InformerNotFound")
+      assert.strictEqual(none.message, "no informer for configmaps in namespace a")
+    }),
+  )
+
+  it.effect("getInformer names a namespace when the cache watches several by default", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup({ defaultNamespaces: ["a", "b"] })
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, dependent: dep("d1") })
+      const e = yield* Effect.flip(cache.getInformer(cms))
+      assert.strictEqual(e._tag, "InformerNotFound")
+      assert.strictEqual(
+        e.message,
+        "no informer for configmaps: name a namespace: the cache watches namespaces a, b",
+      )
+      const a = yield* cache.getInformer(cms, { namespace: "a" })
+      assert.strictEqual(a.namespace, "a")
+    }),
+  )
+
+  it.effect("getInformerForKind finds the resource through discovery", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup()
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      const informer = yield* cache.getInformerForKind(
+        { group: "", version: "v1", kind: "ConfigMap" },
+        {
+          namespace: "a",
+        },
+      )
+      assert.strictEqual(informer.resource.resource, "configmaps")
+      assert.strictEqual(informer, yield* cache.getInformer(cms, { namespace: "a" }))
+    }),
   )
 })
