@@ -4,7 +4,8 @@ import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
-import { ClusterCacheDefaults } from "../../core/clustercache/index.ts"
+import { ClusterCacheDefaults, clusterCacheConfig } from "../../core/clustercache/index.ts"
+import { TableLoopError } from "../../core/krtt/run.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { KubeClient } from "../kube/client.ts"
@@ -192,6 +193,27 @@ describe("ClusterCache service reading Clusters from a reflector's store", () =>
       const r = yield* cc.reconcile(cluster)
       assert.deepStrictEqual(r.rows, ["clustercache.reconciler#1", "clustercache.reconciler#3"])
     }),
+  )
+
+  it.effect(
+    "a run past maxTransitionsPerReconcile fails with TableLoopError; what its rows decided is kept",
+    () =>
+      Effect.gen(function* () {
+        const mc = yield* makeMemoryClient(yield* FakeApiServer.make())
+        const known = { metadata: { namespace: "default", name: "c1" } }
+        const cc = yield* make({
+          config: clusterCacheConfig({ maxTransitionsPerReconcile: 1 }),
+          clusters: { get: () => known },
+        }).pipe(Effect.provideService(KubeClient, mc))
+        // Row 1 creates the accessor and continues; the second transition is past the bound.
+        const error = yield* Effect.flip(cc.reconcile(cluster))
+        assert.instanceOf(error, TableLoopError)
+        assert.deepStrictEqual(
+          { table: error.table, bound: error.bound, rows: error.rows },
+          { table: "clustercache.reconciler", bound: 1, rows: ["clustercache.reconciler#1"] },
+        )
+        assert.deepStrictEqual(yield* cc.accessors(), [{ cluster, connected: false }])
+      }),
   )
 })
 
