@@ -20,9 +20,9 @@ import {
   type PurposeRequirement,
 } from "./configModel.ts"
 
-/** The selector fields of the rule `r` at `rp`, recording every issue. */
-export const parseSelector = (r: Obj, rp: string, check: Check): ClusterSelector => {
-  const { err, strict, strings } = check
+/** `matchIdentities`: absent or null disables it (undefined); an empty list is kept. */
+const parseIdentities = (r: Obj, rp: string, check: Check): Array<ObjectReference> | undefined => {
+  const { err, strict } = check
   let matchIdentities: Array<ObjectReference> | undefined
   if (r.matchIdentities !== undefined && r.matchIdentities !== null) {
     if (!Array.isArray(r.matchIdentities))
@@ -44,6 +44,12 @@ export const parseSelector = (r: Obj, rp: string, check: Check): ClusterSelector
       })
     }
   }
+  return matchIdentities
+}
+
+/** `matchPurposes`: a list of `{operator, values}` with a known operator. */
+const parsePurposes = (r: Obj, rp: string, check: Check): Array<PurposeRequirement> => {
+  const { err, strict, strings } = check
   const matchPurposes: Array<PurposeRequirement> = []
   if (r.matchPurposes !== undefined && r.matchPurposes !== null) {
     if (!Array.isArray(r.matchPurposes))
@@ -66,6 +72,12 @@ export const parseSelector = (r: Obj, rp: string, check: Check): ClusterSelector
         matchPurposes.push({ operator: op as PurposeOperator, values: strings(m.values, `${p}.values`) })
       })
   }
+  return matchPurposes
+}
+
+/** `matchLabels`: a map of strings. */
+const parseLabels = (r: Obj, rp: string, check: Check): Record<string, string> => {
+  const { err } = check
   const matchLabels: Record<string, string> = {}
   if (r.matchLabels !== undefined && r.matchLabels !== null) {
     if (!isObj(r.matchLabels))
@@ -76,6 +88,12 @@ export const parseSelector = (r: Obj, rp: string, check: Check): ClusterSelector
         else matchLabels[k] = v
       }
   }
+  return matchLabels
+}
+
+/** `matchExpressions`: `{key, operator, values}`, values required for In/NotIn and forbidden for Exists/DoesNotExist. */
+const parseExpressions = (r: Obj, rp: string, check: Check): Array<LabelRequirement> => {
+  const { err, strict, strings } = check
   const matchExpressions: Array<LabelRequirement> = []
   if (r.matchExpressions !== undefined && r.matchExpressions !== null) {
     if (!Array.isArray(r.matchExpressions))
@@ -104,5 +122,13 @@ export const parseSelector = (r: Obj, rp: string, check: Check): ClusterSelector
         matchExpressions.push({ key: String(m.key), operator: op, values })
       })
   }
-  return { matchIdentities, matchPurposes, matchLabels, matchExpressions }
+  return matchExpressions
 }
+
+/** The selector fields of the rule `r` at `rp`, recording every issue. */
+export const parseSelector = (r: Obj, rp: string, check: Check): ClusterSelector => ({
+  matchIdentities: parseIdentities(r, rp, check),
+  matchPurposes: parsePurposes(r, rp, check),
+  matchLabels: parseLabels(r, rp, check),
+  matchExpressions: parseExpressions(r, rp, check),
+})
