@@ -11,6 +11,7 @@ import { APPLIED_RULES_ANNOTATION } from "../../core/ipam/index.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { type IpamController, makeIpamController } from "./controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "./resources.ts"
@@ -45,7 +46,7 @@ export const setup = (
   {
     readonly fake: FakeApiServer
     readonly client: KubeClientShape
-    readonly start: () => Effect.Effect<IpamController, unknown, Scope.Scope>
+    readonly start: () => Effect.Effect<IpamController, KubeError, Scope.Scope>
   },
   never,
   Scope.Scope
@@ -72,7 +73,7 @@ export const setup = (
   })
 
 /** Moves virtual time in small steps until `probe` holds (at most `steps` steps: a loop that must end). */
-export const eventually = <A>(what: string, probe: Effect.Effect<A | undefined, unknown>, steps = 400) =>
+export const eventually = <A, E>(what: string, probe: Effect.Effect<A | undefined, E>, steps = 400) =>
   Effect.gen(function* () {
     for (let i = 0; i < steps; i++) {
       const v = yield* probe
