@@ -1,7 +1,9 @@
 // Informers counted by their dependents (scopedcache.informers rows) and the access review before
 // a new one, on the in-memory API server and virtual time (`dependents.ts`).
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { TestClock } from "effect/testing"
 import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
 import type { AccessRequest } from "./accessReview.ts"
 import { cms, collect, dep, running, settle, setup } from "./testing.ts"
@@ -57,6 +59,23 @@ describe("ScopedCache: informers counted by dependents", () => {
         events.map((e) => [e._tag, e.row, e.dependents.map((d) => d.uid)]),
         [["InformerRemoved", INFORMERS_ROW.forceRemove, ["d3"]]],
       )
+    }),
+  )
+
+  it.effect("an informer removed by force before Start tells its dependents at once", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup()
+      const events = yield* collect(cache)
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* TestClock.adjust("3 seconds")
+      const at = yield* Clock.currentTimeMillis
+      yield* cache.removeInformer({ resource: cms, namespace: "a", force: true })
+      yield* settle
+      assert.deepStrictEqual(
+        events.map((e) => [e._tag, e.dependents.map((d) => d.uid), e.stoppedAt]),
+        [["InformerRemoved", ["d1"], at]],
+      )
+      assert.deepStrictEqual(yield* cache.informers, [])
     }),
   )
 })

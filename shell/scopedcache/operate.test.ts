@@ -132,4 +132,20 @@ describe("ScopedCache: permission loss (403) and return", () => {
       }).pipe(Effect.provide(capture))
     },
   )
+
+  it.effect("an informer added again after its 403 makes the scope's loss forgotten", () =>
+    Effect.gen(function* () {
+      const { fake, cache } = yield* setup()
+      yield* cache.start
+      fake.inject({ verb: "list", namespace: "b", error: "Forbidden", times: 1 })
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      yield* settle
+      assert.strictEqual((yield* Effect.flip(cache.list(cms, { namespace: "b" })))._tag, "Forbidden")
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      assert.deepStrictEqual(names(yield* cache.list(cms, { namespace: "b" })), ["b/three"])
+      yield* cache.removeInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      const gone = yield* Effect.flip(cache.list(cms, { namespace: "b" }))
+      assert.strictEqual(gone._tag, "InformerNotFound", "no informer, and no loss left in b")
+    }),
+  )
 })
