@@ -37,6 +37,7 @@ import {
 import { type RunResult, runOnce } from "./runPlan.ts"
 import type { Scenario } from "./scenarios.ts"
 import { firstDifference, sameState } from "./snapshot.ts"
+import type { Suite } from "./suite.ts"
 import { Suites } from "./suites.ts"
 
 export interface CampaignOptions {
@@ -190,6 +191,43 @@ export const judge = (
   return found
 }
 
+/** What a campaign counted so far. */
+interface Tally {
+  runs: number
+  truncated: boolean
+  peakConcurrency: number
+  readonly failures: Array<Failure>
+  readonly fired: Fired
+  readonly perScenario: Array<ScenarioReport>
+}
+
+/** What every run of a campaign shares. */
+interface Campaign {
+  readonly options: CampaignOptions
+  readonly controllers: ReadonlyArray<ControllerName>
+  /** The sampler of the points: one sequence over the whole campaign, scenario after scenario. */
+  readonly random: () => number
+  readonly tally: Tally
+  /** Whether the budget is spent (or, with `stopAtFirstFailure`, a run failed). */
+  readonly overBudget: () => boolean
+}
+
+/** Records one failure of a run of `scenario`, with its replay command. */
+type Fail = (kind: string, at: number | undefined, oracle: Oracle, message: string) => void
+
+const failOf =
+  (c: Campaign, scenario: Scenario): Fail =>
+  (kind, at, oracle, message) => {
+    c.tally.failures.push({
+      scenario: scenario.name,
+      perturbation: kind,
+      at,
+      oracle,
+      message,
+      replay: replayCommand(c.options, scenario.name, kind, at, c.options.mutant?.name),
+    })
+  }
+
 /** Runs a campaign (on virtual time: provide `TestClock.layer()`, or run under `it.effect`). */
 export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignReport> =>
   Effect.gen(function* () {
@@ -202,104 +240,127 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
         .filter((s) => options.scenarios === undefined || options.scenarios.includes(s.name))
         .map((scenario) => ({ suite, scenario })),
     )
-    const kinds = options.perturbations ?? PerturbationKinds
-    const random = prng(options.seed)
-    const failures: Array<Failure> = []
-    const fired = noneFired()
-    const perScenario: Array<ScenarioReport> = []
-    let runs = 0
-    let truncated = false
-    let peakConcurrency = 0
+    const tally: Tally = {
+      runs: 0,
+      truncated: false,
+      peakConcurrency: 0,
+      failures: [],
+      fired: noneFired(),
+      perScenario: [],
+    }
     const overBudget = () =>
       (options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds) ||
-      (options.stopAtFirstFailure === true && failures.length > 0)
+      (options.stopAtFirstFailure === true && tally.failures.length > 0)
+    const campaign: Campaign = { options, controllers, random: prng(options.seed), tally, overBudget }
     for (const { suite, scenario } of scenarios) {
       if (overBudget()) {
-        truncated = true
+        tally.truncated = true
         break
       }
-      const counts: Record<string, number> = {}
-      const before = failures.length
-      const fail = (kind: string, at: number | undefined, oracle: Oracle, message: string) =>
-        failures.push({
-          scenario: scenario.name,
-          perturbation: kind,
-          at,
-          oracle,
-          message,
-          replay: replayCommand(options, scenario.name, kind, at, options.mutant?.name),
-        })
-      // The reference run: the same operator without faults (its state is what it must reach).
-      const reference = yield* Effect.result(
-        runOnce({ suite, scenario, perturbation: { kind: "none" }, controllers, mutant: options.mutant }),
-      )
-      runs++
-      counts.none = 1
-      if (reference._tag === "Failure") {
-        fail("none", undefined, "error", `${reference.failure._tag}: ${reference.failure.message}`)
-        perScenario.push({ scenario: scenario.name, runs: counts, failures: 1, referenceWrites: 0 })
-        continue
-      }
-      const ref = reference.success
-      peakConcurrency = Math.max(peakConcurrency, ref.peakConcurrency)
-      for (const v of ref.violations) fail("none", undefined, "safety", v)
-      for (const v of ref.leaks) fail("none", undefined, "leak", v)
-      for (const v of ref.lostWork) fail("none", undefined, "lost-work", v)
-      if (ref.convergedAfter === undefined || ref.unstable !== undefined)
-        fail(
-          "none",
-          undefined,
-          "esr",
-          `the fault-free run did not settle: ${ref.unstable ?? "still changing"}`,
-        )
-      for (const kind of kinds) {
-        const ats =
-          options.at !== undefined
-            ? [options.at]
-            : points(kind, scenario, ref, options.depth, random, suite.fastPoints ?? ChaosDefaults.fastPoints)
-        for (const at of ats) {
-          if (overBudget()) {
-            truncated = true
-            break
-          }
-          const perturbation: Perturbation = { kind, at }
-          const tk = kind === "transient" ? transientKind(options.seed, at) : undefined
-          const result = yield* Effect.result(
-            runOnce(
-              { suite, scenario, perturbation, controllers, transientKind: tk, mutant: options.mutant },
-              ref.final,
-            ),
-          )
-          runs++
-          counts[kind] = (counts[kind] ?? 0) + 1
-          if (result._tag === "Failure") {
-            fail(kind, at, "error", `${result.failure._tag}: ${result.failure.message}`)
-            continue
-          }
-          for (const k of Object.keys(fired) as Array<keyof Fired>) fired[k] += result.success.fired[k]
-          peakConcurrency = Math.max(peakConcurrency, result.success.peakConcurrency)
-          for (const f of judge(ref, result.success))
-            fail(kind, at, f.oracle, tk === undefined ? f.message : `(${tk}) ${f.message}`)
-        }
-      }
-      perScenario.push({
-        scenario: scenario.name,
-        runs: counts,
-        failures: failures.length - before,
-        referenceWrites: ref.writes,
-      })
+      yield* runScenario(campaign, suite, scenario)
     }
     // The virtual clock is not the wall clock: read it only to keep it in the requirements.
     yield* Clock.currentTimeMillis
     return {
       scenarios: scenarios.length,
-      runs,
-      failures,
-      fired,
+      runs: tally.runs,
+      failures: tally.failures,
+      fired: tally.fired,
       wallSeconds: (Date.now() - started) / 1000,
-      perScenario,
-      truncated,
-      peakConcurrency,
+      perScenario: tally.perScenario,
+      truncated: tally.truncated,
+      peakConcurrency: tally.peakConcurrency,
+    }
+  })
+
+/** One scenario: its fault-free reference run, then one run per point of every perturbation kind. */
+const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
+  Effect.gen(function* () {
+    const { options, tally } = c
+    const counts: Record<string, number> = {}
+    const before = tally.failures.length
+    const fail = failOf(c, scenario)
+    // The reference run: the same operator without faults (its state is what it must reach).
+    const reference = yield* Effect.result(
+      runOnce({
+        suite,
+        scenario,
+        perturbation: { kind: "none" },
+        controllers: c.controllers,
+        mutant: options.mutant,
+      }),
+    )
+    tally.runs++
+    counts.none = 1
+    if (reference._tag === "Failure") {
+      fail("none", undefined, "error", `${reference.failure._tag}: ${reference.failure.message}`)
+      tally.perScenario.push({ scenario: scenario.name, runs: counts, failures: 1, referenceWrites: 0 })
+      return
+    }
+    const ref = reference.success
+    tally.peakConcurrency = Math.max(tally.peakConcurrency, ref.peakConcurrency)
+    for (const v of ref.violations) fail("none", undefined, "safety", v)
+    for (const v of ref.leaks) fail("none", undefined, "leak", v)
+    for (const v of ref.lostWork) fail("none", undefined, "lost-work", v)
+    if (ref.convergedAfter === undefined || ref.unstable !== undefined)
+      fail("none", undefined, "esr", `the fault-free run did not settle: ${ref.unstable ?? "still changing"}`)
+    for (const kind of options.perturbations ?? PerturbationKinds)
+      yield* runPoints(c, suite, scenario, ref, kind, counts, fail)
+    tally.perScenario.push({
+      scenario: scenario.name,
+      runs: counts,
+      failures: tally.failures.length - before,
+      referenceWrites: ref.writes,
+    })
+  })
+
+/** The runs of one perturbation kind in a scenario, each judged against the reference run. */
+const runPoints = (
+  c: Campaign,
+  suite: Suite,
+  scenario: Scenario,
+  ref: RunResult,
+  kind: PerturbationKind,
+  counts: Record<string, number>,
+  fail: Fail,
+) =>
+  Effect.gen(function* () {
+    const { options, tally } = c
+    const ats =
+      options.at !== undefined
+        ? [options.at]
+        : points(kind, scenario, ref, options.depth, c.random, suite.fastPoints ?? ChaosDefaults.fastPoints)
+    for (const at of ats) {
+      if (c.overBudget()) {
+        tally.truncated = true
+        return
+      }
+      const perturbation: Perturbation = { kind, at }
+      const tk = kind === "transient" ? transientKind(options.seed, at) : undefined
+      const result = yield* Effect.result(
+        runOnce(
+          {
+            suite,
+            scenario,
+            perturbation,
+            controllers: c.controllers,
+            transientKind: tk,
+            mutant: options.mutant,
+          },
+          ref.final,
+        ),
+      )
+      tally.runs++
+      counts[kind] = (counts[kind] ?? 0) + 1
+      if (result._tag === "Failure") {
+        fail(kind, at, "error", `${result.failure._tag}: ${result.failure.message}`)
+        continue
+      }
+      for (const k of Object.keys(tally.fired) as Array<keyof Fired>)
+        tally.fired[k] += result.success.fired[k]
+      tally.peakConcurrency = Math.max(tally.peakConcurrency, result.success.peakConcurrency)
+      for (const f of judge(ref, result.success))
+        fail(kind, at, f.oracle, tk === undefined ? f.message : `(${tk}) ${f.message}`)
     }
   })
 
