@@ -7,9 +7,10 @@
  * refused API call) sends the run back to the table with it. The run ends when an answer names
  * no next trigger, or fails with `TableLoopError` past a bound.
  *
- * The loop is a generator that yields what it needs and is resumed with the answer, so it holds
- * no I/O, no clock and no Effect: the shell steps it with Effects (shell/controller/table.ts),
- * simulations step it synchronously (`runTableSync`).
+ * The rules of a run (the bound, a failure told once, the shortest requeue, when it ends) live in
+ * `TableRunState`, which holds no I/O, no clock and no Effect; two drivers of a few lines step
+ * it: `runTableSync` here for simulations and model-based tests, `runTable`
+ * (shell/controller/table.ts) with Effects for the operator.
  *
  * @module
  */
@@ -38,11 +39,6 @@ export const Outcome = {
   failed: <Trigger, Failure>(trigger: Trigger, failure: Failure) =>
     ({ _tag: "Failed", trigger, failure }) as const,
 }
-
-/** What the loop asks of its driver: a decision for a trigger, or an action carried out. */
-export type Need<Trigger, Action, Status> =
-  | { readonly _tag: "Decide"; readonly trigger: Trigger }
-  | { readonly _tag: "Run"; readonly action: Action; readonly decided: TransitionResult<Action, Status> }
 
 /** How a run ended. */
 export interface TableRun<Action, Status, Failure> {
@@ -73,48 +69,61 @@ export interface TableBound {
   readonly maxTransitions: number
 }
 
-/** The answers the driver resumes the loop with: a `Decide` with a result, a `Run` with an outcome. */
-export type Answer<Action, Status, Trigger, Failure> =
-  | TransitionResult<Action, Status>
-  | Outcome<Trigger, Failure>
+/** What the loop does after an action's outcome. */
+export type Step = "next" | "skip" | "end"
 
 /**
- * The loop. Yields `Decide` (resume with the table's result) and `Run` (resume with the
- * action's outcome); returns the run, or a `TableLoopError` past the bound.
+ * One run's bookkeeping, shared by both drivers so that the rules live once: the bound, the
+ * rows, the shortest requeue, a failure told to the table once, and when the run ends. A driver
+ * asks `admit` before each decision, `record`s the table's answer, `apply`s each action's
+ * outcome (`next`: go on; `skip`: the rest of this answer is skipped, ask again; `end`: the run
+ * is over), and after the answer asks again with `next` unless it is `undefined`.
  */
-export function* tableLoop<Trigger, Action, Status, Failure>(
-  bound: TableBound,
-  first: Trigger,
-): Generator<
-  Need<Trigger, Action, Status>,
-  TableRun<Action, Status, Failure> | TableLoopError,
-  Answer<Action, Status, Trigger, Failure>
-> {
-  const rows: Array<RowId> = []
-  let trigger = first
-  let requeueAfter: number | undefined
-  let failure: Failure | undefined
-  for (;;) {
-    if (rows.length === bound.maxTransitions)
-      return new TableLoopError({ table: bound.table, bound: bound.maxTransitions, rows })
-    const decided = (yield { _tag: "Decide", trigger }) as TransitionResult<Action, Status>
-    rows.push(decided.row)
-    let next: Trigger | undefined
-    for (const action of decided.actions) {
-      const outcome = (yield { _tag: "Run", action, decided }) as Outcome<Trigger, Failure>
-      if (outcome._tag === "Next") next = outcome.trigger
-      else if (outcome._tag === "Requeue")
-        requeueAfter = requeueAfter === undefined ? outcome.after : Math.min(requeueAfter, outcome.after)
-      else if (outcome._tag === "Failed") {
-        const told = failure !== undefined
-        failure = outcome.failure
-        if (told) return { rows, last: decided, requeueAfter, failure }
-        next = outcome.trigger
-        break
+export class TableRunState<Trigger, Failure> {
+  readonly rows: Array<RowId> = []
+  next: Trigger | undefined = undefined
+  requeueAfter: number | undefined = undefined
+  failure: Failure | undefined = undefined
+  readonly bound: TableBound
+
+  constructor(bound: TableBound) {
+    this.bound = bound
+  }
+
+  /** `undefined` while another decision is allowed; past the bound, the run's error. */
+  admit(): TableLoopError | undefined {
+    return this.rows.length === this.bound.maxTransitions
+      ? new TableLoopError({ table: this.bound.table, bound: this.bound.maxTransitions, rows: this.rows })
+      : undefined
+  }
+
+  record(row: RowId): void {
+    this.rows.push(row)
+    this.next = undefined
+  }
+
+  apply(outcome: Outcome<Trigger, unknown>): Step {
+    switch (outcome._tag) {
+      case "Done":
+        return "next"
+      case "Next":
+        this.next = outcome.trigger
+        return "next"
+      case "Requeue":
+        this.requeueAfter =
+          this.requeueAfter === undefined ? outcome.after : Math.min(this.requeueAfter, outcome.after)
+        return "next"
+      case "Failed": {
+        const told = this.failure !== undefined
+        this.failure = outcome.failure as Failure
+        this.next = told ? undefined : outcome.trigger
+        return told ? "end" : "skip"
       }
     }
-    if (next === undefined) return { rows, last: decided, requeueAfter, failure }
-    trigger = next
+  }
+
+  result<Action, Status>(last: TransitionResult<Action, Status>): TableRun<Action, Status, Failure> {
+    return { rows: this.rows, last, requeueAfter: this.requeueAfter, failure: this.failure }
   }
 }
 
@@ -124,19 +133,24 @@ export interface SyncTable<Trigger, Action, Status, Failure> extends TableBound 
   readonly run: (action: Action, decided: TransitionResult<Action, Status>) => Outcome<Trigger, Failure>
 }
 
-/** Runs the loop with synchronous answers; throws `TableLoopError` past the bound. */
+/** Runs a table with synchronous answers; throws `TableLoopError` past the bound. */
 export const runTableSync = <Trigger, Action, Status, Failure>(
   table: SyncTable<Trigger, Action, Status, Failure>,
   first: Trigger,
 ): TableRun<Action, Status, Failure> => {
-  const loop = tableLoop<Trigger, Action, Status, Failure>(table, first)
-  let step = loop.next(undefined as never)
-  while (step.done !== true) {
-    const need = step.value
-    step = loop.next(
-      need._tag === "Decide" ? table.decide(need.trigger) : table.run(need.action, need.decided),
-    )
+  const state = new TableRunState<Trigger, Failure>(table)
+  let trigger = first
+  for (;;) {
+    const loop = state.admit()
+    if (loop !== undefined) throw loop
+    const decided = table.decide(trigger)
+    state.record(decided.row)
+    let step: Step = "next"
+    for (const action of decided.actions) {
+      step = state.apply(table.run(action, decided))
+      if (step !== "next") break
+    }
+    if (step === "end" || state.next === undefined) return state.result(decided)
+    trigger = state.next
   }
-  if (step.value instanceof TableLoopError) throw step.value
-  return step.value
 }

@@ -4,12 +4,12 @@
  * # Expected flow
  * `runTable(table, first)`: the table decides (`decide` observes what it needs, reads the clock
  * and calls the core's transition), each action of the answer is carried out by `run` in order,
- * and an action whose outcome is a trigger sends the run back to the table (core/krtt/run.ts is
- * the loop). Every row that decided is logged at debug level; `reconcileResult` turns the run
+ * and an action whose outcome is a trigger sends the run back to the table (core/krtt/run.ts
+ * holds the rules of a run). Every row that decided is logged at debug level; `reconcileResult` turns the run
  * into the controller's result with the deciding row, or into the run's failure.
  *
  * # Guarantees
- * - The loop is the core's: one implementation for the operator and for simulations.
+ * - The rules are the core's `TableRunState`, the same for the operator and for simulations.
  * - A run past `maxTransitions` fails with `TableLoopError` naming its rows, instead of hanging.
  * - `decide` and `run` are the only I/O; no lock is held by the runner.
  *
@@ -18,10 +18,11 @@
 import * as Effect from "effect/Effect"
 import {
   type Outcome,
+  type Step,
   type TableBound,
-  TableLoopError,
+  type TableLoopError,
   type TableRun,
-  tableLoop,
+  TableRunState,
 } from "../../core/krtt/run.ts"
 import type { TransitionResult } from "../../core/krtt/types.ts"
 import { done, type ReconcileResult, requeueAfter } from "./result.ts"
@@ -43,18 +44,22 @@ export const runTable = <Trigger, Action, Status, Failure, E, R>(
   first: Trigger,
 ): Effect.Effect<TableRun<Action, Status, Failure>, E | TableLoopError, R> =>
   Effect.gen(function* () {
-    const loop = tableLoop<Trigger, Action, Status, Failure>(table, first)
-    let step = loop.next(undefined as never)
-    while (step.done !== true) {
-      const need = step.value
-      if (need._tag === "Decide") {
-        const decided = yield* table.decide(need.trigger)
-        yield* Effect.logDebug("table decided").pipe(Effect.annotateLogs({ row: decided.row }))
-        step = loop.next(decided)
-      } else step = loop.next(yield* table.run(need.action, need.decided))
+    const state = new TableRunState<Trigger, Failure>(table)
+    let trigger = first
+    for (;;) {
+      const loop = state.admit()
+      if (loop !== undefined) return yield* loop
+      const decided = yield* table.decide(trigger)
+      yield* Effect.logDebug("table decided").pipe(Effect.annotateLogs({ row: decided.row }))
+      state.record(decided.row)
+      let step: Step = "next"
+      for (const action of decided.actions) {
+        step = state.apply(yield* table.run(action, decided))
+        if (step !== "next") break
+      }
+      if (step === "end" || state.next === undefined) return state.result(decided)
+      trigger = state.next
     }
-    if (step.value instanceof TableLoopError) return yield* step.value
-    return step.value
   })
 
 /**
