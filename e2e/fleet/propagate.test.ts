@@ -16,8 +16,8 @@ import {
 import {
   addToManager,
   kubeconfigSecretLabels,
+  makePropagateCacheFactory,
   PendingConfigMap,
-  propagateCacheFactory,
 } from "../../shell/fleet/propagate/index.ts"
 import type { KubeClientShape } from "../../shell/kube/client.ts"
 import { mergePatch } from "../../shell/kube/patch.ts"
@@ -150,7 +150,7 @@ const fleet = Effect.gen(function* () {
   const provider = yield* makeKubeconfigSecretsProvider(hubClient, {
     namespace: fleetNs,
     health: { interval: "500 millis", timeout: "2 seconds", failureThreshold: 3 },
-    cacheFactory: propagateCacheFactory(propagateConfig({ permissionRecheckInterval: 1_000 })),
+    cacheFactory: makePropagateCacheFactory(propagateConfig({ permissionRecheckInterval: 1_000 })),
   })
   const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
   yield* addToManager(manager, hubClient, {

@@ -44,7 +44,7 @@ export interface PropagateRunOptions {
  * the identity may not read is `Forbidden` at once: `propagate.copy#7`) and every running one
  * re-reviewed every `permissionRecheckInterval` (a revoked Role is noticed within it).
  */
-export const propagateCacheFactory = (config: PropagateConfig) =>
+export const makePropagateCacheFactory = (config: PropagateConfig) =>
   makeScopedCacheFactory({
     accessReview: true,
     permissionRecheckInterval: Duration.millis(config.permissionRecheckInterval),
@@ -92,7 +92,7 @@ export const runPropagate = (
       Ref.get(ready),
     )
     const lost = yield* lead(client, m)
-    const cacheFactory = propagateCacheFactory(config)
+    const cacheFactory = makePropagateCacheFactory(config)
     const provider = yield* makeProvider(options.provider, client, {
       ...options.providerFlags,
       cacheFactory,
