@@ -169,6 +169,13 @@ const cell = (s: Stats | undefined, digits: number) =>
       ? s.median.toFixed(digits)
       : `${s.min.toFixed(digits)} / ${s.median.toFixed(digits)} / ${s.max.toFixed(digits)}`
 
+/** The ratio as printed: "∞ (peer 0)" when only the peer's median is 0, "— (both 0)" when both are. */
+const ratioCell = (r: Row): string => {
+  if (r.ratio !== undefined) return r.ratio.toFixed(2)
+  if (r.krtt === undefined || r.peer === undefined) return "—"
+  return r.krtt.median === 0 ? "— (both 0)" : "∞ (peer 0)"
+}
+
 /** The Markdown the bench prints: per cluster count, a heading line and one table. */
 export const renderTable = (
   machine: { readonly nproc: number; readonly cpu: string; readonly node: string },
@@ -184,8 +191,7 @@ export const renderTable = (
       "| measure | krtt | multicluster-runtime | ratio |",
       "|---|---|---|---|",
       ...s.rows.map(
-        (r) =>
-          `| ${r.measure} | ${cell(r.krtt, r.digits)} | ${cell(r.peer, r.digits)} | ${r.ratio === undefined ? "—" : r.ratio.toFixed(2)} |`,
+        (r) => `| ${r.measure} | ${cell(r.krtt, r.digits)} | ${cell(r.peer, r.digits)} | ${ratioCell(r)} |`,
       ),
       "",
       `idle RSS (no clusters): ${Object.entries(s.idleRssKiB)
