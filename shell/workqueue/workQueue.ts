@@ -22,22 +22,20 @@
  *
  * @module
  */
-import * as Clock from "effect/Clock"
-import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
-import * as Metric from "effect/Metric"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { type BackoffOptions, type BucketOptions, ItemBackoff, TokenBucket } from "./backoff.ts"
 import { FairQueue } from "./fairQueue.ts"
-import { forQueue, forQueueCluster } from "./metrics.ts"
+import { forQueue } from "./metrics.ts"
 import { WorkObserver } from "./observer.ts"
+import * as Q from "./queueState.ts"
+import { WorkQueueShutDown } from "./queueState.ts"
 import { type Request, requestKey } from "./request.ts"
 
-/** `take` on a queue that is shut down. */
-export class WorkQueueShutDown extends Data.TaggedError("WorkQueueShutDown")<{ readonly queue: string }> {}
+export { WorkQueueShutDown }
 
 /** Options of a work queue. */
 export interface WorkQueueOptions extends Partial<BackoffOptions> {
@@ -81,143 +79,35 @@ export interface WorkQueue {
 /** A work queue that lives until the scope closes. */
 export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { name } = options
-    const observer = yield* WorkObserver
-    const metrics = forQueue(name)
-    const state = new FairQueue()
-    const backoff = new ItemBackoff(options)
-    const bucket = new TokenBucket(options.bucket)
-    /** One token per ready request; takers wait on it. Failing it wakes every taker on shutdown. */
-    const signal = yield* Queue.unbounded<void, WorkQueueShutDown>()
-    const delayed = yield* FiberMap.make<string>()
-    const pendingAt = new Map<string, number>()
-    const addedAt = new Map<string, number>()
-    const startedAt = new Map<string, number>()
-    let down = false
-
-    /**
-     * The series a request is booked in: the queue's, or with `perClusterMetrics` its cluster's
-     * instead (never both, so that sums over the series stay right).
-     */
-    const clusterSeries = new Map<string, ReturnType<typeof forQueueCluster>>()
-    const seriesOf = (request: Request): ReturnType<typeof forQueueCluster> => {
-      if (options.perClusterMetrics !== true) return metrics
-      let m = clusterSeries.get(request.cluster)
-      // Stryker disable next-line ConditionalExpression
-      if (m === undefined) {
-        m = forQueueCluster(name, request.cluster)
-        // Stryker disable next-line CallExpression
-        clusterSeries.set(request.cluster, m)
-      }
-      return m
+    const q: Q.QueueState = {
+      name: options.name,
+      perClusterMetrics: options.perClusterMetrics === true,
+      observer: yield* WorkObserver,
+      metrics: forQueue(options.name),
+      fair: new FairQueue(),
+      backoff: new ItemBackoff(options),
+      bucket: new TokenBucket(options.bucket),
+      signal: yield* Queue.unbounded<void, WorkQueueShutDown>(),
+      delayed: yield* FiberMap.make<string>(),
+      pendingAt: new Map(),
+      addedAt: new Map(),
+      startedAt: new Map(),
+      clusterSeries: new Map(),
+      down: false,
     }
-    const setDepth = (request: Request) =>
-      Effect.suspend(() =>
-        options.perClusterMetrics === true
-          ? Metric.update(seriesOf(request).depth, state.clusterLength(request.cluster))
-          : Metric.update(metrics.depth, state.length),
-      )
-
-    const add = (request: Request): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (down) return Effect.void
-        observer?.added(name, request)
-        const outcome = state.add(request)
-        if (outcome === "deduplicated") return Effect.void
-        // The queue time counts from the first add (client-go's addTimes).
-        if (!addedAt.has(requestKey(request))) addedAt.set(requestKey(request), now)
-        // Stryker disable next-line ConditionalExpression
-        if (outcome === "queued") Queue.offerUnsafe(signal, undefined)
-        return Effect.andThen(Metric.update(seriesOf(request).adds, 1), setDepth(request))
-      })
-
-    const addAfter = (request: Request, delay: Duration.Input): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const ms = Duration.toMillis(Duration.fromInputUnsafe(delay))
-        // Stryker disable next-line ConditionalExpression
-        if (down) return Effect.void
-        // Stryker disable next-line ConditionalExpression,EqualityOperator
-        if (ms <= 0) return add(request)
-        const key = requestKey(request)
-        const at = now + ms
-        const pending = pendingAt.get(key)
-        // Stryker disable next-line ConditionalExpression,EqualityOperator
-        if (pending !== undefined && pending <= at) return Effect.void
-        pendingAt.set(key, at)
-        const fire = Effect.andThen(
-          Effect.sleep(ms),
-          Effect.suspend(() => {
-            pendingAt.delete(key)
-            return add(request)
-          }),
-        )
-        return Effect.asVoid(FiberMap.run(delayed, key, fire))
-      })
-
-    /** Waiting is interruptible; once a token is taken, popping and bookkeeping are not. */
-    const take: Effect.Effect<Request, WorkQueueShutDown> = Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function* () {
-        while (true) {
-          yield* restore(Queue.take(signal))
-          if (down) return yield* new WorkQueueShutDown({ queue: name })
-          const request = state.pop()
-          // Stryker disable next-line ConditionalExpression
-          if (request === undefined) continue
-          const now = yield* Clock.currentTimeMillis
-          const key = requestKey(request)
-          // Every request handed out was added, and add records its time.
-          const since = addedAt.get(key) as number
-          addedAt.delete(key)
-          startedAt.set(key, now)
-          yield* Metric.update(seriesOf(request).queueDuration, (now - since) / 1000)
-          yield* setDepth(request)
-          return request
-        }
-      }),
-    )
-
-    const done = (request: Request): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const key = requestKey(request)
-        const started = startedAt.get(key)
-        startedAt.delete(key)
-        const again = state.done(request)
-        // Stryker disable next-line ConditionalExpression,LogicalOperator
-        if (again && !down) Queue.offerUnsafe(signal, undefined)
-        const observe =
-          started === undefined
-            ? Effect.void
-            : Metric.update(seriesOf(request).workDuration, (now - started) / 1000)
-        return Effect.andThen(observe, setDepth(request))
-      })
-
-    const shutdown = Effect.suspend(() => {
-      // Stryker disable next-line ConditionalExpression
-      if (down) return Effect.void
-      down = true
-      return Effect.andThen(
-        Queue.fail(signal, new WorkQueueShutDown({ queue: name })),
-        FiberMap.clear(delayed),
-      )
-    })
-    yield* Effect.addFinalizer(() => shutdown)
-
+    yield* Effect.addFinalizer(() => Q.shutdown(q))
     return {
-      name,
-      add,
-      addAfter,
-      addRateLimited: (request) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const delay = Math.max(backoff.when(requestKey(request)), bucket.reserve(now))
-          return Effect.andThen(Metric.update(seriesOf(request).retries, 1), addAfter(request, delay))
-        }),
-      forget: (request) => Effect.sync(() => backoff.forget(requestKey(request))),
-      numRequeues: (request) => Effect.sync(() => backoff.retries(requestKey(request))),
-      take,
-      done,
-      length: Effect.sync(() => state.length),
-      processing: Effect.sync(() => state.processingCount),
-      shutdown,
-      isShutDown: Effect.sync(() => down),
+      name: q.name,
+      add: (request) => Q.add(q, request),
+      addAfter: (request, delay) => Q.addAfter(q, request, delay),
+      addRateLimited: (request) => Q.addRateLimited(q, request),
+      forget: (request) => Effect.sync(() => q.backoff.forget(requestKey(request))),
+      numRequeues: (request) => Effect.sync(() => q.backoff.retries(requestKey(request))),
+      take: Q.take(q),
+      done: (request) => Q.done(q, request),
+      length: Effect.sync(() => q.fair.length),
+      processing: Effect.sync(() => q.fair.processingCount),
+      shutdown: Q.shutdown(q),
+      isShutDown: Effect.sync(() => q.down),
     }
   })
