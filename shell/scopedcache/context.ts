@@ -3,7 +3,7 @@
  * informers (`running.ts`), and the one `SynchronizedRef` that holds the registry.
  *
  * # Expected flow
- * `makeScopedCache` (`scopedCache.ts`) builds the context once with `makeCacheContext`, in the
+ * `makeScopedCache` (`scopedCache.ts`) builds the context once with `make`, in the
  * cache's scope, and hands it to each part: the registry's table (`operate.ts`, `actions.ts`),
  * informer management (`dependents.ts`), reads (`reads.ts`), the permission recheck
  * (`recheck.ts`), indexes (`indexes.ts`) and the lifecycle (`lifecycle.ts`).
@@ -90,7 +90,7 @@ export const gvkOf = (r: ResourceRef): Gvk => ({ group: r.group, version: r.vers
 export const lossKey = (namespace: string, gvk: Gvk): string => `${namespace}|${gvkString(gvk)}`
 
 /** Builds the context of one cache; its scope closes with the current one. */
-export const makeCacheContext = (
+export const make = (
   client: KubeClientShape,
   cluster: string,
   config: ScopedCacheConfig,

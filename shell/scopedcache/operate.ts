@@ -83,7 +83,7 @@ const registryTable = (
 }
 
 /** Makes the cache's `operate`. */
-export const makeOperate = (ctx: CacheContext): Operate => {
+export const make = (ctx: CacheContext): Operate => {
   const operate: Operate = (op, from, spec) =>
     SynchronizedRef.modifyEffect(ctx.state, (s) =>
       Effect.gen(function* () {
