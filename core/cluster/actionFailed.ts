@@ -20,7 +20,6 @@ import {
   alwaysReconcile,
   newScope,
   patchStatus,
-  reconcileControlPlaneInitialized,
   reconcileKubeconfig,
   statusEvents,
   statusOf,
@@ -63,8 +62,9 @@ export const actionFailed = (
   if (cluster === undefined || failed === "AddFinalizer" || action._tag === "PatchStatus")
     return { actions: [returnError], status: cluster?.status, trace }
 
-  // The phases' decisions again, for the status only: their actions were already carried out
-  // up to the one that failed.
+  // The phases' decisions again, for the status and the errors only: their actions were already
+  // carried out up to the one that failed. (reconcileV1Beta1ControlPlaneInitialized decides
+  // nothing here: it only names a row of a reconcile that ran its phases.)
   const key: ClusterKey = { namespace: cluster.metadata.namespace, name: cluster.metadata.name }
   const s = newScope(input, config, cluster, key, deleting)
   alwaysReconcile(s)
@@ -75,10 +75,7 @@ export const actionFailed = (
       s.deletingReason = DeletingReason.InternalError
       s.deletingMessage = CHECK_LOGS
     }
-  } else {
-    reconcileKubeconfig(s)
-    reconcileControlPlaneInitialized(s)
-  }
+  } else reconcileKubeconfig(s)
   const ending: ClusterAction =
     failed === "MissingCA" && s.errors.length === 0
       ? { _tag: "Requeue", after: config.missingCaRequeueAfter }
