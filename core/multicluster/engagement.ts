@@ -18,102 +18,31 @@
  * Assumptions: the shell feeds one trigger at a time per pair and reports each step's outcome
  * with the generation it ran for; results of an older generation are ignored (row 24).
  *
+ * Layout: one function per trigger below, each citing the rows it decides; the rows of a
+ * request are in `requests.ts`, what the controller's options say about a cluster in
+ * `verdict.ts`, the rows by name in `rows.ts`.
+ *
  * @module
  */
-import { type RowId, rowId } from "../krtt/index.ts"
+import type { RowId } from "../krtt/index.ts"
 import { type EngagementConfig, EngagementDefaults, engageRetryDelay } from "./config.ts"
+import { requestArrived } from "./requests.ts"
+import { ENGAGEMENT_ROWS } from "./rows.ts"
 import {
-  ENGAGEMENT,
   type Engagement,
   type EngagementAction,
   type EngagementInput,
   type EngagementOptions,
   type EngagementResult,
   type EngagementState,
+  type EngagementTrigger,
   type ExcludedWhy,
   HUB,
-  IN_PROGRESS_TAGS,
   SCOPE_OPEN_TAGS,
-  type WatchSpec,
 } from "./types.ts"
+import { excludedText, sourcesFor, verdict } from "./verdict.ts"
 
-const r = (n: number): RowId => rowId(ENGAGEMENT, n)
-
-/** The table's rows by name. */
-export const ENGAGEMENT_ROWS = {
-  hubEngage: r(1),
-  hubExcluded: r(2),
-  providerEngage: r(3),
-  noProvider: r(4),
-  providerDisabled: r(5),
-  hubOnlyWatches: r(6),
-  cacheStarted: r(7),
-  cacheSynced: r(8),
-  indexesApplied: r(9),
-  sourcesStarted: r(10),
-  removed: r(11),
-  reconcile: r(12),
-  reentrant: r(13),
-  engageFailed: r(14),
-  filtered: r(15),
-  newGeneration: r(16),
-  dropNotFound: r(17),
-  dropNotEngaged: r(18),
-  requeueWhileEngaging: r(19),
-  retryDue: r(20),
-  retryEarly: r(21),
-  unhealthy: r(22),
-  healthy: r(23),
-  ignored: r(24),
-} as const
-
-/** What the options say about the pair's cluster. */
-export type Verdict =
-  | { readonly engage: true; readonly watches: ReadonlyArray<string> }
-  | { readonly engage: false; readonly why: ExcludedWhy }
-
-/** Effective `engageWithLocalCluster` of a watch: its own, else the controller's, else `true` without a provider and `false` with one. */
-export const watchEngagesLocal = (o: EngagementOptions, w: WatchSpec): boolean =>
-  w.engageWithLocalCluster ?? o.engageWithLocalCluster ?? !o.hasProvider
-
-/**
- * Effective `engageWithProviderClusters` of a watch; never without a provider. Unset on the
- * watch: the controller's for `Watches` (unset: `true`), `false` for `For`/`Owns`.
- */
-export const watchEngagesProviderClusters = (o: EngagementOptions, w: WatchSpec): boolean =>
-  o.hasProvider &&
-  (w.engageWithProviderClusters ?? (w.kind === "Watches" ? (o.engageWithProviderClusters ?? true) : false))
-
-/** Whether a watch's filters (the controller's and its own) accept the pair's cluster. */
-const accepted = (o: EngagementOptions, w: WatchSpec): boolean =>
-  o.clusterFilter !== "reject" && w.clusterFilter !== "reject"
-
-/**
- * The watches whose sources start on the pair's cluster: on the hub those engaging it, on a
- * provider cluster those engaging provider clusters whose filters accept it.
- */
-export const sourcesFor = (o: EngagementOptions): ReadonlyArray<string> =>
-  o.watches
-    .filter((w) =>
-      o.cluster === HUB ? watchEngagesLocal(o, w) : watchEngagesProviderClusters(o, w) && accepted(o, w),
-    )
-    .map((w) => w.name)
-
-/**
- * Whether the controller engages the pair's cluster, and with which watches: a cluster is
- * engaged when at least one watch applies to it (each watch by its own options).
- */
-export const verdict = (o: EngagementOptions): Verdict => {
-  const watches = sourcesFor(o)
-  if (watches.length > 0) return { engage: true, watches }
-  if (o.cluster === HUB) return { engage: false, why: "local-disabled" }
-  if (!o.hasProvider) return { engage: false, why: "no-provider" }
-  if (o.watches.some((w) => watchEngagesProviderClusters(o, w))) return { engage: false, why: "filtered" }
-  return {
-    engage: false,
-    why: o.engageWithProviderClusters === false ? "provider-disabled" : "hub-only-watches",
-  }
-}
+export { ENGAGEMENT_ROWS } from "./rows.ts"
 
 const EXCLUDED_ROW: Readonly<Record<ExcludedWhy, RowId>> = {
   "local-disabled": ENGAGEMENT_ROWS.hubExcluded,
@@ -123,22 +52,9 @@ const EXCLUDED_ROW: Readonly<Record<ExcludedWhy, RowId>> = {
   "hub-only-watches": ENGAGEMENT_ROWS.hubOnlyWatches,
 }
 
-const WHY_TEXT: Readonly<Record<ExcludedWhy, string>> = {
-  "local-disabled": "no watch engages the hub (engageWithLocalCluster is false by default with a provider)",
-  "no-provider": "the manager has no cluster provider",
-  "provider-disabled": "engageWithProviderClusters is false",
-  filtered: "the cluster filter rejected it",
-  "hub-only-watches":
-    "no watch engages provider clusters (For/Owns are hub-only unless their own options say so)",
-}
-
-/** Human-readable text of an exclusion, for logs and `krtt clusters`. */
-export const excludedText = (why: ExcludedWhy): string => WHY_TEXT[why]
-
 const NONE: ReadonlyArray<EngagementAction> = []
 
 const isScopeOpen = (s: EngagementState): boolean => SCOPE_OPEN_TAGS.includes(s._tag)
-const isInProgress = (s: EngagementState): boolean => IN_PROGRESS_TAGS.includes(s._tag)
 const generationOf = (s: EngagementState): string | undefined =>
   // Stryker disable next-line ConditionalExpression,StringLiteral
   s._tag === "Absent" ? undefined : s.generation
@@ -179,7 +95,7 @@ const arrive = (
   return {
     actions: [
       ...before,
-      { _tag: "Log", level: "info", message: `not engaging cluster "${o.cluster}": ${WHY_TEXT[v.why]}` },
+      { _tag: "Log", level: "info", message: `not engaging cluster "${o.cluster}": ${excludedText(v.why)}` },
     ],
     status: { state: { _tag: "Excluded", generation, why: v.why }, dropped },
     row: row ?? EXCLUDED_ROW[v.why],
@@ -216,163 +132,217 @@ const fail = (
   }
 }
 
-/** The engagement table as a transition. */
+/** The trigger of one tag. */
+type TriggerOf<T extends EngagementTrigger["_tag"]> = Extract<EngagementTrigger, { readonly _tag: T }>
+
+/** The engagement table as a transition: one function per trigger, each citing its rows. */
 export const engagementTransition = (
   input: EngagementInput,
   config: EngagementConfig = EngagementDefaults,
 ): EngagementResult => {
-  const { observed: e, desired: o, trigger: t, now } = input
-  const s = e.state
-  const cluster = o.cluster
-  const current = generationOf(s)
-
+  const t = input.trigger
   switch (t._tag) {
     case "ClusterAdded":
-    case "CredentialsChanged": {
-      if (current === undefined) return arrive(o, t.generation, e.dropped, 0, NONE, undefined)
-      if (current === t.generation) return stay(e, ENGAGEMENT_ROWS.reentrant)
-      return arrive(o, t.generation, e.dropped, 0, cancel(cluster, s), ENGAGEMENT_ROWS.newGeneration)
-    }
-    case "ClusterRemoved": {
-      if (s._tag === "Absent") return stay(e)
-      return {
-        actions: cancel(cluster, s),
-        status: { state: { _tag: "Absent" }, dropped: e.dropped },
-        row: ENGAGEMENT_ROWS.removed,
-      }
-    }
-    case "CacheStarted": {
-      if (s._tag !== "StartingCache" || s.generation !== t.generation) return stay(e)
-      return {
-        actions: [
-          { _tag: "WaitForCacheSync", cluster, generation: s.generation, timeout: config.cacheSyncTimeout },
-        ],
-        status: { state: { ...s, _tag: "WaitingForSync" }, dropped: e.dropped },
-        row: ENGAGEMENT_ROWS.cacheStarted,
-      }
-    }
-    case "CacheSynced": {
-      if (s._tag !== "WaitingForSync" || s.generation !== t.generation) return stay(e)
-      return {
-        actions: [{ _tag: "ApplyIndexes", cluster, generation: s.generation }],
-        status: { state: { ...s, _tag: "ApplyingIndexes" }, dropped: e.dropped },
-        row: ENGAGEMENT_ROWS.cacheSynced,
-      }
-    }
-    case "IndexesApplied": {
-      if (s._tag !== "ApplyingIndexes" || s.generation !== t.generation) return stay(e)
-      return {
-        actions: [{ _tag: "StartSources", cluster, generation: s.generation, watches: sourcesFor(o) }],
-        status: { state: { ...s, _tag: "Engaging" }, dropped: e.dropped },
-        row: ENGAGEMENT_ROWS.indexesApplied,
-      }
-    }
-    case "SourcesStarted": {
-      if (s._tag !== "Engaging" || s.generation !== t.generation) return stay(e)
-      return {
-        actions: [{ _tag: "Log", level: "info", message: `engaged cluster "${cluster}"` }],
-        status: { state: { _tag: "Engaged", generation: s.generation }, dropped: 0 },
-        row: ENGAGEMENT_ROWS.sourcesStarted,
-      }
-    }
-    case "CacheSyncFailed": {
-      if (s._tag !== "WaitingForSync" || s.generation !== t.generation) return stay(e)
-      const error = t.timedOut
-        ? `cache did not sync within ${config.cacheSyncTimeout} ms${t.error === "" ? "" : `: ${t.error}`}`
-        : t.error
-      return fail(o, e, s.generation, error, now, config)
-    }
-    case "EngageFailed": {
-      if (!isScopeOpen(s) || current !== t.generation) return stay(e)
-      return fail(o, e, t.generation, `${t.step}: ${t.error}`, now, config)
-    }
-    case "ClusterUnhealthy": {
-      // Stryker disable next-line ConditionalExpression
-      if (!(isScopeOpen(s) || s._tag === "Failed") || current === undefined) return stay(e)
-      return {
-        actions: [
-          ...cancel(cluster, s),
-          { _tag: "Log", level: "info", message: `disengaging unhealthy cluster "${cluster}": ${t.reason}` },
-        ],
-        status: { state: { _tag: "Unhealthy", generation: current, reason: t.reason }, dropped: e.dropped },
-        row: ENGAGEMENT_ROWS.unhealthy,
-      }
-    }
-    case "ClusterHealthy": {
-      if (s._tag !== "Unhealthy") return stay(e)
-      return {
-        actions: [{ _tag: "StartCache", cluster, generation: s.generation }],
-        status: {
-          state: { _tag: "StartingCache", generation: s.generation, failures: 0 },
-          dropped: e.dropped,
-        },
-        row: ENGAGEMENT_ROWS.healthy,
-      }
-    }
-    case "RetryDue": {
-      if (s._tag !== "Failed") return stay(e)
-      if (now < s.retryAt) {
-        return {
-          actions: [{ _tag: "RetryAfter", cluster, after: s.retryAt - now }],
-          status: e,
-          row: ENGAGEMENT_ROWS.retryEarly,
-        }
-      }
-      return {
-        actions: [{ _tag: "StartCache", cluster, generation: s.generation }],
-        status: {
-          state: { _tag: "StartingCache", generation: s.generation, failures: s.failures },
-          dropped: e.dropped,
-        },
-        row: ENGAGEMENT_ROWS.retryDue,
-      }
-    }
-    case "RequestArrived": {
-      const { namespace, name } = t
-      if (s._tag === "Engaged") {
-        return {
-          actions: [{ _tag: "Reconcile", cluster, namespace, name }],
-          status: e,
-          row: ENGAGEMENT_ROWS.reconcile,
-        }
-      }
-      if (isInProgress(s)) {
-        return {
-          actions: [{ _tag: "RequeueRequest", cluster, namespace, name, after: config.requeueWhileEngaging }],
-          status: e,
-          row: ENGAGEMENT_ROWS.requeueWhileEngaging,
-        }
-      }
-      const notFound = s._tag === "Absent"
-      const detail =
-        s._tag === "Absent"
-          ? `cluster "${cluster}" not found`
-          : s._tag === "Excluded"
-            ? `controller not engaged with cluster "${cluster}": ${WHY_TEXT[s.why]}`
-            : s._tag === "Failed"
-              ? `controller not engaged with cluster "${cluster}": engaging failed: ${s.error}`
-              : `controller not engaged with cluster "${cluster}": unhealthy`
-      return {
-        actions: [
-          {
-            _tag: "DropRequest",
-            cluster,
-            namespace,
-            name,
-            reason: notFound ? "ClusterNotFound" : "ClusterNotEngaged",
-            detail,
-            log: e.dropped === 0,
-          },
-        ],
-        status: { state: s, dropped: e.dropped + 1 },
-        row: notFound ? ENGAGEMENT_ROWS.dropNotFound : ENGAGEMENT_ROWS.dropNotEngaged,
-      }
-    }
+    case "CredentialsChanged":
+      return clusterArrived(input, t)
+    case "ClusterRemoved":
+      return clusterRemoved(input)
+    case "CacheStarted":
+      return cacheStarted(input, t, config)
+    case "CacheSynced":
+      return cacheSynced(input, t)
+    case "IndexesApplied":
+      return indexesApplied(input, t)
+    case "SourcesStarted":
+      return sourcesStarted(input, t)
+    case "CacheSyncFailed":
+      return cacheSyncFailed(input, t, config)
+    case "EngageFailed":
+      return engageFailed(input, t, config)
+    case "ClusterUnhealthy":
+      return clusterUnhealthy(input, t)
+    case "ClusterHealthy":
+      return clusterHealthy(input)
+    case "RetryDue":
+      return retryDue(input)
+    case "RequestArrived":
+      return requestArrived(input, t, config)
     // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = t
       // Stryker disable next-line StringLiteral,CallExpression
       throw new Error(`unknown trigger ${JSON.stringify(never)}`)
     }
+  }
+}
+
+/**
+ * The provider has the cluster (`ClusterAdded`, `CredentialsChanged`): engage or exclude a
+ * cluster the pair has not seen (rows 1-6 and 15), ignore the generation it knows (row 13),
+ * start over with another one (row 16).
+ */
+const clusterArrived = (
+  { observed: e, desired: o }: EngagementInput,
+  t: TriggerOf<"ClusterAdded" | "CredentialsChanged">,
+): EngagementResult => {
+  const current = generationOf(e.state)
+  if (current === undefined) return arrive(o, t.generation, e.dropped, 0, NONE, undefined)
+  if (current === t.generation) return stay(e, ENGAGEMENT_ROWS.reentrant)
+  return arrive(o, t.generation, e.dropped, 0, cancel(o.cluster, e.state), ENGAGEMENT_ROWS.newGeneration)
+}
+
+/** The cluster left: cancel the engage scope, forget the generation (row 11; row 24 when Absent). */
+const clusterRemoved = ({ observed: e, desired: o }: EngagementInput): EngagementResult => {
+  const s = e.state
+  if (s._tag === "Absent") return stay(e)
+  return {
+    actions: cancel(o.cluster, s),
+    status: { state: { _tag: "Absent" }, dropped: e.dropped },
+    row: ENGAGEMENT_ROWS.removed,
+  }
+}
+
+/** The cache runs: wait for its sync (row 7; row 24 for another state or generation). */
+const cacheStarted = (
+  { observed: e, desired: o }: EngagementInput,
+  t: TriggerOf<"CacheStarted">,
+  config: EngagementConfig,
+): EngagementResult => {
+  const s = e.state
+  if (s._tag !== "StartingCache" || s.generation !== t.generation) return stay(e)
+  return {
+    actions: [
+      {
+        _tag: "WaitForCacheSync",
+        cluster: o.cluster,
+        generation: s.generation,
+        timeout: config.cacheSyncTimeout,
+      },
+    ],
+    status: { state: { ...s, _tag: "WaitingForSync" }, dropped: e.dropped },
+    row: ENGAGEMENT_ROWS.cacheStarted,
+  }
+}
+
+/** The cache synced: apply the indexes (row 8; row 24 for another state or generation). */
+const cacheSynced = (
+  { observed: e, desired: o }: EngagementInput,
+  t: TriggerOf<"CacheSynced">,
+): EngagementResult => {
+  const s = e.state
+  if (s._tag !== "WaitingForSync" || s.generation !== t.generation) return stay(e)
+  return {
+    actions: [{ _tag: "ApplyIndexes", cluster: o.cluster, generation: s.generation }],
+    status: { state: { ...s, _tag: "ApplyingIndexes" }, dropped: e.dropped },
+    row: ENGAGEMENT_ROWS.cacheSynced,
+  }
+}
+
+/** The indexes are there: start the sources (row 9; row 24 for another state or generation). */
+const indexesApplied = (
+  { observed: e, desired: o }: EngagementInput,
+  t: TriggerOf<"IndexesApplied">,
+): EngagementResult => {
+  const s = e.state
+  if (s._tag !== "ApplyingIndexes" || s.generation !== t.generation) return stay(e)
+  return {
+    actions: [{ _tag: "StartSources", cluster: o.cluster, generation: s.generation, watches: sourcesFor(o) }],
+    status: { state: { ...s, _tag: "Engaging" }, dropped: e.dropped },
+    row: ENGAGEMENT_ROWS.indexesApplied,
+  }
+}
+
+/** The sources run: the pair is engaged (row 10; row 24 for another state or generation). */
+const sourcesStarted = (
+  { observed: e, desired: o }: EngagementInput,
+  t: TriggerOf<"SourcesStarted">,
+): EngagementResult => {
+  const s = e.state
+  if (s._tag !== "Engaging" || s.generation !== t.generation) return stay(e)
+  return {
+    actions: [{ _tag: "Log", level: "info", message: `engaged cluster "${o.cluster}"` }],
+    status: { state: { _tag: "Engaged", generation: s.generation }, dropped: 0 },
+    row: ENGAGEMENT_ROWS.sourcesStarted,
+  }
+}
+
+/** The cache did not sync, or not in time: the engagement failed (row 14; row 24 otherwise). */
+const cacheSyncFailed = (
+  input: EngagementInput,
+  t: TriggerOf<"CacheSyncFailed">,
+  config: EngagementConfig,
+): EngagementResult => {
+  const { observed: e, desired: o, now } = input
+  const s = e.state
+  if (s._tag !== "WaitingForSync" || s.generation !== t.generation) return stay(e)
+  const error = t.timedOut
+    ? `cache did not sync within ${config.cacheSyncTimeout} ms${t.error === "" ? "" : `: ${t.error}`}`
+    : t.error
+  return fail(o, e, s.generation, error, now, config)
+}
+
+/** A step or a source of an open engage scope failed (row 14; row 24 otherwise). */
+const engageFailed = (
+  input: EngagementInput,
+  t: TriggerOf<"EngageFailed">,
+  config: EngagementConfig,
+): EngagementResult => {
+  const { observed: e, desired: o, now } = input
+  const s = e.state
+  if (!isScopeOpen(s) || generationOf(s) !== t.generation) return stay(e)
+  return fail(o, e, t.generation, `${t.step}: ${t.error}`, now, config)
+}
+
+/** The cluster turned unhealthy: cancel the engage scope and wait (row 22; row 24 otherwise). */
+const clusterUnhealthy = (
+  { observed: e, desired: o }: EngagementInput,
+  t: TriggerOf<"ClusterUnhealthy">,
+): EngagementResult => {
+  const s = e.state
+  const current = generationOf(s)
+  // Stryker disable next-line ConditionalExpression
+  if (!(isScopeOpen(s) || s._tag === "Failed") || current === undefined) return stay(e)
+  return {
+    actions: [
+      ...cancel(o.cluster, s),
+      { _tag: "Log", level: "info", message: `disengaging unhealthy cluster "${o.cluster}": ${t.reason}` },
+    ],
+    status: { state: { _tag: "Unhealthy", generation: current, reason: t.reason }, dropped: e.dropped },
+    row: ENGAGEMENT_ROWS.unhealthy,
+  }
+}
+
+/** An unhealthy cluster is healthy again: engage it afresh (row 23; row 24 otherwise). */
+const clusterHealthy = ({ observed: e, desired: o }: EngagementInput): EngagementResult => {
+  const s = e.state
+  if (s._tag !== "Unhealthy") return stay(e)
+  return {
+    actions: [{ _tag: "StartCache", cluster: o.cluster, generation: s.generation }],
+    status: {
+      state: { _tag: "StartingCache", generation: s.generation, failures: 0 },
+      dropped: e.dropped,
+    },
+    row: ENGAGEMENT_ROWS.healthy,
+  }
+}
+
+/** The retry timer fired: engage again (row 20), or wait out the rest (row 21; row 24 otherwise). */
+const retryDue = ({ observed: e, desired: o, now }: EngagementInput): EngagementResult => {
+  const s = e.state
+  if (s._tag !== "Failed") return stay(e)
+  if (now < s.retryAt) {
+    return {
+      actions: [{ _tag: "RetryAfter", cluster: o.cluster, after: s.retryAt - now }],
+      status: e,
+      row: ENGAGEMENT_ROWS.retryEarly,
+    }
+  }
+  return {
+    actions: [{ _tag: "StartCache", cluster: o.cluster, generation: s.generation }],
+    status: {
+      state: { _tag: "StartingCache", generation: s.generation, failures: s.failures },
+      dropped: e.dropped,
+    },
+    row: ENGAGEMENT_ROWS.retryDue,
   }
 }

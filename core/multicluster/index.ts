@@ -57,6 +57,7 @@ import { ENGAGEMENT } from "./types.ts"
 export * from "./config.ts"
 export * from "./engagement.ts"
 export * from "./types.ts"
+export * from "./verdict.ts"
 
 /** The multi-cluster transitions by table id. */
 export const transitions = {
