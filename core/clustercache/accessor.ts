@@ -86,40 +86,64 @@ export const accessorTransition = (
   input: AccessorInput,
   config: ClusterCacheConfig = ClusterCacheDefaults,
 ): AccessorResult => {
-  const { observed: a, desired, trigger, now } = input
+  const { observed: a, trigger } = input
   switch (trigger._tag) {
     case "Connect":
-      return a.connected
-        ? { actions: SKIP_CONNECT, status: { accessor: a, connect: "unchanged" }, row: ROW.alreadyConnected }
-        : { actions: CREATE, status: { accessor: a, connect: "pending" }, row: ROW.create }
+      return connect(a)
     case "Disconnect":
-      return a.connected
-        ? {
-            actions: DISCONNECT,
-            status: {
-              accessor: accessorState(
-                false,
-                a.lastConnectionCreationErrorTime,
-                a.lastProbeTime,
-                a.lastProbeSuccessTime,
-                a.consecutiveFailures,
-                [],
-                a.lastEventSent,
-                a.privateKeyGenerated,
-              ),
-              connect: "unchanged",
-            },
-            row: ROW.disconnect,
-          }
-        : {
-            actions: SKIP_DISCONNECT,
-            status: { accessor: a, connect: "unchanged" },
-            row: ROW.alreadyDisconnected,
-          }
+      return disconnect(a)
   }
   // A step of a connection attempt reports back. If another attempt already connected, this one
   // is stale: throw away what it built and keep the connection (derived row 9).
   if (a.connected) return { actions: STALE, status: { accessor: a, connect: "unchanged" }, row: ROW.stale }
+  return stepReported(input, trigger, config)
+}
+
+/** `Connect()` called: start a connection attempt (row 1), or skip it when connected (row 7). */
+const connect = (a: AccessorState): AccessorResult =>
+  a.connected
+    ? { actions: SKIP_CONNECT, status: { accessor: a, connect: "unchanged" }, row: ROW.alreadyConnected }
+    : { actions: CREATE, status: { accessor: a, connect: "pending" }, row: ROW.create }
+
+/**
+ * `Disconnect()` called: stop the cache and forget the watches (row 6), or skip it when not
+ * connected (row 8).
+ */
+const disconnect = (a: AccessorState): AccessorResult =>
+  a.connected
+    ? {
+        actions: DISCONNECT,
+        status: {
+          accessor: accessorState(
+            false,
+            a.lastConnectionCreationErrorTime,
+            a.lastProbeTime,
+            a.lastProbeSuccessTime,
+            a.consecutiveFailures,
+            [],
+            a.lastEventSent,
+            a.privateKeyGenerated,
+          ),
+          connect: "unchanged",
+        },
+        row: ROW.disconnect,
+      }
+    : {
+        actions: SKIP_DISCONNECT,
+        status: { accessor: a, connect: "unchanged" },
+        row: ROW.alreadyDisconnected,
+      }
+
+/**
+ * A step of a connection attempt of a disconnected accessor reports back: the next step (rows 2
+ * and 3), the populated connection (row 4) or the failed attempt (row 5).
+ */
+const stepReported = (
+  input: AccessorInput,
+  trigger: Exclude<AccessorTrigger, { readonly _tag: "Connect" | "Disconnect" }>,
+  config: ClusterCacheConfig,
+): AccessorResult => {
+  const { observed: a, desired, now } = input
   switch (trigger._tag) {
     case "ConnectionCreated": {
       const c = config.client
