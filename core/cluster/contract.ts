@@ -23,6 +23,8 @@ export const ClusterFinalizer = "cluster.cluster.x-k8s.io"
 export const PausedAnnotation = "cluster.x-k8s.io/paused"
 export const OkToDeleteAnnotation = "runtime.cluster.x-k8s.io/ok-to-delete"
 export const ClusterNameLabel = "cluster.x-k8s.io/cluster-name"
+/** The label `--watch-filter` selects on (upstream's `clusterv1.WatchLabel`). */
+export const WatchFilterLabel = "cluster.x-k8s.io/watch-filter"
 export const ControlPlaneMachineLabel = "cluster.x-k8s.io/control-plane"
 export const KubeconfigSecretType = "cluster.x-k8s.io/secret"
 export const KubeconfigDataKey = "value"

@@ -10,10 +10,11 @@
  * @module
  */
 
+import { ClusterFinalizer } from "../../core/cluster/contract.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
-import { CLUSTER_FINALIZER, CONTROL_PLANE, INFRA } from "./scenarios.ts"
+import { CONTROL_PLANE, INFRA } from "./scenarios.ts"
 import { conditionsOf, FOREIGN_CONDITION } from "./thirdParty.ts"
 
 const gr = (r: ResourceRef) => `${r.group}/${r.resource}`
@@ -59,8 +60,8 @@ export const watchInvariants = (mgmt: FakeApiServer, violations: Array<string>):
         )
     }
     if (resource === gr(ClusterResource) && old !== undefined) {
-      const had = old.metadata.finalizers?.includes(CLUSTER_FINALIZER) === true
-      const has = object.metadata.finalizers?.includes(CLUSTER_FINALIZER) === true
+      const had = old.metadata.finalizers?.includes(ClusterFinalizer) === true
+      const has = object.metadata.finalizers?.includes(ClusterFinalizer) === true
       if (had && (!has || type === "DELETED")) {
         const children = [INFRA, CONTROL_PLANE].filter((r) => find(r) !== undefined).map((r) => r.kind)
         if (children.length > 0)

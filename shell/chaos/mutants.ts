@@ -6,10 +6,12 @@
  *
  * @module
  */
+
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { ClusterFinalizer } from "../../core/cluster/contract.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"
@@ -17,7 +19,7 @@ import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { FairQueue } from "../workqueue/fairQueue.ts"
 import { type Request, requestKey } from "../workqueue/request.ts"
-import { CLUSTER_FINALIZER, CONTROL_PLANE, NAMESPACE } from "./scenarios.ts"
+import { CONTROL_PLANE, NAMESPACE } from "./scenarios.ts"
 
 export interface Mutant {
   readonly name: string
@@ -47,7 +49,7 @@ const finalizerEarly: Mutant = {
           ? Effect.void
           : Effect.gen(function* () {
               const cluster = yield* client.get(ClusterResource, key)
-              const finalizers = (cluster.metadata.finalizers ?? []).filter((f) => f !== CLUSTER_FINALIZER)
+              const finalizers = (cluster.metadata.finalizers ?? []).filter((f) => f !== ClusterFinalizer)
               yield* client.patch(ClusterResource, key, mergePatch({ metadata: { finalizers } }))
             }),
       ),

@@ -12,6 +12,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import { ClusterNameLabel, KubeconfigSecretType } from "../../core/cluster/contract.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeError } from "../kube/errors.ts"
@@ -34,8 +35,6 @@ export const CONTROL_PLANE: ResourceRef = {
   kind: "ChaosControlPlane",
   namespaced: true,
 }
-export const CLUSTER_FINALIZER = "cluster.cluster.x-k8s.io"
-export const CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 /** The finalizer the test providers hold their objects with (the e2e's `e2e.krtt.dev/hold`). */
 export const HOLD = "chaos.krtt.dev/hold"
 export const NAMESPACE = "chaos"
@@ -133,8 +132,8 @@ const createCluster = (
       yield* c.create(Resources.secrets, {
         apiVersion: "v1",
         kind: "Secret",
-        type: "cluster.x-k8s.io/secret",
-        metadata: { ...key(`${name}-kubeconfig`), labels: { [CLUSTER_NAME_LABEL]: name } },
+        type: KubeconfigSecretType,
+        metadata: { ...key(`${name}-kubeconfig`), labels: { [ClusterNameLabel]: name } },
         data: { value: kubeconfig(workloadUrl(name), `${name}-token-1`) },
       })
       yield* c.create(ClusterResource, {

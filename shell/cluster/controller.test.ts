@@ -2,10 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { TestClock } from "effect/testing"
+import { ClusterNameLabel } from "../../core/cluster/contract.ts"
 import { tokenKubeConfig } from "../apiserver/http.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
-import { CLUSTER_NAME_LABEL, CONTROL_PLANE, INFRA, installProviders } from "../chaos/scenarios.ts"
+import { CONTROL_PLANE, INFRA, installProviders } from "../chaos/scenarios.ts"
 import { makeClusterCacheController } from "../clustercache/controller.ts"
 import { ClusterResource, make as makeClusterCache } from "../clustercache/service.ts"
 import { KubeClient, type KubeClientShape } from "../kube/client.ts"
@@ -92,7 +93,7 @@ const createReadyCluster = (mgmt: FakeApiServer, name: string) =>
       apiVersion: "v1",
       kind: "Secret",
       type: "cluster.x-k8s.io/secret",
-      metadata: { namespace: NS, name: `${name}-kubeconfig`, labels: { [CLUSTER_NAME_LABEL]: name } },
+      metadata: { namespace: NS, name: `${name}-kubeconfig`, labels: { [ClusterNameLabel]: name } },
       data: { value: kubeconfig(name) },
     } as KubeObject)
     yield* c.create(ClusterResource, {
@@ -136,7 +137,7 @@ const provision = (n: number) =>
     const secrets = yield* makeReflector(client, {
       resource: Resources.secrets,
       name: "secrets",
-      labelSelector: CLUSTER_NAME_LABEL,
+      labelSelector: ClusterNameLabel,
     })
     yield* secrets.waitForSync
     const cache = yield* makeClusterCache({

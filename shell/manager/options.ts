@@ -77,9 +77,6 @@ export interface ManagerOptions {
   readonly notices?: ReadonlyArray<string> | undefined
 }
 
-/** The label `--watch-filter` selects on (upstream's `clusterv1.WatchLabel`). */
-export const WatchFilterLabel = "cluster.x-k8s.io/watch-filter"
-
 /** Upstream's defaults of the options of its command line. */
 export const UpstreamManagerDefaults = {
   diagnosticsAddress: ":8443",

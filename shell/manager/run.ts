@@ -14,6 +14,7 @@
  *
  * @module
  */
+
 import { existsSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -21,6 +22,7 @@ import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import { clusterControllerConfig } from "../../core/cluster/config.ts"
+import { WatchFilterLabel } from "../../core/cluster/contract.ts"
 import { clusterCacheConfig } from "../../core/clustercache/index.ts"
 import { contractResource } from "../cluster/contract.ts"
 import { ClusterResource } from "../clustercache/service.ts"
@@ -33,7 +35,7 @@ import { certificatePaths, serveWebhooks } from "../webhook/server.ts"
 import { parseBindAddress } from "./http.ts"
 import type { ResolvedKubeconfig } from "./kubeconfig.ts"
 import { make as makeOperator, type OperatorOptions } from "./operator.ts"
-import { type ManagerOptions, UpstreamManagerDefaults, WatchFilterLabel } from "./options.ts"
+import { type ManagerOptions, UpstreamManagerDefaults } from "./options.ts"
 import { lead, serveMetricsAndHealth } from "./serve.ts"
 import { warnUnreconciled } from "./unreconciled.ts"
 
