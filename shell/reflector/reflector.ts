@@ -6,7 +6,8 @@
  * List every page, replace the store, mark synced; watch from the list's resourceVersion with
  * bookmarks, applying events and tracking the last resourceVersion (bookmarks advance it); when
  * the watch ends, watch again from there; on 410 Gone, relist; on failures, back off with jitter
- * (800 ms … 30 s) and watch again from the last resourceVersion. The decisions are `step.ts`.
+ * (800 ms … 30 s) and watch again from the last resourceVersion. The decisions are `step.ts`,
+ * the loop that performs them `loop.ts`, the store and handler side `mirror.ts`.
  *
  * # Guarantees
  * - A watch that delivers nothing, not even a bookmark, for `inactivityTimeout` (5 min) is
@@ -24,22 +25,18 @@
  *
  * @module
  */
-import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
-import * as Stream from "effect/Stream"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
-import { type KubeObject, type ResourceRef, resourcePath } from "../kube/resource.ts"
-import { watchEventError } from "../kube/watch.ts"
-import { backoffDelay, type ReconnectBackoff, type ReflectorTiming, reflectorTiming } from "./options.ts"
-import { type Outcome, type Phase, step } from "./step.ts"
-import { type IndexFunc, type ReadonlyStore, Store, storeKey } from "./store.ts"
+import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import { type ReflectorState, runLoop } from "./loop.ts"
+import { subscribe } from "./mirror.ts"
+import { type ReconnectBackoff, type ReflectorTiming, reflectorTiming } from "./options.ts"
+import { type IndexFunc, type ReadonlyStore, Store } from "./store.ts"
 
 /** A change, as handlers see it. */
 export type ReflectorEvent<T> =
@@ -109,214 +106,40 @@ export interface Reflector<T extends KubeObject> {
   readonly undecodable: Effect.Effect<ReadonlyMap<string, string>>
 }
 
-/** The watch delivered nothing for `inactivityTimeout`. */
-class WatchSilent extends Data.TaggedError("WatchSilent") {}
-
-const millis = (d: Duration.Input) => Duration.toMillis(Duration.fromInputUnsafe(d))
-
 /** Starts a reflector that runs until the scope closes. */
 export const make = <T extends KubeObject = KubeObject>(
   client: KubeClientShape,
   options: ReflectorOptions<T>,
 ): Effect.Effect<Reflector<T>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const timing = reflectorTiming(options)
-    const { resource } = options
-    const name = options.name ?? resource.resource
-    const decode = options.decode ?? ((o: KubeObject) => Result.succeed(o as T))
-    const store = new Store<T>(options.indexers)
-    const handlers = new Set<EventHandler<T>>(options.handlers ?? [])
-    const undecodable = new Map<string, string>()
-    const mutex = yield* Semaphore.make(1)
-    const synced = yield* Deferred.make<void>()
-    let status: ReflectorStatus = {
-      // Stryker disable next-line StringLiteral
-      phase: "Listing",
-      resourceVersion: "",
-      synced: false,
-      lists: 0,
-      watches: 0,
-      lastError: undefined,
+    const s: ReflectorState<T> = {
+      client,
+      options,
+      timing: reflectorTiming(options),
+      decode: options.decode ?? ((o: KubeObject) => Result.succeed(o as T)),
+      store: new Store<T>(options.indexers),
+      handlers: new Set<EventHandler<T>>(options.handlers ?? []),
+      undecodable: new Map<string, string>(),
+      mutex: yield* Semaphore.make(1),
+      synced: yield* Deferred.make<void>(),
+      status: {
+        // Stryker disable next-line StringLiteral
+        phase: "Listing",
+        resourceVersion: "",
+        synced: false,
+        lists: 0,
+        watches: 0,
+        lastError: undefined,
+      },
     }
-    const setStatus = (patch: Partial<ReflectorStatus>) => {
-      status = { ...status, ...patch }
-    }
-
-    const dispatch = (events: ReadonlyArray<ReflectorEvent<T>>) =>
-      Effect.forEach(
-        events,
-        (event) =>
-          Effect.forEach(
-            [...handlers],
-            (h) =>
-              Effect.catchDefect(h(event), (defect) =>
-                Effect.logError("reflector handler died").pipe(
-                  Effect.annotateLogs({ defect: String(defect) }),
-                ),
-              ),
-            // Stryker disable next-line ObjectLiteral,BooleanLiteral
-            { discard: true },
-          ),
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral
-        { discard: true },
-      )
-
-    /** Decodes; an undecodable object counts as absent. */
-    const decoded = (object: KubeObject): T | undefined => {
-      const key = storeKey(object)
-      const r = decode(object)
-      if (Result.isSuccess(r)) {
-        undecodable.delete(key)
-        return r.success
-      }
-      undecodable.set(key, r.failure)
-      return undefined
-    }
-
-    const applyList = (items: ReadonlyArray<KubeObject>) =>
-      mutex.withPermits(1)(
-        Effect.suspend(() => {
-          const good = items.flatMap((o) => decoded(o) ?? [])
-          const changes = store.replace(good)
-          const events: Array<ReflectorEvent<T>> = [
-            ...changes.deleted.map((object) => ({ _tag: "Deleted" as const, object })),
-            ...changes.added.map((object) => ({ _tag: "Added" as const, object })),
-            ...changes.updated.map(({ old, object }) => ({ _tag: "Updated" as const, old, object })),
-          ]
-          return dispatch(events)
-        }),
-      )
-
-    const applyEvent = (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) =>
-      mutex.withPermits(1)(
-        Effect.suspend(() => {
-          const key = storeKey(object)
-          if (type === "DELETED") {
-            undecodable.delete(key)
-            const old = store.remove(key)
-            return old === undefined ? Effect.void : dispatch([{ _tag: "Deleted", object: old }])
-          }
-          const value = decoded(object)
-          if (value === undefined) {
-            const old = store.remove(key)
-            return Effect.andThen(
-              Effect.logWarning("reflector: object does not decode").pipe(
-                Effect.annotateLogs({ key, reason: undecodable.get(key) }),
-              ),
-              old === undefined ? Effect.void : dispatch([{ _tag: "Deleted", object: old }]),
-            )
-          }
-          const old = store.upsert(value)
-          if (old === undefined) return dispatch([{ _tag: "Added", object: value }])
-          if (old.metadata.resourceVersion === value.metadata.resourceVersion) return Effect.void
-          return dispatch([{ _tag: "Updated", old, object: value }])
-        }),
-      )
-
-    const watchPath = resourcePath(resource, { namespace: options.namespace })
-    const selectors = {
-      namespace: options.namespace,
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-    }
-
-    const list: Effect.Effect<Outcome> = Effect.gen(function* () {
-      setStatus({ phase: "Listing", lists: status.lists + 1 })
-      const result = yield* Effect.result(
-        client.listAll(resource, { ...selectors, pageSize: timing.pageSize }),
-      )
-      if (Result.isFailure(result)) return { _tag: "ListFailed", error: result.failure } as const
-      yield* applyList(result.success.items)
-      setStatus({ resourceVersion: result.success.resourceVersion, synced: true, lastError: undefined })
-      yield* Deferred.succeed(synced, undefined)
-      return { _tag: "Listed", resourceVersion: result.success.resourceVersion } as const
-    })
-
-    const watch = (from: string): Effect.Effect<Outcome> =>
-      Effect.gen(function* () {
-        let last = from
-        let progressed = false
-        const timeoutSeconds = Math.floor((millis(timing.watchTimeout) / 1000) * (1 + (yield* Random.next)))
-        setStatus({ phase: "Watching", watches: status.watches + 1 })
-        const events = client
-          .watch(resource, {
-            ...selectors,
-            resourceVersion: from === "" ? undefined : from,
-            allowWatchBookmarks: true,
-            timeoutSeconds,
-          })
-          .pipe(
-            Stream.timeoutOrElse({
-              duration: timing.inactivityTimeout,
-              orElse: () => Stream.fail(new WatchSilent()),
-            }),
-          )
-        const run = Stream.runForEach(events, (event) => {
-          if (event.type === "ERROR")
-            return Effect.fail(watchEventError(event.object, { verb: "watch", path: watchPath }))
-          progressed = true
-          setStatus({ lastError: undefined })
-          const rv = event.object.metadata.resourceVersion
-          if (rv !== undefined && rv !== "") last = rv
-          setStatus({ resourceVersion: last })
-          return event.type === "BOOKMARK" ? Effect.void : applyEvent(event.type, event.object)
-        })
-        const result = yield* Effect.result(run)
-        if (Result.isSuccess(result)) return { _tag: "Ended", resourceVersion: last, progressed } as const
-        const error = result.failure
-        if (error._tag === "WatchSilent") return { _tag: "Silent", resourceVersion: last } as const
-        if (error._tag === "Gone") return { _tag: "Expired", progressed } as const
-        return { _tag: "Failed", error, resourceVersion: last, progressed } as const
-      })
-
-    const loop = Effect.gen(function* () {
-      let phase: Phase = { _tag: "List", attempt: 0 }
-      while (true) {
-        const outcome = phase._tag === "List" ? yield* list : yield* watch(phase.resourceVersion)
-        const next = step(phase, outcome)
-        if (outcome._tag === "ListFailed" || outcome._tag === "Failed") {
-          setStatus({ lastError: outcome.error })
-          const verb = outcome._tag === "ListFailed" ? "list" : "watch"
-          if (
-            options.onError !== undefined &&
-            (yield* options.onError({ verb, error: outcome.error })) === "stop"
-          ) {
-            setStatus({ stopped: true })
-            return
-          }
-          yield* Effect.logWarning(`reflector: ${outcome._tag === "ListFailed" ? "list" : "watch"} failed`, {
-            error: outcome.error._tag,
-            message: outcome.error.message,
-          })
-        } else {
-          yield* Effect.logDebug(`reflector: ${outcome._tag}`, { next: next.next._tag })
-        }
-        // Stryker disable next-line ConditionalExpression
-        if (next.backoffAttempt !== undefined) {
-          setStatus({ phase: "Waiting" })
-          yield* Effect.sleep(backoffDelay(timing.backoff, next.backoffAttempt, yield* Random.next))
-        }
-        phase = next.next
-      }
-    })
-    yield* Effect.forkScoped(Effect.annotateLogs(loop, { reflector: name }))
-
+    const name = options.name ?? options.resource.resource
+    yield* Effect.forkScoped(Effect.annotateLogs(runLoop(s), { reflector: name }))
     return {
-      store,
-      hasSynced: Deferred.isDone(synced),
-      waitForSync: Deferred.await(synced),
-      subscribe: (handler) =>
-        Effect.acquireRelease(
-          mutex.withPermits(1)(
-            Effect.andThen(
-              Effect.sync(() => handlers.add(handler)),
-              // Stryker disable next-line ObjectLiteral,BooleanLiteral
-              Effect.forEach(store.list(), (object) => handler({ _tag: "Added", object }), { discard: true }),
-            ),
-          ),
-          () => Effect.sync(() => handlers.delete(handler)),
-        ),
-      status: Effect.sync(() => status),
-      undecodable: Effect.sync(() => new Map(undecodable)),
+      store: s.store,
+      hasSynced: Deferred.isDone(s.synced),
+      waitForSync: Deferred.await(s.synced),
+      subscribe: (handler) => subscribe(s, handler),
+      status: Effect.sync(() => s.status),
+      undecodable: Effect.sync(() => new Map(s.undecodable)),
     }
   })
