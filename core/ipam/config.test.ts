@@ -31,6 +31,7 @@ describe("validateIpamConfig()", () => {
   it("accepts upstream's documented example and normalizes it", () => {
     const r = validateIpamConfig(upstreamExample)
     if (r instanceof IpamConfigInvalidError) throw r
+    expect(r._tag).toBe("ValidConfig")
     expect(r.config.internalStateRefreshCycleDuration).toBe(24 * 3_600_000)
     const [mcp, test] = r.config.injectionRules
     expect(mcp?.injections[0]?.paths).toEqual(["/spec/network/cidr", "/metadata/annotations/rootcidr"])
@@ -41,6 +42,15 @@ describe("validateIpamConfig()", () => {
       parents: ["test-cidr"],
       subnetSize: 30,
     })
+  })
+
+  it("refuses with an IpamConfigInvalidError whose message names every issue, joined by '; '", () => {
+    const r = validateIpamConfig({ spec: { parentCIDRs: { a: ["10.0.0.0/33"] }, bogus: 1 } })
+    expect(r).toBeInstanceOf(IpamConfigInvalidError)
+    expect(r._tag).toBe("IpamConfigInvalidError")
+    expect((r as IpamConfigInvalidError).message).toBe(
+      'spec.bogus: unknown field "bogus"; did you mean "parentCIDRs"?; spec.parentCIDRs.a[0]: "10.0.0.0/33" is not a CIDR: the prefix length 33 exceeds 32',
+    )
   })
 
   it("refuses overlapping parents, also the same CIDR under two ids", () => {

@@ -117,8 +117,7 @@ export const validateIpamConfig = (raw: unknown): ValidationResult => {
   else {
     const seenRules = new Map<string, number>()
     rulesRaw.forEach((r, ri) => {
-      const rule = parseRule(r, ri, seenRules, spec, parents.parsed, check)
-      if (rule !== undefined) injectionRules.push(rule)
+      parseRule(r, ri, seenRules, spec, parents.parsed, check, injectionRules)
     })
   }
 

@@ -116,13 +116,19 @@ const checkParents = (
   }
 }
 
-/** One injection of a rule; undefined when it is no object or its subnet size is bad. */
-const parseInjection = (inj: unknown, ii: number, scope: RuleScope, check: Check): Injection | undefined => {
+/** Adds one injection of a rule to `into`, unless it is no object or its subnet size is bad. */
+const parseInjection = (
+  inj: unknown,
+  ii: number,
+  scope: RuleScope,
+  check: Check,
+  into: Array<Injection>,
+): void => {
   const { err, strict, strings } = check
   const ip = `${scope.rp}.injections[${ii}]`
   if (!isObj(inj)) {
     err(ip, `must be an object, got ${typeName(inj)}`)
-    return undefined
+    return
   }
   strict(inj, ip, ["id", "path", "paths", "parents", "subnetSize"])
   let injId: string | undefined
@@ -144,12 +150,12 @@ const parseInjection = (inj: unknown, ii: number, scope: RuleScope, check: Check
       `${ip}.subnetSize`,
       size === undefined ? "is required" : `${JSON.stringify(size)} must be an integer from 0 to 128`,
     )
-    return undefined
+    return
   }
   checkParents(parents, size, ip, scope, check)
   // Stryker disable next-line ConditionalExpression
   if (injId !== undefined) scope.localSizes.set(injId, size)
-  return { id: injId, paths, parents, subnetSize: size }
+  into.push({ id: injId, paths, parents, subnetSize: size })
 }
 
 /** The id of the rule `r` at `rp`, recording an id that is no label value or appears twice. */
@@ -171,7 +177,7 @@ const ruleId = (r: Obj, rp: string, ri: number, seenRules: Map<string, number>, 
   return id
 }
 
-/** The rule at index `ri` of `spec.injectionRules`; undefined when it is no object. */
+/** Adds the rule at index `ri` of `spec.injectionRules` to `into`, unless it is no object. */
 export const parseRule = (
   r: unknown,
   ri: number,
@@ -179,12 +185,13 @@ export const parseRule = (
   spec: Obj,
   parsedParents: ReadonlyArray<ParsedParent>,
   check: Check,
-): InjectionRule | undefined => {
+  into: Array<InjectionRule>,
+): void => {
   const { err, strict } = check
   const rp = `spec.injectionRules[${ri}]`
   if (!isObj(r)) {
     err(rp, `must be an object, got ${typeName(r)}`)
-    return undefined
+    return
   }
   strict(r, rp, ["id", "matchIdentities", "matchPurposes", "matchLabels", "matchExpressions", "injections"])
   const id = ruleId(r, rp, ri, seenRules, check)
@@ -206,8 +213,7 @@ export const parseRule = (
     )
   else
     r.injections.forEach((inj, ii) => {
-      const parsed = parseInjection(inj, ii, scope, check)
-      if (parsed !== undefined) injections.push(parsed)
+      parseInjection(inj, ii, scope, check, injections)
     })
-  return { id, selector, injections }
+  into.push({ id, selector, injections })
 }
