@@ -46,41 +46,28 @@ export type ManagerArgs =
   | { readonly _tag: "Run"; readonly options: ManagerOptions }
   | { readonly _tag: "Help" }
 
-/**
- * The options of a command line as upstream's manager takes it. Throws {@link FlagError} naming
- * the flag on an unknown flag or a bad value.
- */
-export const managerOptionsFromArgs = (
-  argv: ReadonlyArray<string>,
-  env: NodeJS.ProcessEnv = process.env,
-  namespaceFile?: string,
-): ManagerArgs => {
-  const parsed = parseFlags(argv)
-  if (parsed.help) return { _tag: "Help" }
-  if (parsed.args.length > 0)
-    throw new FlagError(
-      `unexpected argument "${parsed.args[0]}": the manager takes flags only (--name=value)`,
-    )
-  const v = parsed.values
-  const given = (name: string) => v.get(name)
-  const str = (name: string, fallback: string) => given(name) ?? fallback
-  const int = (name: string, fallback: number) => {
-    const x = given(name)
-    return x === undefined ? fallback : readInt(name, x)
+/** Typed reads of the given flags, each with its default when the flag is absent. */
+const readerOf = (values: ReadonlyMap<string, string>) => {
+  const given = (name: string) => values.get(name)
+  const read =
+    <A>(parse: (name: string, v: string) => A) =>
+    (name: string, fallback: A): A => {
+      const x = given(name)
+      return x === undefined ? fallback : parse(name, x)
+    }
+  return {
+    given,
+    str: (name: string, fallback: string) => given(name) ?? fallback,
+    int: read(readInt),
+    float: read(readFloat),
+    dur: read(readDuration),
+    bool: read(readBool),
   }
-  const float = (name: string, fallback: number) => {
-    const x = given(name)
-    return x === undefined ? fallback : readFloat(name, x)
-  }
-  const dur = (name: string, fallback: number) => {
-    const x = given(name)
-    return x === undefined ? fallback : readDuration(name, x)
-  }
-  const bool = (name: string, fallback: boolean) => {
-    const x = given(name)
-    return x === undefined ? fallback : readBool(name, x)
-  }
-  // Every value is checked, the flags of controllers krtt does not run too.
+}
+type Reader = ReturnType<typeof readerOf>
+
+/** Every value is checked, the flags of controllers krtt does not run too. */
+const checkValues = ({ given }: Reader): void => {
   for (const spec of UpstreamFlags) {
     const x = given(spec.name)
     if (x === undefined) continue
@@ -90,27 +77,35 @@ export const managerOptionsFromArgs = (
     if (spec.type === "duration") readDuration(spec.name, x)
     if (spec.type === "int32Slice") readInt32List(spec.name, x)
   }
-  const notices: Array<string> = []
+}
+
+/** The notice of flags given for what krtt does not run, if any. */
+const notRunNotice = ({ given }: Reader): ReadonlyArray<string> => {
   const notRun = UpstreamFlags.filter((s) => s.use === "notRun" && given(s.name) !== undefined).map(
     (s) => `--${s.name}`,
   )
-  if (notRun.length > 0)
-    notices.push(
-      `accepted, but krtt does not run what they configure (it runs the ClusterCache and the Cluster controller only): ${notRun.join(", ")}`,
-    )
+  return notRun.length > 0
+    ? [
+        `accepted, but krtt does not run what they configure (it runs the ClusterCache and the Cluster controller only): ${notRun.join(", ")}`,
+      ]
+    : []
+}
 
-  const gates = readFeatureGates(str("feature-gates", ""))
+/** The notice of feature gates set away from upstream's default that krtt does not implement, if any. */
+const gatesNotice = (gates: Readonly<Record<string, boolean>>): ReadonlyArray<string> => {
   const unsupported = Object.keys(gates).filter(
     (g) =>
       !(HonouredFeatureGates as ReadonlyArray<string>).includes(g) && gates[g] !== UpstreamFeatureGates[g],
   )
-  if (unsupported.length > 0)
-    notices.push(
-      `feature gates accepted but not implemented by krtt: ${unsupported.map((g) => `${g}=${gates[g]}`).join(", ")}`,
-    )
-  const d = ManagerDefaults
+  return unsupported.length > 0
+    ? [
+        `feature gates accepted but not implemented by krtt: ${unsupported.map((g) => `${g}=${gates[g]}`).join(", ")}`,
+      ]
+    : []
+}
 
-  // Upstream's checks of its grace periods.
+/** Upstream's checks of its grace periods; answers the connection grace period. */
+const connectionGracePeriod = ({ dur }: Reader): number => {
   const connection = dur("remote-connection-grace-period", 50_000)
   const conditions = dur("remote-conditions-grace-period", 300_000)
   if (conditions <= connection)
@@ -118,7 +113,11 @@ export const managerOptionsFromArgs = (
       "--remote-conditions-grace-period must be greater than --remote-connection-grace-period",
     )
   if (conditions < 120_000) throw new FlagError("--remote-conditions-grace-period must be at least 2m")
+  return connection
+}
 
+/** `--tls-min-version`, `--tls-cipher-suites` and `--tls-curve-preferences`, checked. */
+const tlsOptions = ({ given, str }: Reader) => {
   const tlsName = str("tls-min-version", "VersionTLS12")
   const tlsMinVersion = TlsVersions[tlsName]
   if (tlsMinVersion === undefined)
@@ -143,20 +142,55 @@ export const managerOptionsFromArgs = (
       throw new FlagError(`invalid argument "${curves}" for --tls-curve-preferences: ${(e as Error).message}`)
     }
   })()
+  return { tlsMinVersion, tlsCipherSuites, tlsCurvePreferences }
+}
+
+/** `--logging-format`: text or json. */
+const loggingFormat = ({ str }: Reader): "text" | "json" => {
   const format = str("logging-format", "text")
   if (format !== "text" && format !== "json")
     throw new FlagError(`invalid argument "${format}" for --logging-format: text or json`)
+  return format
+}
 
+/** Where diagnostics are served, and whether over TLS. */
+const diagnostics = ({ given, str, bool }: Reader) => {
   // krtt's former flags still work: --metrics-bind-address serves plain HTTP, as it always did.
   const legacyMetrics = given("metrics-bind-address")
   const insecure = bool("insecure-diagnostics", false)
-  const metricsBindAddress = legacyMetrics ?? str("diagnostics-address", ":8443")
-  const metricsSecure = legacyMetrics === undefined && !insecure
+  return {
+    metricsBindAddress: legacyMetrics ?? str("diagnostics-address", ":8443"),
+    metricsSecure: legacyMetrics === undefined && !insecure,
+  }
+}
 
+/**
+ * The options of a command line as upstream's manager takes it. Throws {@link FlagError} naming
+ * the flag on an unknown flag or a bad value.
+ */
+export const managerOptionsFromArgs = (
+  argv: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = process.env,
+  namespaceFile?: string,
+): ManagerArgs => {
+  const parsed = parseFlags(argv)
+  if (parsed.help) return { _tag: "Help" }
+  if (parsed.args.length > 0)
+    throw new FlagError(
+      `unexpected argument "${parsed.args[0]}": the manager takes flags only (--name=value)`,
+    )
+  const r = readerOf(parsed.values)
+  const { given, str, int, float, dur, bool } = r
+  checkValues(r)
+  const gates = readFeatureGates(str("feature-gates", ""))
+  const notices = [...notRunNotice(r), ...gatesNotice(gates)]
+  const remoteConnectionGracePeriod = connectionGracePeriod(r)
+  const tls = tlsOptions(r)
+  const format = loggingFormat(r)
+  const d = ManagerDefaults
   const options: ManagerOptions = {
     ...(given("kubeconfig") === undefined ? {} : { kubeconfig: given("kubeconfig") }),
-    metricsBindAddress,
-    metricsSecure,
+    ...diagnostics(r),
     healthProbeBindAddress: given("health-probe-bind-address") ?? str("health-addr", ":9440"),
     leaderElect: bool("leader-elect", false),
     leaderElectNamespace: given("leader-elect-namespace") ?? managerNamespace(env, namespaceFile),
@@ -177,13 +211,11 @@ export const managerOptionsFromArgs = (
       runtimeSDK: gates.RuntimeSDK ?? d.featureGates.runtimeSDK,
       machinePool: gates.MachinePool ?? d.featureGates.machinePool,
     },
-    tlsMinVersion,
-    tlsCipherSuites,
-    tlsCurvePreferences,
+    ...tls,
     ...(str("namespace", "") === "" ? {} : { watchNamespace: str("namespace", "") }),
     ...(str("watch-filter", "") === "" ? {} : { watchFilter: str("watch-filter", "") }),
     syncPeriod: dur("sync-period", 600_000),
-    remoteConnectionGracePeriod: connection,
+    remoteConnectionGracePeriod,
     webhookPort: int("webhook-port", 9443),
     webhookCertDir: str("webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/"),
     webhookCertName: str("webhook-cert-name", "tls.crt"),
