@@ -15,6 +15,7 @@
  * @module
  */
 import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
@@ -109,90 +110,132 @@ export const leaderStatus = Metric.gauge("leader_election_master_status", {
   description: "Whether this candidate is the leader (1) or not (0).",
 })
 
+/** The holder could not renew the Lease within the renew deadline; the manager must stop. */
+export class LeadershipLostError extends Data.TaggedError("LeadershipLostError")<{
+  readonly message: string
+}> {}
+
+/** One candidate: its client, its configuration and what it saw of the Lease last. */
+interface Candidate {
+  readonly client: KubeClientShape
+  readonly config: LeaderElectionConfig
+  readonly observation: Ref.Ref<Observation | undefined>
+  readonly key: { readonly namespace: string; readonly name: string }
+}
+
+const setLeaderStatus = (c: Candidate, value: 0 | 1) =>
+  Metric.update(leaderStatus.pipe(Metric.withAttributes({ name: c.config.name })), value)
+
+/** Writes the Lease as `decideLease` decided to take or renew it. */
+const write = (
+  c: Candidate,
+  current: Lease | undefined,
+  decision: Exclude<LeaseDecision, { readonly _tag: "Wait" }>,
+) =>
+  Effect.gen(function* () {
+    const { client, config } = c
+    switch (decision._tag) {
+      case "Create":
+        yield* client.create(Resources.leases, {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { namespace: config.namespace, name: config.name },
+          spec: decision.spec,
+        })
+        return
+      case "Update":
+        yield* client.update(Resources.leases, { ...(current as Lease), spec: decision.spec })
+        if (decision.acquired) {
+          yield* Effect.logInfo("acquired the leader election lease").pipe(
+            Effect.annotateLogs({ lease: `${config.namespace}/${config.name}`, identity: config.identity }),
+          )
+        }
+        return
+    }
+  })
+
+/** One round: true when we hold the Lease afterwards (any failure answers false). */
+const tryAcquireOrRenew = (c: Candidate): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const current = yield* c.client.get<Lease>(Resources.leases, c.key).pipe(
+      Effect.map((l): Lease | undefined => l),
+      Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
+    )
+    const seen = yield* Ref.get(c.observation)
+    const decision = decideLease(current, seen, c.config, now)
+    if (current !== undefined) {
+      const record = JSON.stringify(current.spec ?? {})
+      if (seen?.record !== record) yield* Ref.set(c.observation, { record, observedAt: now })
+    }
+    if (decision._tag === "Wait") return false
+    yield* write(c, current, decision)
+    yield* Ref.set(c.observation, { record: JSON.stringify(decision.spec), observedAt: now })
+    return true
+  }).pipe(Effect.catch(() => Effect.succeed(false)))
+
+/** Tries every RetryPeriod until the candidate holds the Lease. */
+const acquire = (c: Candidate, round: Effect.Effect<boolean>): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    for (;;) {
+      if (yield* round) {
+        yield* setLeaderStatus(c, 1)
+        return
+      }
+      yield* Effect.sleep(c.config.retryPeriod)
+    }
+  })
+
+/** Renews every RetryPeriod; fails once no renewal succeeded within the renew deadline. */
+const renewLoop = (c: Candidate, round: Effect.Effect<boolean>): Effect.Effect<never, LeadershipLostError> =>
+  Effect.gen(function* () {
+    const { config } = c
+    let lastRenew = yield* Clock.currentTimeMillis
+    for (;;) {
+      yield* Effect.sleep(config.retryPeriod)
+      const ok = yield* round.pipe(Effect.timeoutOption(config.renewDeadline))
+      const now = yield* Clock.currentTimeMillis
+      if (ok._tag === "Some" && ok.value) lastRenew = now
+      else if (now - lastRenew >= config.renewDeadline) {
+        yield* setLeaderStatus(c, 0)
+        return yield* new LeadershipLostError({
+          message: `leadership lost: the lease was not renewed within ${config.renewDeadline} ms`,
+        })
+      }
+    }
+  })
+
+/** Gives the Lease up (on shutdown), so a successor can take it at once. */
+const release = (c: Candidate): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const current = yield* c.client.get<Lease>(Resources.leases, c.key)
+    if (current.spec?.holderIdentity !== c.config.identity) return
+    const now = yield* Clock.currentTimeMillis
+    yield* c.client.update(Resources.leases, {
+      ...current,
+      spec: { ...current.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: micro(now) },
+    })
+    yield* setLeaderStatus(c, 0)
+  }).pipe(Effect.ignore)
+
 /**
- * Runs the election: returns once this candidate leads. `whileLeading` then keeps renewing and
- * fails with "leadership lost" when a renewal did not succeed within the renew deadline.
+ * A candidate of the election: `acquire` returns once it leads; `renewLoop` then keeps renewing
+ * and fails with `LeadershipLostError` ("leadership lost") when no renewal succeeded within the
+ * renew deadline; `release` gives the Lease up.
  */
 export const makeLeaderElector = (client: KubeClientShape, config: LeaderElectionConfig) =>
   Effect.gen(function* () {
-    const observation = yield* Ref.make<Observation | undefined>(undefined)
-    const key = { namespace: config.namespace, name: config.name }
-    const labels = { name: config.name }
-
-    /** One round: true when we hold the Lease afterwards. */
-    const tryAcquireOrRenew = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const current = yield* client.get<Lease>(Resources.leases, key).pipe(
-        Effect.map((l): Lease | undefined => l),
-        Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
-      )
-      const seen = yield* Ref.get(observation)
-      const decision = decideLease(current, seen, config, now)
-      if (current !== undefined) {
-        const record = JSON.stringify(current.spec ?? {})
-        if (seen?.record !== record) yield* Ref.set(observation, { record, observedAt: now })
-      }
-      switch (decision._tag) {
-        case "Wait":
-          return false
-        case "Create":
-          yield* client.create(Resources.leases, {
-            apiVersion: "coordination.k8s.io/v1",
-            kind: "Lease",
-            metadata: { namespace: config.namespace, name: config.name },
-            spec: decision.spec,
-          })
-          break
-        case "Update":
-          yield* client.update(Resources.leases, { ...(current as Lease), spec: decision.spec })
-          if (decision.acquired) {
-            yield* Effect.logInfo("acquired the leader election lease").pipe(
-              Effect.annotateLogs({ lease: `${config.namespace}/${config.name}`, identity: config.identity }),
-            )
-          }
-          break
-      }
-      yield* Ref.set(observation, { record: JSON.stringify(decision.spec), observedAt: now })
-      return true
-    }).pipe(Effect.catch(() => Effect.succeed(false)))
-
-    const acquire = Effect.gen(function* () {
-      for (;;) {
-        if (yield* tryAcquireOrRenew) {
-          yield* Metric.update(leaderStatus.pipe(Metric.withAttributes(labels)), 1)
-          return
-        }
-        yield* Effect.sleep(config.retryPeriod)
-      }
-    })
-
-    const renewLoop = Effect.gen(function* () {
-      let lastRenew = yield* Clock.currentTimeMillis
-      for (;;) {
-        yield* Effect.sleep(config.retryPeriod)
-        const ok = yield* tryAcquireOrRenew.pipe(Effect.timeoutOption(config.renewDeadline))
-        const now = yield* Clock.currentTimeMillis
-        if (ok._tag === "Some" && ok.value) lastRenew = now
-        else if (now - lastRenew >= config.renewDeadline) {
-          yield* Metric.update(leaderStatus.pipe(Metric.withAttributes(labels)), 0)
-          return yield* Effect.fail(
-            new Error(`leadership lost: the lease was not renewed within ${config.renewDeadline} ms`),
-          )
-        }
-      }
-    })
-
-    /** Gives the Lease up (on shutdown), so a successor can take it at once. */
-    const release = Effect.gen(function* () {
-      const current = yield* client.get<Lease>(Resources.leases, key)
-      if (current.spec?.holderIdentity !== config.identity) return
-      const now = yield* Clock.currentTimeMillis
-      yield* client.update(Resources.leases, {
-        ...current,
-        spec: { ...current.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: micro(now) },
-      })
-      yield* Metric.update(leaderStatus.pipe(Metric.withAttributes(labels)), 0)
-    }).pipe(Effect.ignore)
-
-    return { acquire, renewLoop, release, tryAcquireOrRenew }
+    const c: Candidate = {
+      client,
+      config,
+      observation: yield* Ref.make<Observation | undefined>(undefined),
+      key: { namespace: config.namespace, name: config.name },
+    }
+    const round = tryAcquireOrRenew(c)
+    return {
+      acquire: acquire(c, round),
+      renewLoop: renewLoop(c, round),
+      release: release(c),
+      tryAcquireOrRenew: round,
+    }
   })
