@@ -17,26 +17,27 @@
  *
  * @module
  */
+import * as Data from "effect/Data"
+
+/** A text that is not a path: where (a 0-based index into the text) and why. */
+export class PathError extends Data.TaggedError("PathError")<{
+  readonly text: string
+  readonly position: number
+  readonly reason: string
+}> {
+  /** A `PathResult` that is not a path. */
+  readonly ok = false as const
+  /** `"<text>" at position <n>: <reason>` */
+  override get message(): string {
+    return `"${this.text}" at position ${this.position}: ${this.reason}`
+  }
+}
 
 /** A path in JSON Pointer form, or why the text is not a path. */
-export type PathResult =
-  | { readonly ok: true; readonly path: string }
-  | {
-      readonly ok: false
-      /** `"<text>" at position <n>: <reason>` */
-      readonly message: string
-      readonly position: number
-      readonly reason: string
-    }
+export type PathResult = { readonly ok: true; readonly path: string } | PathError
 
-type Failure = Extract<PathResult, { ok: false }>
-
-const fail = (text: string, position: number, reason: string): Failure => ({
-  ok: false,
-  message: `"${text}" at position ${position}: ${reason}`,
-  position,
-  reason,
-})
+const fail = (text: string, position: number, reason: string): PathError =>
+  new PathError({ text, position, reason })
 
 /** One segment escaped for a JSON Pointer. */
 export const escapePointerSegment = (segment: string): string =>
@@ -47,7 +48,7 @@ export const pointerOf = (segments: ReadonlyArray<string>): string =>
   segments.map((s) => `/${escapePointerSegment(s)}`).join("")
 
 /** The segments of a JSON Pointer, or the position of a bad `~` escape. */
-export const pointerSegments = (pointer: string): ReadonlyArray<string> | Failure => {
+export const pointerSegments = (pointer: string): ReadonlyArray<string> | PathError => {
   for (let i = 0; i < pointer.length; i++) {
     if (pointer[i] === "~" && pointer[i + 1] !== "0" && pointer[i + 1] !== "1")
       return fail(pointer, i, "'~' must be followed by '0' (for '~') or '1' (for '/') in a JSON Pointer")
@@ -62,14 +63,14 @@ export const pointerSegments = (pointer: string): ReadonlyArray<string> | Failur
 const ESCAPABLE = new Set(["\\", ".", "[", "]", "'", '"'])
 
 /** The escaped character at `i` (a backslash), or a failure. */
-const escaped = (text: string, i: number): string | Failure => {
+const escaped = (text: string, i: number): string | PathError => {
   const c = text[i + 1]
   if (c === undefined) return fail(text, i, "'\\' at the end: it escapes nothing")
   if (!ESCAPABLE.has(c)) return fail(text, i + 1, `'\\${c}' is no escape; only \\\\ \\. \\[ \\] \\' \\" are`)
   return c
 }
 
-type Step = { readonly segment: string; readonly next: number } | Failure
+type Step = { readonly segment: string; readonly next: number } | PathError
 
 /** A segment after an optional `.`, ending before the next unescaped `.` or `[`. */
 const plainSegment = (text: string, start: number): Step => {
@@ -86,7 +87,7 @@ const plainSegment = (text: string, start: number): Step => {
       return fail(text, i, `unescaped '${c}' outside brackets; write '\\${c}'`)
     if (c === "\\") {
       const e = escaped(text, i)
-      if (typeof e !== "string") return e
+      if (e instanceof PathError) return e
       segment += e
       i++
     } else segment += c
@@ -110,7 +111,7 @@ const bracketSegment = (text: string, start: number): Step => {
     if (c === "[") return fail(text, i, "unescaped '[' inside brackets; brackets do not nest (write '\\[')")
     if (c === "\\") {
       const e = escaped(text, i)
-      if (typeof e !== "string") return e
+      if (e instanceof PathError) return e
       segment += e
       i++
     } else segment += c
@@ -119,12 +120,12 @@ const bracketSegment = (text: string, start: number): Step => {
 }
 
 /** The segments of a JSON Path, or the position and reason it is refused. */
-export const jsonPathSegments = (text: string): ReadonlyArray<string> | Failure => {
+export const jsonPathSegments = (text: string): ReadonlyArray<string> | PathError => {
   const segments: Array<string> = []
   let i = 0
   while (i < text.length) {
     const step = text[i] === "[" ? bracketSegment(text, i) : plainSegment(text, i)
-    if ("ok" in step) return step
+    if (step instanceof PathError) return step
     segments.push(step.segment)
     i = step.next
   }
@@ -136,10 +137,10 @@ export const normalizePath = (text: string): PathResult => {
   if (text === "") return fail(text, 0, "the path is empty")
   if (text.startsWith("/")) {
     const s = pointerSegments(text)
-    return "ok" in s ? s : { ok: true, path: text }
+    return s instanceof PathError ? s : { ok: true, path: text }
   }
   const s = jsonPathSegments(text)
-  return "ok" in s ? s : { ok: true, path: pointerOf(s) }
+  return s instanceof PathError ? s : { ok: true, path: pointerOf(s) }
 }
 
 /** A segment in dot notation: `\` before each of `\ . [ ] ' "`. */
@@ -152,7 +153,7 @@ export const escapeJsonPathSegment = (segment: string): string =>
  */
 export const jsonPathOf = (pointer: string): PathResult => {
   const s = pointerSegments(pointer)
-  if ("ok" in s) return s
+  if (s instanceof PathError) return s
   if (s.length === 0) return fail(pointer, 0, "the whole document has no JSON Path segment to name")
   const last = s.length - 1
   const text = s.map((seg, i) => (i === last && seg === "" ? '[""]' : `.${escapeJsonPathSegment(seg)}`))
