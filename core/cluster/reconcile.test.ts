@@ -1662,6 +1662,11 @@ describe("reconcile: the governing row", () => {
     expect(reconcile(input()).row).toBe(transitions["cluster.normal"](input()).row)
   })
 
+  it("reads a status without v1beta1 conditions: the control plane counts as not yet initialized", () => {
+    const i = input({ status: { ...NOT_PAUSED, deprecated: {} } })
+    expect(decide(i, ClusterControllerDefaults).trace.initializedFallback).toBe(true)
+  })
+
   it("is Deletion Reconciliation's row while the Cluster is deleting", () => {
     const i = input({ meta: { deletionTimestamp: "2026-01-01T00:00:00Z" } })
     const r = reconcile(i, ClusterControllerDefaults)
