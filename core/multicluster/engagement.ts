@@ -67,6 +67,7 @@ const failuresOf = (s: EngagementState): number =>
     ? s.failures
     : 0
 
+/** Close the engage scope of the state's generation, if one may be open. */
 const cancel = (cluster: string, s: EngagementState): ReadonlyArray<EngagementAction> => {
   const generation = generationOf(s)
   // Stryker disable next-line ConditionalExpression
@@ -102,12 +103,14 @@ const arrive = (
   }
 }
 
+/** Nothing changes: row 24 (an outcome of another state or generation), or `row` (row 13). */
 const stay = (e: Engagement, row: RowId = ENGAGEMENT_ROWS.ignored): EngagementResult => ({
   actions: NONE,
   status: e,
   row,
 })
 
+/** Row 14: the engagement failed; cancel its scope and retry after the backoff. */
 const fail = (
   o: EngagementOptions,
   e: Engagement,
