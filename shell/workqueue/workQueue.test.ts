@@ -4,18 +4,8 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import { TestClock } from "effect/testing"
-import { BackoffDefaults, BucketDefaults, ItemBackoff, TokenBucket } from "./backoff.ts"
 import * as Metrics from "./metrics.ts"
-import {
-  ClusterName,
-  formatRequest,
-  HubCluster,
-  makeRequest,
-  type Request,
-  requestEquals,
-  requestKey,
-} from "./request.ts"
-import { runWorkers } from "./workers.ts"
+import { ClusterName, HubCluster, makeRequest, type Request } from "./request.ts"
 import { make } from "./workQueue.ts"
 
 const a = ClusterName("a")
@@ -25,26 +15,6 @@ const req = (name: string, cluster: ClusterName = HubCluster): Request =>
 let n = 0
 const uniqueName = (prefix: string) => `${prefix}-${++n}`
 const names = (rs: ReadonlyArray<Request>) => rs.map((r) => `${r.cluster}/${r.name}`)
-
-describe("Request", () => {
-  it("prints as cluster://<cluster>/<namespace>/<name>; the hub cluster is the empty name", () => {
-    assert.strictEqual(formatRequest(req("x")), "cluster:///ns/x")
-    assert.strictEqual(formatRequest(req("x", a)), "cluster://a/ns/x")
-    assert.deepStrictEqual(makeRequest({ name: "n" }), { cluster: HubCluster, namespace: "", name: "n" })
-  })
-
-  it("keys stay unique when names contain '/'; equality compares cluster, namespace and name", () => {
-    const x = makeRequest({ namespace: "b", name: "c" }, ClusterName("a/"))
-    const y = makeRequest({ namespace: "/b", name: "c" }, ClusterName("a"))
-    assert.strictEqual(formatRequest(x), formatRequest(y))
-    assert.notStrictEqual(requestKey(x), requestKey(y))
-    assert.isTrue(requestEquals(x, makeRequest({ namespace: "b", name: "c" }, ClusterName("a/"))))
-    assert.isFalse(requestEquals(x, y))
-    assert.isFalse(requestEquals(req("x", a), req("x", b)))
-    assert.isFalse(requestEquals(req("x"), req("y")))
-    assert.isFalse(requestEquals(req("x"), makeRequest({ namespace: "other", name: "x" })))
-  })
-})
 
 describe("WorkQueue", () => {
   it.effect("de-duplicates a request added twice before it is taken", () =>
@@ -325,137 +295,4 @@ describe("WorkQueue", () => {
       assert.strictEqual((yield* Metric.value(m.depth)).value, 1)
     }),
   )
-})
-
-describe("runWorkers", () => {
-  it.effect(
-    "runs up to `concurrency` requests at once, never the same request twice, and stops on shutdown",
-    () =>
-      Effect.gen(function* () {
-        const q = yield* make({ name: uniqueName("workers") })
-        let active = 0
-        let peak = 0
-        const seen: Array<string> = []
-        const handle = (r: Request) =>
-          Effect.gen(function* () {
-            active++
-            peak = Math.max(peak, active)
-            seen.push(r.name)
-            yield* Effect.sleep("1 second")
-            active--
-          })
-        const workers = yield* Effect.forkChild(runWorkers(q, 3, handle))
-        for (const name of ["a", "b", "c", "d", "e"]) yield* q.add(req(name))
-        yield* Effect.yieldNow
-        yield* q.add(req("a"))
-        yield* TestClock.adjust("1 second")
-        yield* TestClock.adjust("1 second")
-        yield* TestClock.adjust("1 second")
-        assert.strictEqual(peak, 3)
-        assert.deepStrictEqual([...seen].sort(), ["a", "a", "b", "c", "d", "e"])
-        yield* q.shutdown
-        assert.isTrue(Exit.isSuccess(yield* Fiber.await(workers)))
-      }),
-  )
-})
-
-describe("runWorkers, continued", () => {
-  it.effect("runs at least one worker, and a whole number of them", () =>
-    Effect.gen(function* () {
-      for (const [concurrency, expected] of [
-        [0, 1],
-        [2.7, 2],
-      ] as const) {
-        const q = yield* make({ name: uniqueName("workers-n") })
-        let active = 0
-        let peak = 0
-        const handle = () =>
-          Effect.gen(function* () {
-            active++
-            peak = Math.max(peak, active)
-            yield* Effect.sleep("1 second")
-            active--
-          })
-        const workers = yield* Effect.forkChild(runWorkers(q, concurrency, handle))
-        for (const name of ["a", "b", "c"]) yield* q.add(req(name))
-        yield* Effect.yieldNow
-        yield* TestClock.adjust("5 seconds")
-        assert.strictEqual(peak, expected, `concurrency ${concurrency}`)
-        yield* q.shutdown
-        yield* Fiber.await(workers)
-      }
-    }),
-  )
-
-  it.effect("marks a request done when its handler fails, so it can be taken again", () =>
-    Effect.gen(function* () {
-      const q = yield* make({ name: uniqueName("workers-fail") })
-      const seen: Array<string> = []
-      const workers = yield* Effect.forkChild(
-        runWorkers(q, 1, (r) =>
-          Effect.suspend(() => {
-            seen.push(r.name)
-            return seen.length === 1 ? Effect.die("boom") : Effect.void
-          }),
-        ),
-      )
-      yield* q.add(req("x"))
-      yield* Effect.yieldNow
-      yield* Effect.yieldNow
-      assert.strictEqual(yield* q.processing, 0, "done after the defect")
-      assert.isTrue(Exit.isFailure(yield* Fiber.await(workers)), "the defect ends the workers")
-    }),
-  )
-})
-
-describe("TokenBucket", () => {
-  it("starts full with 100 tokens and refills 10 a second (controller-runtime's defaults)", () => {
-    assert.deepStrictEqual(BucketDefaults, { qps: 10, burst: 100 })
-    const bucket = new TokenBucket()
-    const waits = Array.from({ length: 103 }, () => bucket.reserve(1_000))
-    assert.deepStrictEqual(waits.slice(0, 100), Array(100).fill(0))
-    assert.deepStrictEqual(waits.slice(100), [100, 200, 300], "reservations queue up behind each other")
-    // 1 s later 10 tokens were added; 3 of them were already promised.
-    const later = Array.from({ length: 8 }, () => bucket.reserve(2_000))
-    assert.deepStrictEqual(later, [0, 0, 0, 0, 0, 0, 0, 100])
-  })
-
-  it("saves up at most burst tokens, and a clock going back adds none", () => {
-    const bucket = new TokenBucket({ qps: 2, burst: 3 })
-    assert.deepStrictEqual(
-      [0, 0, 0].map(() => bucket.reserve(0)),
-      [0, 0, 0],
-    )
-    assert.strictEqual(bucket.reserve(3_600_000), 0, "an hour refills the bucket to its burst")
-    assert.deepStrictEqual(
-      [1, 2].map(() => bucket.reserve(3_600_000)),
-      [0, 0],
-    )
-    assert.strictEqual(bucket.reserve(3_600_000), 500)
-    assert.strictEqual(bucket.reserve(1_000), 1_000, "going back in time adds no token")
-  })
-
-  it("refuses a qps that is not positive and a burst below 1, naming the field", () => {
-    assert.throws(() => new TokenBucket({ qps: 0 }), /bucket\.qps must be a positive number, got 0/)
-    assert.throws(() => new TokenBucket({ qps: Number.POSITIVE_INFINITY }), /bucket\.qps/)
-    assert.throws(
-      () => new TokenBucket({ burst: 0 }),
-      /bucket\.burst must be an integer of at least 1, got 0/,
-    )
-    assert.throws(() => new TokenBucket({ burst: 1.5 }), /bucket\.burst/)
-  })
-})
-
-describe("ItemBackoff", () => {
-  it("doubles from 5 ms and caps at 1000 s (controller-runtime's defaults)", () => {
-    assert.deepStrictEqual(BackoffDefaults, { baseDelay: "5 millis", maxDelay: "1000 seconds" })
-    const backoff = new ItemBackoff()
-    assert.deepStrictEqual(
-      [0, 1, 2, 3].map((i) => backoff.delay(i)),
-      [5, 10, 20, 40],
-    )
-    assert.strictEqual(backoff.delay(17), 655_360)
-    assert.strictEqual(backoff.delay(18), 1_000_000)
-    assert.strictEqual(backoff.delay(5000), 1_000_000)
-  })
 })
