@@ -163,6 +163,55 @@ interface Binaries {
   readonly krttBundle: string | undefined
 }
 
+/**
+ * Follows one process's log: which clusters are engaged, which ConfigMaps each found, and when
+ * (ms after `t0`) all were engaged and all reconciled once.
+ */
+const makeProgress = (side: Side, fleet: Fleet, t0: number) => {
+  const engaged = new Set<string>()
+  const found = new Map<string, Set<string>>()
+  const state = { complete: 0, engagedMs: Number.NaN, reconciledMs: Number.NaN }
+  const onLine = (line: string) => {
+    const fact = parseLogLine(side, line)
+    if (fact === undefined) return
+    if (fact._tag === "Engaged") {
+      engaged.add(fact.cluster)
+      if (engaged.size === fleet.n && Number.isNaN(state.engagedMs)) state.engagedMs = performance.now() - t0
+    } else {
+      const set = found.get(fact.cluster) ?? new Set<string>()
+      found.set(fact.cluster, set)
+      const before = set.size
+      set.add(fact.object)
+      if (before < set.size && set.size === fleet.expected.get(fact.cluster)) state.complete++
+    }
+    if (state.complete === fleet.n && engaged.size === fleet.n && Number.isNaN(state.reconciledMs))
+      state.reconciledMs = performance.now() - t0
+  }
+  return { onLine, state, engaged: () => engaged.size }
+}
+
+/** The requests of a run, from the audit logs written since `offsets`, split when all reconciled. */
+const requestsOf = (
+  fleet: Fleet,
+  offsets: { readonly hub: number; readonly workloads: ReadonlyArray<number> },
+  window: { readonly start: number; readonly reconciled: number; readonly end: number },
+) => {
+  const hubEvents = readEvents(fleet.logs.hub, offsets.hub)
+  const workEvents = fleet.logs.workloads.flatMap((path, i) =>
+    readEvents(path, offsets.workloads[i] as number).map((e) => ({ ...e, user: `${i}/${e.user}` })),
+  )
+  const isHub = (u: string) => u === fleet.hubUser
+  const isWork = (u: string) => /\/user-\d+$/.test(u)
+  const { start, reconciled, end } = window
+  return {
+    hubStarting: countIn(hubEvents, isHub, start, reconciled),
+    workloadStarting: countIn(workEvents, isWork, start, reconciled),
+    hubAfter: countIn(hubEvents, isHub, reconciled, end),
+    workloadAfter: countIn(workEvents, isWork, reconciled, end),
+    clustersSeen: usersIn(workEvents, isWork, start, reconciled).size,
+  }
+}
+
 /** One run of one side over the fleet. */
 const runOnce = async (
   side: Side,
@@ -173,83 +222,48 @@ const runOnce = async (
   run: number,
 ): Promise<RunResult> => {
   const offsets = { hub: logOffset(fleet.logs.hub), workloads: fleet.logs.workloads.map(logOffset) }
-  const engaged = new Set<string>()
-  const found = new Map<string, Set<string>>()
-  let complete = 0
   const t0 = performance.now()
-  const wall0 = Date.now()
-  let engagedMs = Number.NaN
-  let reconciledMs = Number.NaN
-  const onLine = (line: string) => {
-    const fact = parseLogLine(side, line)
-    if (fact === undefined) return
-    if (fact._tag === "Engaged") {
-      engaged.add(fact.cluster)
-      if (engaged.size === fleet.n && Number.isNaN(engagedMs)) engagedMs = performance.now() - t0
-    } else {
-      const set = found.get(fact.cluster) ?? new Set<string>()
-      found.set(fact.cluster, set)
-      const before = set.size
-      set.add(fact.object)
-      if (before < set.size && set.size === fleet.expected.get(fact.cluster)) complete++
-    }
-    if (complete === fleet.n && engaged.size === fleet.n && Number.isNaN(reconciledMs))
-      reconciledMs = performance.now() - t0
-  }
-  const {
-    command,
-    args: argv,
-    env,
-  } = commandOf(side, bins.peer, fleet.hubKubeconfig, FLEET, {
+  const start = Date.now()
+  const progress = makeProgress(side, fleet, t0)
+  const cmd = commandOf(side, bins.peer, fleet.hubKubeconfig, FLEET, {
     bundle: bins.krttBundle,
     cpuProf: args.cpuProf,
   })
   const p = await startObserved({
     name: side,
-    command,
-    args: argv,
-    env,
+    ...cmd,
     cwd: dir,
     logPath: join(dir, `${side}-${fleet.n}-${run}.log`),
-    onLine,
+    onLine: progress.onLine,
   })
   try {
-    while (Number.isNaN(reconciledMs)) {
+    const { state } = progress
+    while (Number.isNaN(state.reconciledMs)) {
       if (p.exit() !== undefined) throw new Error(`${side} exited ${JSON.stringify(p.exit())}; ${p.tail()}`)
       if (performance.now() - t0 > args.timeout * 1000)
         throw new Error(
-          `${side}: ${engaged.size} of ${fleet.n} engaged, ${complete} reconciled within ${args.timeout} s; ${p.tail()}`,
+          `${side}: ${progress.engaged()} of ${fleet.n} engaged, ${state.complete} reconciled within ${args.timeout} s; ${p.tail()}`,
         )
       await sleep(50)
     }
     const atReconciled = p.sample()
-    const wallR = Date.now()
+    const reconciled = Date.now()
     await sleep(args.steady * 1000)
     const atEnd = p.sample()
-    const wallEnd = Date.now()
+    const end = Date.now()
     await p.stop()
     await sleep(500)
-    const hubEvents = readEvents(fleet.logs.hub, offsets.hub)
-    const workEvents = fleet.logs.workloads.flatMap((path, i) =>
-      readEvents(path, offsets.workloads[i] as number).map((e) => ({ ...e, user: `${i}/${e.user}` })),
-    )
-    const isHub = (u: string) => u === fleet.hubUser
-    const isWork = (u: string) => /\/user-\d+$/.test(u)
     const result: RunResult = {
       side,
-      engagedS: engagedMs / 1000,
-      reconciledS: reconciledMs / 1000,
+      engagedS: state.engagedMs / 1000,
+      reconciledS: state.reconciledMs / 1000,
       cpuToReconciledS: atReconciled.cpuS,
       cpuPerMinuteAfterS:
         args.steady === 0 ? Number.NaN : ((atEnd.cpuS - atReconciled.cpuS) / args.steady) * 60,
       rssAtReconciledKiB: atReconciled.rssKiB,
       rssEndKiB: atEnd.rssKiB,
       peakRssKiB: atEnd.peakRssKiB,
-      hubStarting: countIn(hubEvents, isHub, wall0, wallR),
-      workloadStarting: countIn(workEvents, isWork, wall0, wallR),
-      hubAfter: countIn(hubEvents, isHub, wallR, wallEnd),
-      workloadAfter: countIn(workEvents, isWork, wallR, wallEnd),
-      clustersSeen: usersIn(workEvents, isWork, wall0, wallR).size,
+      ...requestsOf(fleet, offsets, { start, reconciled, end }),
     }
     log(
       `${side} run ${run}, ${fleet.n} clusters: engaged ${result.engagedS.toFixed(2)} s, reconciled ${result.reconciledS.toFixed(2)} s, CPU ${result.cpuToReconciledS.toFixed(2)} s, RSS ${(result.rssEndKiB / 1024).toFixed(0)} MiB, requests while starting hub ${total(result.hubStarting)} workload ${total(result.workloadStarting)} (${result.clustersSeen} cluster users), after hub ${total(result.hubAfter)} workload ${total(result.workloadAfter)}`,
