@@ -1,5 +1,6 @@
-// The ClusterCache Reconciler's stale results (row 16, ours: upstream runs Connect and the probe
-// inside one reconcile, so no result can outlive its accessor there), whole results.
+// Whole results of ClusterCache Reconciler rows: the stale results (row 16, ours: upstream runs
+// Connect and the probe inside one reconcile, so no result can outlive its accessor there), the
+// events at the end of a reconcile (row 12) and the created accessor (row 1).
 import { describe, expect, it } from "vitest"
 import { ClusterCacheDefaults } from "./config.ts"
 import { type ReconcilerInput, reconcilerTransition } from "./reconciler.ts"
@@ -60,5 +61,15 @@ describe("ClusterCache Reconciler, events at the end of a reconcile (row 12)", (
     expect(r.status.accessor?.lastEventSent).toEqual({ a: 500, b: 1_000 })
     // a pure function: the accessor it was given is as it was
     expect(accessor.lastEventSent).toEqual({ a: 500 })
+  })
+})
+
+describe("ClusterCache Reconciler, a Cluster without an accessor (row 1)", () => {
+  it("creates the accessor, not connected, and goes on with the same reconcile", () => {
+    expect(reconcilerTransition(input({}))).toEqual({
+      actions: [{ _tag: "CreateAccessor" }, { _tag: "Continue", trigger: { _tag: "Reconcile" } }],
+      status: { accessor: newAccessor, done: false },
+      row: "clustercache.reconciler#1",
+    })
   })
 })
