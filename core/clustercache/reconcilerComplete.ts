@@ -2,12 +2,12 @@
  * The end of a reconcile of the ClusterCache Reconciler (trigger `PhasesComplete`, seed 000,
  * "ClusterCache Reconciler" row 12): events to the cluster sources, then the requeue.
  *
- * Expected flow: each registered source gets one event with every reason the Event Trigger
- * Conditions table finds (connect, disconnect, probe failure for its durations); the accessor
+ * Expected flow: each registered source for which the Event Trigger Conditions table finds a
+ * reason (connect, disconnect, probe failure for its durations) gets one event; the accessor
  * remembers when each source was last sent one; the reconcile requeues.
  *
  * Guarantees: the requeue is the smallest duration the phases asked for, else
- * `defaultRequeueAfter`; no source is sent two events in one reconcile.
+ * `defaultRequeueAfter`; a source is sent one event with every reason, never one per reason.
  *
  * @module
  */

@@ -2,9 +2,9 @@
  * The ClusterCache Reconciler's table (seed 000, "ClusterCache Reconciler"): its id, its rows
  * by name, and the shapes of its input and result. `reconciler.ts` holds the transition.
  *
- * Rows 1-13 are the seed's; 14 (error getting the Cluster, from "Error Handling"), 15 (a
- * connected accessor whose probe is not due, from "Health Checking") and 16 (a result for an
- * accessor that is gone or changed) are derived, as `spec/clustercache/reconciler.ts` says.
+ * Rows 1-13 are the seed's; 14 (another error getting the Cluster, Error Handling row 7), 15 (a
+ * connected accessor whose probe interval has not elapsed) and 16 (a result for an accessor that
+ * is gone or changed) are derived, as `spec/clustercache/reconciler.ts` says.
  *
  * @module
  */
