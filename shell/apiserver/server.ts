@@ -44,9 +44,7 @@
  * @module
  */
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type {
   DeleteOptions,
@@ -58,7 +56,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "../kube/client.ts"
-import { ApiError, Gone, Invalid, type KubeError, NotFound, Timeout, Unreachable } from "../kube/errors.ts"
+import { ApiError, Gone, Invalid, type KubeError, NotFound, Timeout } from "../kube/errors.ts"
 import { listAllPages } from "../kube/pages.ts"
 import type { Patch } from "../kube/patch.ts"
 import {
@@ -67,22 +65,13 @@ import {
   type ObjectList,
   type ResourceRef,
   Resources,
-  resourcePath,
 } from "../kube/resource.ts"
 import { matchesFieldSelector, matchesLabelSelector } from "../kube/selector.ts"
 import type { WatchEvent } from "../kube/watch.ts"
+import { ServerControls } from "./controls.ts"
 import { discoveryDocument } from "./discovery.ts"
-import { type Fault, Faults, type FaultTarget, type Verb } from "./faults.ts"
-import { GarbageCollector } from "./gc.ts"
+import { InitialNamespaces, prepareNamespaceDelete } from "./namespaces.ts"
 import {
-  admitCreate,
-  InitialNamespaces,
-  NamespaceController,
-  prepareNamespace,
-  prepareNamespaceDelete,
-} from "./namespaces.ts"
-import {
-  alreadyExists,
   badRequest,
   conflict,
   invalid,
@@ -90,53 +79,15 @@ import {
   PropagationPolicies,
   patchObject,
   preconditionsFail,
-  prepareCreate,
   prepareDelete,
-  prepareReplace,
   type Served,
 } from "./objects.ts"
-import {
-  byKey,
-  type Change,
-  decodeContinue,
-  encodeContinue,
-  FakeStore,
-  groupResource,
-  objectKey,
-} from "./storage.ts"
-import { expiredFrame, watchStream } from "./watch.ts"
+import { type FakeApiServerOptions, isKubeError } from "./serverCore.ts"
+import { byKey, decodeContinue, encodeContinue, objectKey } from "./storage.ts"
+import { watchStream } from "./watch.ts"
 
-/** Options of the in-memory server. */
-/** An open watch (`FakeApiServer.openWatches`). */
-export interface OpenWatch {
-  /** The name of the client that opened it, if it has one. */
-  readonly client: string | undefined
-  /** `group/resource`. */
-  readonly resource: string
-  readonly namespace: string | undefined
-}
-
-/** How an in-memory API server behaves: watch bookmarks, the resources it serves, garbage collection. */
-export interface FakeApiServerOptions {
-  /** Bookmark period of watches that allow bookmarks; `0` sends none unasked. Default 60 s. */
-  readonly bookmarkInterval?: Duration.Input | undefined
-  /** Resources known from the start (for discovery and the HTTP adapter). Default: `Resources`. */
-  readonly resources?: ReadonlyArray<ResourceRef> | undefined
-  /**
-   * Owner references cascade (see `gc.ts`) and deletes honour `propagationPolicy`, as with
-   * kube-controller-manager running. Default false: like envtest without a controller-manager
-   * (and like kube-apiserver with garbage collection off, the policy is then ignored).
-   */
-  readonly garbageCollection?: boolean | undefined
-  /**
-   * Namespaces have a lifecycle (see `namespaces.ts`): content needs an existing, active namespace,
-   * and deleting a namespace deletes its content first. The server then starts with `default`,
-   * `kube-node-lease`, `kube-public` and `kube-system`. Default false: namespaces need not exist.
-   */
-  readonly namespaceLifecycle?: boolean | undefined
-}
-
-const isKubeError = (u: unknown): u is KubeError => u instanceof Error && "_tag" in u && "verb" in u
+export { type OpenWatch, ServerControls } from "./controls.ts"
+export { type FakeApiServerOptions, ServerCore } from "./serverCore.ts"
 
 /** The watch cache's answer to a revision it has not reached: 504 Timeout (retry after 1 s). */
 const tooLargeResourceVersion = (s: Served, rv: number, current: number): Timeout | undefined =>
@@ -147,26 +98,10 @@ const tooLargeResourceVersion = (s: Served, rv: number, current: number): Timeou
         message: `Too large resource version: ${rv}, current: ${current}`,
       })
     : undefined
-
 /** An in-memory API server; see the module doc for what it models. */
-export class FakeApiServer {
-  private readonly store = new FakeStore()
-  private readonly faults = new Faults()
-  private readonly bookmarkMillis: number
-  private readonly gc: GarbageCollector | undefined
-  private readonly namespaces: NamespaceController | undefined
-  private up = true
-
+export class FakeApiServer extends ServerControls {
   private constructor(options: FakeApiServerOptions) {
-    this.bookmarkMillis = Duration.toMillis(
-      Duration.fromInputUnsafe(options.bookmarkInterval ?? "60 seconds"),
-    )
-    for (const ref of options.resources ?? Object.values(Resources)) this.store.register(ref)
-    this.gc = options.garbageCollection === true ? new GarbageCollector(this.store) : undefined
-    this.namespaces =
-      options.namespaceLifecycle === true
-        ? new NamespaceController(this.store, { garbageCollection: this.gc !== undefined })
-        : undefined
+    super(options)
   }
 
   /** A new server: empty, or with the initial namespaces under `namespaceLifecycle`. */
@@ -184,246 +119,6 @@ export class FakeApiServer {
       }),
     )
   }
-
-  // ---- test controls (synchronous) ------------------------------------------------------------
-
-  /** Makes a resource known; `status: false`: no status subresource (default true, configmaps false). */
-  register(ref: ResourceRef, options: { readonly status?: boolean | undefined } = {}): void {
-    this.store.register(ref, options)
-  }
-
-  /** The resources known to the server (registered or used). */
-  resources(): ReadonlyArray<ResourceRef> {
-    return this.store.resources()
-  }
-
-  /** The known resource of a group and plural (used by the HTTP adapter). */
-  lookup(group: string, resource: string): ResourceRef | undefined {
-    return this.store.lookup(group, resource)
-  }
-
-  /** Makes matching calls fail or answer late (see `Fault`); the first matching fault wins. */
-  inject(fault: Fault): void {
-    this.faults.add(fault)
-  }
-
-  /** Removes every injected fault. */
-  clearFaults(): void {
-    this.faults.clear()
-  }
-
-  /** An outage: every call fails with Unreachable and open watches break off. Data survives. */
-  stop(): void {
-    this.up = false
-    this.store.endWatches(
-      (w) =>
-        new Unreachable({
-          verb: "watch",
-          path: w.path,
-          message: "connection reset by peer",
-          code: "ECONNRESET",
-        }),
-    )
-  }
-
-  /** Ends an outage. */
-  start(): void {
-    this.up = true
-  }
-
-  /** A restart: open watches break off; new calls succeed. */
-  restart(): void {
-    this.stop()
-    this.start()
-  }
-
-  /** Whether the server answers. */
-  isUp(): boolean {
-    return this.up
-  }
-
-  /** Forgets history up to `resourceVersion` (default: now); older watches and continue tokens get 410. */
-  compact(resourceVersion: number = this.store.rv): void {
-    this.store.compact(resourceVersion)
-  }
-
-  /** Sends every open watch an `ERROR` 410 frame and ends it (a watch that fell too far behind). */
-  expireWatches(): void {
-    for (const w of this.store.watchers) Queue.offerUnsafe(w.queue, expiredFrame("too old resource version"))
-    this.store.endWatches()
-  }
-
-  /** Ends every open watch cleanly, as the server does when `timeoutSeconds` is over. */
-  closeWatches(): void {
-    this.store.endWatches()
-  }
-
-  /** Sends a BOOKMARK with the current resourceVersion to every watch that allows bookmarks. */
-  bookmark(): void {
-    for (const w of this.store.watchers)
-      if (w.bookmarks) Queue.offerUnsafe(w.queue, this.store.bookmarkEvent(w.ref))
-  }
-
-  /** The current resourceVersion. */
-  resourceVersion(): string {
-    return String(this.store.rv)
-  }
-
-  /** The open watches, each with its resource, namespace and the name of the client that opened it. */
-  openWatches(): ReadonlyArray<OpenWatch> {
-    return [...this.store.watchers].map((w) => ({
-      client: w.client,
-      resource: w.key,
-      namespace: w.namespace,
-    }))
-  }
-
-  /** How many watches are open (on `ref`, when given). */
-  watchCount(ref?: ResourceRef): number {
-    return [...this.store.watchers].filter((w) => ref === undefined || w.key === groupResource(ref)).length
-  }
-
-  /**
-   * Calls `listener` synchronously after every committed write, with the object before and after
-   * (`old` absent for a create); returns the function that removes it.
-   */
-  onCommit(
-    listener: (change: {
-      readonly resource: string
-      readonly type: "ADDED" | "MODIFIED" | "DELETED"
-      readonly object: KubeObject
-      readonly old: KubeObject | undefined
-    }) => void,
-  ): () => void {
-    const l = (c: Change) => listener({ resource: c.key, type: c.type, object: c.object, old: c.old })
-    this.store.listeners.add(l)
-    return () => {
-      this.store.listeners.delete(l)
-    }
-  }
-
-  /**
-   * A stale view: a list of `ref` as it was at `resourceVersion` (what a lagging API server cache
-   * serves), or `undefined` when that history was compacted.
-   */
-  listAt<T extends KubeObject>(ref: ResourceRef, resourceVersion: string): ObjectList<T> | undefined {
-    const items = this.store.objectsAt(ref, Number(resourceVersion))
-    return items === undefined
-      ? undefined
-      : { items: items.map((o) => this.store.out<T>(ref, o)), resourceVersion }
-  }
-
-  /** A copy of the stored objects of a resource, sorted by key. */
-  objects(ref: ResourceRef): ReadonlyArray<KubeObject> {
-    return [...this.store.collection(ref).values()].sort(byKey).map((o) => this.store.out(ref, o))
-  }
-
-  // ---- internals ------------------------------------------------------------------------------
-
-  /** Admission: outage, then injected faults (with their delay). */
-  private admit(target: FaultTarget): Effect.Effect<void, KubeError> {
-    return Effect.suspend(() => {
-      if (!this.up) {
-        return Effect.fail(
-          new Unreachable({
-            verb: target.verb,
-            path: target.path,
-            message: "connection refused",
-            code: "ECONNREFUSED",
-          }),
-        )
-      }
-      const outcome = this.faults.take(target)
-      if (outcome === undefined) return Effect.void
-      const delay = outcome.delayMillis > 0 ? Effect.sleep(outcome.delayMillis) : Effect.void
-      return outcome.error === undefined ? delay : Effect.andThen(delay, Effect.fail(outcome.error))
-    })
-  }
-
-  /**
-   * Admission, then `body` with the current time, then the garbage collector's writes; both run
-   * synchronously, so a call and the collection it causes are atomic.
-   */
-  private op<A>(target: FaultTarget, body: (now: number) => A | KubeError): Effect.Effect<A, KubeError> {
-    return Effect.andThen(
-      this.admit(target),
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const result = body(now)
-        this.settle(now)
-        return isKubeError(result) ? Effect.fail(result) : Effect.succeed(result)
-      }),
-    )
-  }
-
-  /** Runs the collector and the namespace controller until neither has work left. */
-  private settle(now: number): void {
-    for (let busy = true; busy; ) {
-      this.gc?.drain(now)
-      busy = this.namespaces?.drain(now) ?? false
-    }
-  }
-
-  private served(
-    verb: Verb,
-    ref: ResourceRef,
-    key: Partial<ObjectKey>,
-    sub?: "status",
-  ): Served & FaultTarget {
-    const namespace = ref.namespaced ? key.namespace : undefined
-    return {
-      verb,
-      ref,
-      path: resourcePath(ref, { namespace, name: key.name }, sub),
-      resource: ref.resource,
-      namespace,
-      name: key.name,
-      status: sub === "status",
-    }
-  }
-
-  private insert<T extends KubeObject>(
-    s: Served,
-    object: KubeObject,
-    now: number,
-    dryRun: boolean | undefined,
-  ): T | KubeError {
-    const ctx = { now, serial: ++this.store.serial, hasStatus: this.store.hasStatus(s.ref) }
-    const prepared = prepareCreate(s, object, ctx)
-    if (isKubeError(prepared)) return prepared
-    const lifecycle = this.namespaces !== undefined
-    const refused = lifecycle ? admitCreate(this.store, s, prepared.metadata.namespace) : undefined
-    if (refused !== undefined) return refused
-    const created =
-      lifecycle && s.ref.resource === "namespaces" && s.ref.group === ""
-        ? prepareNamespace(prepared)
-        : prepared
-    if (
-      this.store.find(s.ref, { namespace: created.metadata.namespace, name: created.metadata.name ?? "" })
-    ) {
-      return alreadyExists(s, created.metadata.name ?? "")
-    }
-    if (dryRun) return this.store.out<T>(s.ref, created)
-    return this.store.out<T>(s.ref, this.store.put(s.ref, "ADDED", created, undefined))
-  }
-
-  private replace<T extends KubeObject>(
-    s: Served,
-    existing: KubeObject,
-    proposed: KubeObject,
-    options: { readonly dryRun?: boolean | undefined; readonly statusOnly: boolean },
-  ): T | KubeError {
-    const r = prepareReplace(s, existing, proposed, {
-      statusOnly: options.statusOnly,
-      hasStatus: this.store.hasStatus(s.ref),
-    })
-    if (isKubeError(r)) return r
-    if (r._tag === "Unchanged" || options.dryRun) return this.store.out<T>(s.ref, r.object)
-    return this.store.out<T>(
-      s.ref,
-      this.store.put(s.ref, r.finalized ? "DELETED" : "MODIFIED", r.object, existing),
-    )
-  }
-
   // ---- the API --------------------------------------------------------------------------------
 
   /** GET one object (or its `/status`). */
