@@ -1,8 +1,10 @@
 /**
  * HTTP to one API server over node:http(s), with authentication and TLS taken from a client-node
  * `KubeConfig` (`applyToHTTPSOptions`: CA, client certificates, bearer tokens, auth plugins,
- * proxies). Connections are kept alive across requests (see `keepAlive` below): 200 probes of
- * one API server use one socket and one TLS handshake.
+ * proxies). Requests go through the connection pool of their TLS identity (agentPools.ts): clients
+ * whose kubeconfigs differ only by token share keep-alive sockets, one parsed CA and TLS
+ * sessions; 200 probes of one API server use one socket and one TLS handshake. Proxy agents are
+ * used as client-node makes them.
  *
  * Network failures become `Unreachable` (with the system error code), never raw exceptions;
  * headers and kubeconfig contents never appear in errors or logs.
@@ -14,30 +16,8 @@ import * as https from "node:https"
 import type { KubeConfig } from "@kubernetes/client-node"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { pooled } from "./agentPools.ts"
 import { ApiError, type KubeError, Timeout, Unreachable } from "./errors.ts"
-
-/**
- * client-node caches one agent per cluster and user, but makes it with `new https.Agent(...)`,
- * whose default is not to keep connections alive: every request then opened a new socket and
- * paid a TLS handshake (bench/compare.ts: a third of the operator's CPU at 300 Clusters). A plain
- * `http(s).Agent` is replaced by a keep-alive twin with the same options, made once per agent;
- * proxy agents (their own classes) are used as they are.
- */
-const keepAliveTwins = new WeakMap<http.Agent, http.Agent>()
-const keepAlive = (agent: unknown): unknown => {
-  const plainHttps = agent instanceof https.Agent && agent.constructor === https.Agent
-  const plainHttp = !plainHttps && agent instanceof http.Agent && agent.constructor === http.Agent
-  if (!plainHttps && !plainHttp) return agent
-  const a = agent as http.Agent & { readonly keepAlive?: boolean; readonly options?: object }
-  if (a.keepAlive === true) return a
-  let twin = keepAliveTwins.get(a)
-  if (twin === undefined) {
-    const options = { ...(a.options ?? {}), keepAlive: true }
-    twin = plainHttps ? new https.Agent(options) : new http.Agent(options)
-    keepAliveTwins.set(a, twin)
-  }
-  return twin
-}
 
 /** One request as the transport sends it. */
 export interface HttpRequest {
@@ -100,7 +80,6 @@ export const open = (
       catch: (e) =>
         fail(`the kubeconfig could not be applied: ${e instanceof Error ? e.message : String(e)}`),
     })
-    options.agent = keepAlive(options.agent) as https.Agent | undefined
     const url = requestUrl(cluster.server, request.path, request.query)
     const controller = new AbortController()
     let response: http.IncomingMessage | undefined
@@ -122,7 +101,7 @@ export const open = (
     return yield* Effect.callback<http.IncomingMessage, KubeError>((resume) => {
       const req = send(
         url,
-        { ...options, method: request.method, headers, signal: controller.signal },
+        { ...pooled(url, options), method: request.method, headers, signal: controller.signal },
         (res) => {
           response = res
           resume(Effect.succeed(res))
