@@ -20,88 +20,31 @@
  */
 import {
   APPLIED_RULES_ANNOTATION,
-  AppliedRulesError,
-  allocations,
   type Cidr,
   CLUSTER_TARGET_LABEL,
   type ClusterConfigView,
   type ClusterView,
-  type ControllerIdentity,
-  cidrOf,
-  contains,
   emptyIpam,
   type IpamConfigSpec,
   type IpamEvent,
   type IpamState,
-  isCidrError,
   OPERATION_ANNOTATION,
-  overlaps,
   parentCidrsOf,
-  parseAppliedRules,
-  parseCidr,
   type ReconcileResult,
-  reconcileCluster,
   reconfigure,
   releaseAll,
   restoreIpam,
   triggerTransition,
 } from "../core/ipam/index.ts"
+import { HeldBlocks, type IpamCheck, recordedCidrs, restoreDifference } from "./ipamChecks.ts"
+import { type IpamStats, IpamWorldDefaults, type IpamWorldSettings } from "./ipamSettings.ts"
 
-/** The invariants of the IPAM world, by name (the fleet simulator adds them to its checks). */
-export const IpamChecks = {
-  "ipam-disjoint":
-    "CIDRs recorded for different Clusters (applied-rules annotations and ClusterConfigs) never overlap, on every step, and each lies within a parent CIDR of the config (seed 004: allocated CIDRs pairwise disjoint and inside their parents)",
-  "ipam-restore":
-    "Every recorded CIDR is allocated in the controller's state, and the state rebuilt from annotations and ClusterConfigs alone holds exactly the same CIDRs: a restart loses nothing and changes nothing (upstream docs/controllers/state.md)",
-} as const
-export type IpamCheck = keyof typeof IpamChecks
-
-/** The world's numbers, each documented and configurable. */
-export interface IpamWorldSettings {
-  readonly identity: ControllerIdentity
-  /** Namespace of the simulated Clusters. */
-  readonly namespace: string
-  /** Virtual ms from a trigger to its reconcile (the work queue's latency). Default 0. */
-  readonly reconcileDelay: number
-  /** Virtual ms from a Cluster's removal to the garbage collector deleting its ClusterConfigs. Default 2 s. */
-  readonly gcDelay: number
-  /** Virtual ms between state refreshes (rebuild and compare); 0: never. Default 1 h. */
-  readonly refreshEvery: number
-  /** The reconcile to run; the unmodified core by default (tests pass broken ones to prove the checks). */
-  readonly reconcile: typeof reconcileCluster
-}
-
-export const IpamWorldDefaults: IpamWorldSettings = {
-  identity: { managedBy: "ipam", environment: "sim" },
-  namespace: "default",
-  reconcileDelay: 0,
-  gcDelay: 2_000,
-  refreshEvery: 3_600_000,
-  reconcile: reconcileCluster,
-}
-
-export interface IpamStats {
-  reconciles: number
-  triggers: number
-  acquired: number
-  released: number
-  exhaustedEvents: number
-  refreshes: number
-  peakAllocated: number
-  readonly rows: Record<string, number>
-}
+export { type IpamCheck, IpamChecks } from "./ipamChecks.ts"
+export { type IpamStats, IpamWorldDefaults, type IpamWorldSettings } from "./ipamSettings.ts"
 
 type Pending =
   | { readonly at: number; readonly seq: number; readonly kind: "reconcile"; readonly name: string }
   | { readonly at: number; readonly seq: number; readonly kind: "gc"; readonly uid: string }
-
-interface Held {
-  readonly owner: string
-  readonly cidr: Cidr
-  readonly text: string
-}
-
-const key = (c: Cidr) => `${c.family}:${c.base}`
 
 /** The simulated world of the IPAM controller. Mutable; every method is one step. */
 export class IpamWorld {
@@ -129,9 +72,8 @@ export class IpamWorld {
   private readonly ccsByCluster = new Map<string, Map<string, ClusterConfigView>>()
   private seq = 0
   private nextRefresh: number
-  /** Maximal recorded blocks of every Cluster, sorted by family and address. */
-  private held: Array<Held> = []
-  private readonly heldBy = new Map<string, Array<Held>>()
+  /** Maximal recorded blocks of every Cluster, for the disjointness check. */
+  private readonly ledger: HeldBlocks
   /** Every parent CIDR of every config so far: CIDRs of a removed parent stay where they were. */
   private parents: ReadonlyArray<Cidr>
   private readonly report: (cluster: string, check: IpamCheck, message: string) => void
@@ -144,6 +86,7 @@ export class IpamWorld {
     this.config = config
     this.settings = { ...IpamWorldDefaults, ...settings }
     this.report = report
+    this.ledger = new HeldBlocks(report)
     this.parents = parentCidrsOf(config)
     this.ipam = reconfigure(emptyIpam, this.parents)
     this.nextRefresh = this.settings.refreshEvery > 0 ? this.settings.refreshEvery : Number.POSITIVE_INFINITY
@@ -356,90 +299,96 @@ export class IpamWorld {
     this.stats.acquired += result.status.acquired.length
     // decide, commit, then act (the shell's order)
     this.ipam = result.ipam
-    let finalizerRemoved = new Set<string>()
-    for (const a of result.actions) {
-      switch (a._tag) {
-        case "RemoveOperationAnnotation": {
-          const c = this.clusters.get(name)
-          if (c === undefined) break
-          const { [OPERATION_ANNOTATION]: _, ...rest } = c.annotations
-          this.updateCluster(c, { ...c, annotations: rest })
-          break
-        }
-        case "SetAppliedRules": {
-          const c = this.clusters.get(name)
-          if (c === undefined) break
-          this.updateCluster(c, {
-            ...c,
-            annotations: { ...c.annotations, [APPLIED_RULES_ANNOTATION]: a.value },
-          })
-          break
-        }
-        case "CreateClusterConfig": {
-          const m = a.object.metadata
-          if (this.clusterConfigs.has(this.ccKey(m.namespace, m.name))) break // AlreadyExists
-          this.setCc(
-            {
-              namespace: m.namespace,
-              name: m.name,
-              labels: m.labels,
-              annotations: {},
-              finalizers: m.finalizers,
-              ownerReferences: m.ownerReferences,
-              patches: a.object.spec.patches,
-            },
-            undefined,
-          )
-          break
-        }
-        case "AddPatches": {
-          const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
-          if (old !== undefined) this.setCc({ ...old, patches: [...old.patches, ...a.patches] }, old)
-          break
-        }
-        case "AddFinalizer": {
-          const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
-          if (old !== undefined && !old.finalizers.includes(a.finalizer))
-            this.setCc({ ...old, finalizers: [...old.finalizers, a.finalizer] }, old)
-          break
-        }
-        case "RemoveFinalizer": {
-          const k = this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name)
-          const old = this.clusterConfigs.get(k)
-          if (old === undefined) break
-          const next = { ...old, finalizers: old.finalizers.filter((f) => f !== a.finalizer) }
-          finalizerRemoved = new Set([...finalizerRemoved, k])
-          // a deleting object whose last finalizer goes is removed by the API server
-          this.setCc(
-            next.deletionTimestamp !== undefined && next.finalizers.length === 0 ? undefined : next,
-            old,
-          )
-          break
-        }
-        case "ReleaseCidrs":
-          if (finalizerRemoved.has(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))) {
-            this.ipam = releaseAll(this.ipam, a.cidrs)
-            this.stats.released += a.cidrs.length
-          }
-          break
-        case "DeleteClusterConfig": {
-          const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
-          if (old === undefined) break
-          this.setCc(
-            old.finalizers.length === 0 ? undefined : { ...old, deletionTimestamp: `t${this.now}` },
-            old,
-          )
-          break
-        }
-        case "Event":
-          if (a.type === "Warning" && a.action === "CIDRGeneration") this.stats.exhaustedEvents++
-          break
-      }
-    }
+    const finalizerRemoved = new Set<string>()
+    for (const a of result.actions) this.apply(name, a, finalizerRemoved)
     const n = this.ipam.allocated.size
     if (n > this.stats.peakAllocated) this.stats.peakAllocated = n
     this.check(name)
     return result
+  }
+
+  /**
+   * Applies one action of a reconcile of Cluster `name` to the world; `finalizerRemoved` holds the
+   * ClusterConfigs whose finalizer an earlier action of the same reconcile removed.
+   */
+  private apply(name: string, a: ReconcileResult["actions"][number], finalizerRemoved: Set<string>): void {
+    switch (a._tag) {
+      case "RemoveOperationAnnotation": {
+        const c = this.clusters.get(name)
+        if (c === undefined) break
+        const { [OPERATION_ANNOTATION]: _, ...rest } = c.annotations
+        this.updateCluster(c, { ...c, annotations: rest })
+        break
+      }
+      case "SetAppliedRules": {
+        const c = this.clusters.get(name)
+        if (c === undefined) break
+        this.updateCluster(c, {
+          ...c,
+          annotations: { ...c.annotations, [APPLIED_RULES_ANNOTATION]: a.value },
+        })
+        break
+      }
+      case "CreateClusterConfig": {
+        const m = a.object.metadata
+        if (this.clusterConfigs.has(this.ccKey(m.namespace, m.name))) break // AlreadyExists
+        this.setCc(
+          {
+            namespace: m.namespace,
+            name: m.name,
+            labels: m.labels,
+            annotations: {},
+            finalizers: m.finalizers,
+            ownerReferences: m.ownerReferences,
+            patches: a.object.spec.patches,
+          },
+          undefined,
+        )
+        break
+      }
+      case "AddPatches": {
+        const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
+        if (old !== undefined) this.setCc({ ...old, patches: [...old.patches, ...a.patches] }, old)
+        break
+      }
+      case "AddFinalizer": {
+        const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
+        if (old !== undefined && !old.finalizers.includes(a.finalizer))
+          this.setCc({ ...old, finalizers: [...old.finalizers, a.finalizer] }, old)
+        break
+      }
+      case "RemoveFinalizer": {
+        const k = this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name)
+        const old = this.clusterConfigs.get(k)
+        if (old === undefined) break
+        const next = { ...old, finalizers: old.finalizers.filter((f) => f !== a.finalizer) }
+        finalizerRemoved.add(k)
+        // a deleting object whose last finalizer goes is removed by the API server
+        this.setCc(
+          next.deletionTimestamp !== undefined && next.finalizers.length === 0 ? undefined : next,
+          old,
+        )
+        break
+      }
+      case "ReleaseCidrs":
+        if (finalizerRemoved.has(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))) {
+          this.ipam = releaseAll(this.ipam, a.cidrs)
+          this.stats.released += a.cidrs.length
+        }
+        break
+      case "DeleteClusterConfig": {
+        const old = this.clusterConfigs.get(this.ccKey(a.clusterConfig.namespace, a.clusterConfig.name))
+        if (old === undefined) break
+        this.setCc(
+          old.finalizers.length === 0 ? undefined : { ...old, deletionTimestamp: `t${this.now}` },
+          old,
+        )
+        break
+      }
+      case "Event":
+        if (a.type === "Warning" && a.action === "CIDRGeneration") this.stats.exhaustedEvents++
+        break
+    }
   }
 
   /** Rebuilds the state from annotations and ClusterConfigs and compares it with the live one. */
@@ -451,26 +400,8 @@ export class IpamWorld {
       clusterConfigs: [...this.clusterConfigs.values()],
       identity: this.settings.identity,
     })
-    const live = allocations(this.ipam)
-    const rebuilt = allocations(restored.ipam)
-    const liveSet = new Set(live)
-    const rebuiltSet = new Set(rebuilt)
-    const lost = live.filter((c) => !rebuiltSet.has(c))
-    const added = rebuilt.filter((c) => !liveSet.has(c))
-    if (lost.length > 0 || added.length > 0 || restored.conflicts.length > 0) {
-      this.report(
-        "",
-        "ipam-restore",
-        `the state rebuilt at a ${why} differs: ${lost.length > 0 ? `lost ${lost.slice(0, 5).join(", ")}` : ""}${added.length > 0 ? ` added ${added.slice(0, 5).join(", ")}` : ""}${
-          restored.conflicts.length > 0
-            ? ` conflicts ${restored.conflicts
-                .slice(0, 3)
-                .map((c) => `${c.cidr}/${c.with}`)
-                .join(", ")}`
-            : ""
-        }`,
-      )
-    }
+    const differs = restoreDifference(why, this.ipam, restored)
+    if (differs !== undefined) this.report("", "ipam-restore", differs)
     this.ipam = restored.ipam
     this.fire({ _tag: why === "restart" ? "Started" : "StateRefreshed" })
   }
@@ -483,76 +414,15 @@ export class IpamWorld {
 
   /** CIDRs recorded for one Cluster name: its annotation and its ClusterConfigs. */
   private recordedFor(owner: string): ReadonlyArray<string> {
-    const out = new Set<string>()
-    const c = this.clusters.get(owner)
-    const parsed = parseAppliedRules(c?.annotations[APPLIED_RULES_ANNOTATION])
-    if (!(parsed instanceof AppliedRulesError))
-      for (const m of Object.values(parsed)) for (const v of Object.values(m)) out.add(v)
-    for (const cc of this.ccsByCluster.get(owner)?.values() ?? []) {
-      for (const p of cc.patches) if (typeof p.value === "string") out.add(p.value)
-    }
-    return [...out]
+    return recordedCidrs(this.clusters.get(owner), this.ccsByCluster.get(owner)?.values() ?? [])
   }
 
   private check(owner: string): void {
-    const texts = this.recordedFor(owner)
-    const blocks: Array<Held> = []
-    for (const t of texts) {
-      const c = parseCidr(t)
-      if (isCidrError(c)) {
-        this.report(owner, "ipam-disjoint", `recorded value ${t} is not a CIDR`)
-        continue
-      }
-      blocks.push({ owner, cidr: c, text: t })
-      if (!this.ipam.allocated.has(t))
-        this.report(
-          owner,
-          "ipam-restore",
-          `${t} is recorded for ${owner} but not allocated in the controller's state`,
-        )
-      const inside =
-        this.parents.some((p) => contains(p, c)) || texts.some((o) => o !== t && contains(cidrOf(o), c))
-      if (!inside) this.report(owner, "ipam-disjoint", `${t} of ${owner} lies within no parent CIDR`)
-    }
-    // maximal blocks only: nested CIDRs of one Cluster are its own business
-    const maximal = blocks.filter(
-      (b) => !blocks.some((o) => o !== b && contains(o.cidr, b.cidr) && o.cidr.prefix < b.cidr.prefix),
-    )
-    for (const h of this.heldBy.get(owner) ?? []) {
-      const at = this.held.indexOf(h, this.position(h.cidr))
-      if (at !== -1) this.held.splice(at, 1)
-    }
-    this.heldBy.set(owner, maximal)
-    if (maximal.length === 0) this.heldBy.delete(owner)
-    for (const b of maximal) this.insert(b)
-  }
-
-  /** The first index of `held` whose block is not before `c`. */
-  private position(c: Cidr): number {
-    const cmp = (x: Cidr, y: Cidr) =>
-      x.family !== y.family ? x.family - y.family : x.base < y.base ? -1 : x.base > y.base ? 1 : 0
-    let lo = 0
-    let hi = this.held.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (cmp((this.held[mid] as Held).cidr, c) < 0) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
-
-  private insert(b: Held): void {
-    const lo = this.position(b.cidr)
-    for (const n of [this.held[lo - 1], this.held[lo]]) {
-      if (n !== undefined && n.owner !== b.owner && overlaps(n.cidr, b.cidr)) {
-        this.report(b.owner, "ipam-disjoint", `${b.text} of ${b.owner} overlaps ${n.text} of ${n.owner}`)
-      }
-    }
-    this.held.splice(lo, 0, b)
+    this.ledger.check(owner, this.recordedFor(owner), this.ipam.allocated, this.parents)
   }
 
   /** Sanity for tests: the keys of the held blocks (one per maximal block). */
   heldKeys(): ReadonlyArray<string> {
-    return this.held.map((h) => key(h.cidr))
+    return this.ledger.keys()
   }
 }
