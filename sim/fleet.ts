@@ -131,21 +131,19 @@ export const runFleet = async (config: SimConfig, options: FleetOptions = {}): P
       if (t >= end) break
     }
     const r = sim.finish()
-    const wallSeconds = (performance.now() - started) / 1000
     return {
       measurements: r.measurements,
       violations: r.violations,
       cpuSeconds: { main: threadCpuSeconds() - cpu0, workers: [] },
-      summary: summarize({
+      summary: fleetSummary(
         config,
         workers,
-        measurements: r.measurements,
-        violations: r.violations,
-        traceHash: r.traceHash ?? "",
-        traceRecords: r.traceRecords,
-        wallSeconds,
-        peakRssBytes: peakRss(),
-      }),
+        r.measurements,
+        r.violations,
+        r.traceHash ?? "",
+        r.traceRecords,
+        started,
+      ),
     }
   }
   return runInWorkers(config, workers, every, end, started, cpu0, options)
@@ -191,9 +189,7 @@ const runInWorkers = (
         progressEvery: every,
         inFlight: options.inFlight ?? MAX_IN_FLIGHT,
       }
-      // The worker is a sibling module: worker.ts in the sources, worker.js in the build.
-      const workerUrl = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
-      const worker = new Worker(workerUrl, { workerData: data })
+      const worker = new Worker(workerUrl(), { workerData: data })
       threads.push(worker)
       worker.on("error", fail)
       worker.on("exit", (code) => {
@@ -205,22 +201,10 @@ const runInWorkers = (
           case "trace":
             merger.push(index, m.bytes)
             return
-          case "progress": {
+          case "progress":
             progress[index] = m
-            if (options.onProgress !== undefined && progress.every((p) => p !== undefined)) {
-              const ps = progress as Array<Omit<Progress, "end">>
-              options.onProgress({
-                now: Math.min(...ps.map((p) => p.now)),
-                end,
-                clusters: sum(ps, "clusters"),
-                connected: sum(ps, "connected"),
-                provisioned: sum(ps, "provisioned"),
-                transitions: sum(ps, "transitions"),
-                violations: sum(ps, "violations"),
-              })
-            }
+            if (options.onProgress !== undefined) tellProgress(progress, end, options.onProgress)
             return
-          }
           case "done":
             workerCpu[index] = m.cpuSeconds
             workerWait[index] = m.waitSeconds
@@ -237,16 +221,15 @@ const runInWorkers = (
               violations,
               cpuSeconds: { main: threadCpuSeconds() - cpu0, workers: workerCpu },
               waitSeconds: workerWait,
-              summary: summarize({
+              summary: fleetSummary(
                 config,
-                workers: count,
+                count,
                 measurements,
                 violations,
-                traceHash: hash.digest(),
-                traceRecords: hash.records,
-                wallSeconds: (performance.now() - started) / 1000,
-                peakRssBytes: peakRss(),
-              }),
+                hash.digest(),
+                hash.records,
+                started,
+              ),
             })
             return
           case "error":
@@ -256,6 +239,49 @@ const runInWorkers = (
       })
     }
   })
+
+/** The summary of a finished run that started at `started` (`performance.now()`). */
+const fleetSummary = (
+  config: SimConfig,
+  workers: number,
+  measurements: Measurements,
+  violations: ViolationLog,
+  traceHash: string,
+  traceRecords: number,
+  started: number,
+) =>
+  summarize({
+    config,
+    workers,
+    measurements,
+    violations,
+    traceHash,
+    traceRecords,
+    wallSeconds: (performance.now() - started) / 1000,
+    peakRssBytes: peakRss(),
+  })
+
+/** The worker is a sibling module: worker.ts in the sources, worker.js in the build. */
+const workerUrl = (): URL => new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
+
+/** Once every worker told its progress: the fleet's, at the time the slowest worker reached. */
+const tellProgress = (
+  progress: ReadonlyArray<Omit<Progress, "end"> | undefined>,
+  end: number,
+  onProgress: (p: Progress) => void,
+): void => {
+  if (!progress.every((p) => p !== undefined)) return
+  const ps = progress as ReadonlyArray<Omit<Progress, "end">>
+  onProgress({
+    now: Math.min(...ps.map((p) => p.now)),
+    end,
+    clusters: sum(ps, "clusters"),
+    connected: sum(ps, "connected"),
+    provisioned: sum(ps, "provisioned"),
+    transitions: sum(ps, "transitions"),
+    violations: sum(ps, "violations"),
+  })
+}
 
 const sum = (
   ps: ReadonlyArray<Omit<Progress, "end">>,

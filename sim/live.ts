@@ -132,6 +132,59 @@ const WORLD_TEXT: Partial<Record<WorldEvent, (s: Slot) => string>> = {
   "provider-stuck": (s) => yellow(`${s.name} infrastructure provider stuck`),
 }
 
+/** Without a terminal: runs to the end and writes a summary; the exit code. */
+const summaryOnly = (sim: Simulation, config: SimConfig, o: LiveOptions, out: NodeJS.WriteStream): number => {
+  const r = sim.runToEnd()
+  const d = decisions(r.measurements)
+  const t = r.measurements.totals
+  out.write(
+    [
+      `krtt live: ${config.clusters} simulated Clusters for ${o.minutes} virtual minutes (no terminal: summary only)`,
+      `${t.clustersCreated} created, ${sim.provisioned} Provisioned and ${sim.connected} connected at the end; ${t.outages} outages, ${t.rotations} credential rotations, ${t.slowPeriods} slow periods, ${t.clustersDeleted} deleted`,
+      `${t.disconnects} disconnects (${d["clustercache.reconciler#10"] ?? 0} at the failure threshold, ${d["clustercache.reconciler#11"] ?? 0} on a 401), ${t.connects} connects, ${t.transitions} transitions`,
+      `invariants: ${r.violations.total === 0 ? "all held" : `${r.violations.total} violations`}; trace sha256 ${r.traceHash}`,
+      REAL_CLUSTER_HINT,
+      "",
+    ].join("\n"),
+  )
+  return r.violations.total === 0 ? 0 : 1
+}
+
+/** One frame of the live view: the header, a cell per Cluster, the legend and the recent events. */
+const frameLines = (
+  sim: Simulation,
+  slots: ReadonlyArray<Slot>,
+  o: LiveOptions,
+  violated: number,
+  events: Feed,
+  width: number,
+  final: boolean,
+): Array<string> => {
+  const perRow = Math.max(1, Math.floor(width / 26))
+  const t = sim.measurements.totals
+  const lines = [
+    `${bold("krtt live")} — ${slots.length} simulated Clusters running Cluster API's Cluster controller and ClusterCache tables`,
+    `virtual time ${bold(clock(sim.now))} of ${clock(sim.end)} (${o.speed}× real time)   connected ${bold(`${sim.connected}/${sim.clusters}`)}   Provisioned ${sim.provisioned}   transitions ${t.transitions.toLocaleString("en-US")}   invariants ${violated === 0 ? green("all held") : red(`${violated} violated`)}`,
+    "",
+  ]
+  for (let i = 0; i < slots.length; i += perRow)
+    lines.push(
+      slots
+        .slice(i, i + perRow)
+        .map((s) => cell(sim, s))
+        .join(" "),
+    )
+  lines.push(
+    "",
+    `${green("●")} connected  ${red("○")} not connected  down/slow/401: the API server's trouble`,
+    "",
+    bold("Recent"),
+  )
+  for (const e of events.lines) lines.push(`  ${e}`)
+  if (final) lines.push("", REAL_CLUSTER_HINT)
+  return lines
+}
+
 /** Runs the live view; returns the exit code (1 if an invariant was violated). */
 export const live = async (
   o: LiveOptions = LiveDefaults,
@@ -151,22 +204,7 @@ export const live = async (
       events.add(red(`VIOLATION ${formatViolation(v)}`))
     },
   })
-  if (out.isTTY !== true) {
-    const r = sim.runToEnd()
-    const d = decisions(r.measurements)
-    const t = r.measurements.totals
-    out.write(
-      [
-        `krtt live: ${config.clusters} simulated Clusters for ${o.minutes} virtual minutes (no terminal: summary only)`,
-        `${t.clustersCreated} created, ${sim.provisioned} Provisioned and ${sim.connected} connected at the end; ${t.outages} outages, ${t.rotations} credential rotations, ${t.slowPeriods} slow periods, ${t.clustersDeleted} deleted`,
-        `${t.disconnects} disconnects (${d["clustercache.reconciler#10"] ?? 0} at the failure threshold, ${d["clustercache.reconciler#11"] ?? 0} on a 401), ${t.connects} connects, ${t.transitions} transitions`,
-        `invariants: ${r.violations.total === 0 ? "all held" : `${r.violations.total} violations`}; trace sha256 ${r.traceHash}`,
-        REAL_CLUSTER_HINT,
-        "",
-      ].join("\n"),
-    )
-    return r.violations.total === 0 ? 0 : 1
-  }
+  if (out.isTTY !== true) return summaryOnly(sim, config, o, out)
   const slots = sim.slots.filter((s): s is Slot => s !== undefined)
   let previous = slots.map((s) => sim.isConnected(s.index))
   const render = (final: boolean): void => {
@@ -179,29 +217,7 @@ export const live = async (
         )
     })
     previous = slots.map((s) => sim.isConnected(s.index))
-    const width = out.columns ?? 100
-    const perRow = Math.max(1, Math.floor(width / 26))
-    const t = sim.measurements.totals
-    const lines = [
-      `${bold("krtt live")} — ${slots.length} simulated Clusters running Cluster API's Cluster controller and ClusterCache tables`,
-      `virtual time ${bold(clock(sim.now))} of ${clock(sim.end)} (${o.speed}× real time)   connected ${bold(`${sim.connected}/${sim.clusters}`)}   Provisioned ${sim.provisioned}   transitions ${t.transitions.toLocaleString("en-US")}   invariants ${violations.length === 0 ? green("all held") : red(`${violations.length} violated`)}`,
-      "",
-    ]
-    for (let i = 0; i < slots.length; i += perRow)
-      lines.push(
-        slots
-          .slice(i, i + perRow)
-          .map((s) => cell(sim, s))
-          .join(" "),
-      )
-    lines.push(
-      "",
-      `${green("●")} connected  ${red("○")} not connected  down/slow/401: the API server's trouble`,
-      "",
-      bold("Recent"),
-    )
-    for (const e of events.lines) lines.push(`  ${e}`)
-    if (final) lines.push("", REAL_CLUSTER_HINT)
+    const lines = frameLines(sim, slots, o, violations.length, events, out.columns ?? 100, final)
     out.write(`${ESC}H${ESC}J${lines.map((l) => `${l}${ESC}K`).join("\n")}\n`)
   }
   out.write(`${ESC}?25l${ESC}2J`)

@@ -136,10 +136,10 @@ export const histogramChart = (title: string, m: Measurements): string => {
 const perMinute = (values: ReadonlyArray<number>, every: number): Array<number> =>
   values.map((v) => (v * 60_000) / every)
 
-/** The whole page. */
-export const renderReport = (s: SimSummary, m: Measurements): string => {
+/** The page's charts: Clusters, failed probes and reconciles over time, time to Provisioned. */
+const reportCharts = (s: SimSummary, m: Measurements): Array<string> => {
   const every = m.series.every
-  const charts = [
+  return [
     lineChart(
       "Clusters over time",
       [
@@ -168,21 +168,12 @@ export const renderReport = (s: SimSummary, m: Measurements): string => {
     ),
     histogramChart(`Time from creation to Provisioned (${s.timeToProvisioned.count} clusters)`, m),
   ]
-  const invariants = Object.entries(s.invariants)
-    .map(
-      ([name, n]) =>
-        `<tr class="${n === 0 ? "ok" : "fail"}"><td>${n === 0 ? "✔" : "✘"}</td><td><code>${esc(name)}</code></td><td class="n">${n}</td><td>${esc(Checks[name as keyof typeof Checks] ?? "")}</td></tr>`,
-    )
-    .join("\n")
-  const decisions = Object.entries(s.decisions)
-    .map(
-      ([row, n]) =>
-        `<tr><td><code>${esc(row)}</code></td><td class="n">${n.toLocaleString("en-US")}</td></tr>`,
-    )
-    .join("\n")
-  const examples = s.examples.map((e) => `<li><code>${esc(e)}</code></li>`).join("\n")
+}
+
+/** The page's table of the run's facts, as label and HTML. */
+const reportFacts = (s: SimSummary): Array<[string, string]> => {
   const t = s.totals
-  const facts: Array<[string, string]> = [
+  return [
     ["Clusters (slots)", `${s.clusters}`],
     ["Simulated", `${s.hours} h (${s.simulatedSeconds.toLocaleString("en-US")} s)`],
     ["Wall time", `${s.wallSeconds} s with ${s.workers} worker${s.workers === 1 ? "" : "s"}`],
@@ -214,6 +205,25 @@ export const renderReport = (s: SimSummary, m: Measurements): string => {
     ],
     ["Trace", `${s.traceRecords.toLocaleString("en-US")} records, sha256 <code>${s.traceHash}</code>`],
   ]
+}
+
+/** The whole page. */
+export const renderReport = (s: SimSummary, m: Measurements): string => {
+  const charts = reportCharts(s, m)
+  const invariants = Object.entries(s.invariants)
+    .map(
+      ([name, n]) =>
+        `<tr class="${n === 0 ? "ok" : "fail"}"><td>${n === 0 ? "✔" : "✘"}</td><td><code>${esc(name)}</code></td><td class="n">${n}</td><td>${esc(Checks[name as keyof typeof Checks] ?? "")}</td></tr>`,
+    )
+    .join("\n")
+  const decisions = Object.entries(s.decisions)
+    .map(
+      ([row, n]) =>
+        `<tr><td><code>${esc(row)}</code></td><td class="n">${n.toLocaleString("en-US")}</td></tr>`,
+    )
+    .join("\n")
+  const examples = s.examples.map((e) => `<li><code>${esc(e)}</code></li>`).join("\n")
+  const facts = reportFacts(s)
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>krtt simulation: ${s.clusters} clusters, ${s.hours} h, seed ${s.seed}</title>
 <style>
