@@ -37,9 +37,10 @@ import type { ClusterAction, ClusterInput, ClusterStatus, ClusterTrigger } from 
 import type { RowId } from "../core/krtt/index.ts"
 import { ClusterCacheSimulation } from "./clustercache.ts"
 import { ARG_MASK, Ev, W } from "./engine.ts"
+import { observeCluster } from "./observeCluster.ts"
 import { recordTimeToProvisioned } from "./stats.ts"
 import { RecordKind, rowCode, UNKNOWN_ROW } from "./trace.ts"
-import { deepEqual, observeCluster, type Slot } from "./world.ts"
+import { deepEqual, type Slot } from "./world.ts"
 
 export { CLUSTER_SOURCE, type SimResult, type SimulationOptions } from "./engine.ts"
 

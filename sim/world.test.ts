@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { CLUSTER_VIEWS, deepEqual, observeCluster, Slot, slotName } from "./world.ts"
+import { observeCluster } from "./observeCluster.ts"
+import { CLUSTER_VIEWS, deepEqual, Slot, slotName } from "./world.ts"
 
 describe("deepEqual", () => {
   it("compares JSON-like values structurally", () => {

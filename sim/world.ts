@@ -6,29 +6,15 @@
  *
  * A slot holds one Cluster at a time; when its Cluster is gone it may get a new one, a new
  * generation with a new name and uid. Everything here is plain mutable state; the simulation
- * changes it and builds from it the inputs the core's transitions read.
+ * changes it, and `observeCluster.ts` builds from it what the Cluster controller reads.
  *
  * @module
  */
 
 // The modules themselves, not the index: the index re-exports the input schemas, which load
 // effect (250 modules, ~60 MiB) in every worker for nothing.
-import { rfc3339 } from "../core/cluster/conditions.ts"
-import { ClusterApiVersion, ClusterNameLabel } from "../core/cluster/contract.ts"
-import type {
-  ClusterObserved,
-  ClusterSpec,
-  ClusterStatus,
-  Condition,
-  ControlPlane,
-  Descendants,
-  InfrastructureCluster,
-  Machine,
-  MachineGroup,
-  ObjectMeta,
-  OwnerReference,
-} from "../core/cluster/types.ts"
-import type { AccessorState, ClusterView, ReconcilerDesired } from "../core/clustercache/index.ts"
+import type { ClusterSpec, ClusterStatus, ObjectMeta } from "../core/cluster/types.ts"
+import type { ClusterView, ReconcilerDesired } from "../core/clustercache/index.ts"
 import type { RowId } from "../core/krtt/index.ts"
 import { Rng } from "./random.ts"
 import { rowOfCode, UNKNOWN_ROW } from "./trace.ts"
@@ -268,173 +254,6 @@ export const CLUSTER_VIEWS: ReadonlyArray<ClusterView> = [
 
 /** `cluster-00042`: the name of a slot's first Cluster (later ones add `-<generation>`). */
 export const slotName = (index: number): string => `cluster-${String(index).padStart(5, "0")}`
-
-const NOT_FOUND_FETCH = { _tag: "NotFound" } as const
-const FOUND_LOOKUP = { _tag: "Found" } as const
-const GATES = { runtimeSDK: false, clusterTopology: false, machinePool: false } as const
-const ENDPOINT_PORT = 6443
-
-const readyCondition = (ready: boolean, time: string): Condition =>
-  ready
-    ? { type: "Ready", status: "True", reason: "Ready", lastTransitionTime: time }
-    : { type: "Ready", status: "False", reason: "Provisioning", lastTransitionTime: time }
-
-/** Builds what one Cluster controller reconcile reads, from the slot's state at `epochNow`. */
-export const observeCluster = (
-  s: Slot,
-  accessor: AccessorState | undefined,
-  epoch: number,
-  epochNow: number,
-): ClusterObserved => {
-  const time = rfc3339(epoch + s.createdAt)
-  const owner: OwnerReference = { apiVersion: ClusterApiVersion, kind: "Cluster", name: s.name, uid: s.uid }
-  const labels = { [ClusterNameLabel]: s.name }
-  const meta = (name: string, owned: boolean, deleting: boolean): ObjectMeta => ({
-    name,
-    namespace: NAMESPACE,
-    uid: `${s.uid}-${name}`,
-    ...(owned ? { labels, ownerReferences: [owner] } : {}),
-    ...(deleting ? { deletionTimestamp: rfc3339(epochNow) } : {}),
-  })
-  let infrastructure: ClusterObserved["infrastructure"] = NOT_FOUND_FETCH
-  if (s.infraExists) {
-    const object: InfrastructureCluster = {
-      metadata: meta(s.name, s.infraOwned, s.infraDeleting),
-      spec: s.infraProvisioned
-        ? { controlPlaneEndpoint: { host: `${s.name}.fleet.example`, port: ENDPOINT_PORT } }
-        : {},
-      status: {
-        initialization: { provisioned: s.infraProvisioned },
-        ...(s.infraProvisioned ? { failureDomains: FAILURE_DOMAINS } : {}),
-        conditions: [readyCondition(s.infraProvisioned, time)],
-      },
-    }
-    infrastructure = { _tag: "Found", object }
-  }
-  let controlPlane: ClusterObserved["controlPlane"] = NOT_FOUND_FETCH
-  if (s.cpExists) {
-    const n = s.cpInitialized ? 3 : 0
-    const object: ControlPlane = {
-      metadata: meta(s.name, s.cpOwned, s.cpDeleting),
-      spec: {
-        replicas: 3,
-        ...(s.cpInitialized
-          ? { controlPlaneEndpoint: { host: `${s.name}.fleet.example`, port: ENDPOINT_PORT } }
-          : {}),
-      },
-      status: {
-        initialization: { controlPlaneInitialized: s.cpInitialized },
-        replicas: n,
-        readyReplicas: n,
-        availableReplicas: n,
-        upToDateReplicas: n,
-        conditions: [
-          {
-            type: "Available",
-            status: s.cpInitialized ? "True" : "False",
-            reason: s.cpInitialized ? "Available" : "NotAvailable",
-            lastTransitionTime: time,
-          },
-        ],
-      },
-    }
-    controlPlane = { _tag: "Found", object }
-  }
-  const machineDeployments: Array<MachineGroup> = []
-  const machineSets: Array<MachineGroup> = []
-  const machines: Array<Machine> = []
-  for (const w of s.workers) {
-    if (w.gone) continue
-    const counters = {
-      replicas: w.machines,
-      readyReplicas: w.machines,
-      availableReplicas: w.machines,
-      upToDateReplicas: w.machines,
-    }
-    machineDeployments.push({
-      metadata: meta(w.name, true, w.deleting),
-      spec: { replicas: w.machines },
-      status: {
-        ...counters,
-        conditions: [{ type: "Available", status: "True", reason: "Available", lastTransitionTime: time }],
-      },
-    })
-    const msName = `${w.name}-ms`
-    const msOwner: OwnerReference = { apiVersion: ClusterApiVersion, kind: "MachineDeployment", name: w.name }
-    machineSets.push({
-      metadata: {
-        name: msName,
-        namespace: NAMESPACE,
-        labels,
-        ownerReferences: [msOwner],
-        ...(w.deleting ? { deletionTimestamp: rfc3339(epochNow) } : {}),
-      },
-      spec: { replicas: w.machines },
-      status: counters,
-    })
-    const mOwner: OwnerReference = { apiVersion: ClusterApiVersion, kind: "MachineSet", name: msName }
-    for (let i = 0; i < w.machines; i++) {
-      machines.push({
-        metadata: {
-          name: `${msName}-${i}`,
-          namespace: NAMESPACE,
-          labels,
-          ownerReferences: [mOwner],
-          ...(w.deleting ? { deletionTimestamp: rfc3339(epochNow) } : {}),
-        },
-        status: { nodeRef: { name: `${msName}-${i}` }, conditions: MACHINE_CONDITIONS },
-      })
-    }
-  }
-  const descendants: Descendants = {
-    _tag: "Listed",
-    machineDeployments,
-    machineSets,
-    machinePools: [],
-    machines,
-  }
-  const lastProbeSuccessTime = accessor?.lastProbeSuccessTime
-  return {
-    cluster: s.exists
-      ? {
-          _tag: "Found",
-          object: { metadata: clusterMeta(s), ...(s.status === undefined ? {} : { status: s.status }) },
-        }
-      : NOT_FOUND_FETCH,
-    clusterClass: NOT_FOUND_FETCH,
-    infrastructure,
-    controlPlane,
-    descendants,
-    kubeconfigSecret: s.kubeconfig ? FOUND_LOOKUP : NOT_FOUND_FETCH,
-    featureGates: GATES,
-    remoteConnection: lastProbeSuccessTime === undefined ? {} : { lastProbeSuccessTime },
-  }
-}
-
-const clusterMeta = (s: Slot) => {
-  if (s.metaCache === undefined) {
-    s.metaCache = {
-      name: s.name,
-      namespace: NAMESPACE,
-      uid: s.uid,
-      generation: 1,
-      finalizers: s.finalizers,
-      ...(s.deletionTimestamp === undefined ? {} : { deletionTimestamp: s.deletionTimestamp }),
-    }
-  }
-  return s.metaCache as ObjectMeta & { readonly namespace: string }
-}
-
-const FAILURE_DOMAINS = [
-  { name: "zone-a", controlPlane: true },
-  { name: "zone-b", controlPlane: true },
-  { name: "zone-c", controlPlane: true },
-]
-const MACHINE_CONDITIONS: ReadonlyArray<Condition> = [
-  { type: "Ready", status: "True", reason: "Ready" },
-  { type: "Available", status: "True", reason: "Available" },
-  { type: "UpToDate", status: "True", reason: "UpToDate" },
-]
 
 /** Structural equality of JSON-like values (statuses), without allocating. */
 export const deepEqual = (a: unknown, b: unknown): boolean => {
