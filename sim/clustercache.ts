@@ -8,6 +8,16 @@
  * marks it dirty), `cacheLoop` feeds the Reconciler trigger after trigger and carries out its
  * actions until it is done or waits for I/O, `finishCache` ends it.
  *
+ * The run's rules (the bound, the next trigger, the shortest requeue) are the shared table
+ * runner's: `TableRunState` (core/krtt/run.ts), kept in the `CacheRun` while the reconcile waits.
+ * `runTableSync` cannot drive it: a probe or a connect that takes virtual time suspends the run
+ * mid-answer until its event comes, and other Clusters' events run meanwhile, whereas
+ * `runTableSync` needs each action's outcome at once. The loop here therefore steps the state
+ * itself, and ends a run also when the Reconciler says it is done; the rows it keeps for the
+ * trace (with the accessor's, as codes) are its own. Stepping `TableRunState` costs about 5 %
+ * more simulation CPU time than a hand-written loop (median of 8 alternating in-process runs of
+ * 600 Clusters × 12 h: 1.59 s against 1.51 s) and leaves the trace hash unchanged.
+ *
  * @module
  */
 import type {
@@ -18,6 +28,7 @@ import type {
   ReconcilerTrigger,
   SendEventAction,
 } from "../core/clustercache/index.ts"
+import { Outcome } from "../core/krtt/run.ts"
 import { ClusterCacheChecks } from "./clustercacheChecks.ts"
 import {
   CLUSTER_SOURCE,
@@ -36,7 +47,7 @@ import {
   VIEW_SHIFT,
 } from "./engine.ts"
 import { rowCode } from "./trace.ts"
-import { CacheRun, CLUSTER_VIEWS, type Slot } from "./world.ts"
+import { CACHE_RUN_BOUND, CacheRun, CLUSTER_VIEWS, type Slot } from "./world.ts"
 
 const RECONCILE: ReconcilerTrigger = { _tag: "Reconcile" }
 const PROBE_TRIGGERS: ReadonlyArray<ReconcilerTrigger> = [
@@ -46,6 +57,9 @@ const PROBE_TRIGGERS: ReadonlyArray<ReconcilerTrigger> = [
 ]
 const CONNECT_OK: ReconcilerTrigger = { _tag: "ConnectFinished", ok: true }
 const CONNECT_FAILED: ReconcilerTrigger = { _tag: "ConnectFinished", ok: false }
+const PROBE_NEXT = PROBE_TRIGGERS.map((t) => Outcome.next(t))
+const CONNECT_OK_NEXT = Outcome.next(CONNECT_OK)
+const CONNECT_FAILED_NEXT = Outcome.next(CONNECT_FAILED)
 const CONNECT_STEPS = ["createConnection", "createClients", "cacheSync"] as const
 const STEP_DONE: ReadonlyArray<AccessorTrigger> = [
   { _tag: "ConnectionCreated" },
@@ -53,8 +67,6 @@ const STEP_DONE: ReadonlyArray<AccessorTrigger> = [
   { _tag: "CacheSynced" },
 ]
 const A_CONNECT: AccessorTrigger = { _tag: "Connect" }
-/** Reconciler transitions one ClusterCache reconcile may take (no documented path takes more than 4). */
-const MAX_TRANSITIONS = 32
 const ACCESSOR_DESIRED = { clientCertificatePrivateKey: "disabled" } as const
 const NO_ACCESSOR: AccessorState = {
   connected: false,
@@ -121,15 +133,16 @@ export abstract class ClusterCacheSimulation extends ClusterCacheChecks {
     input.now = this.epoch + now
     const reconciler = this.cores.reconciler
     const totals = this.measurements.totals
-    let trigger: ReconcilerTrigger | undefined = first
-    for (let n = 0; trigger !== undefined; n++) {
-      if (n === MAX_TRANSITIONS) {
+    const state = run.table
+    let trigger: ReconcilerTrigger = first
+    for (;;) {
+      if (state.admit() !== undefined) {
         // Loops fail, never hang: the Reconciler went on past the bound without ending its reconcile.
         this.violation(
           this.slot(i),
           "no-reconcile-storm",
           run.rowList(),
-          `a reconcile did not end within ${MAX_TRANSITIONS} transitions`,
+          `a reconcile did not end within ${CACHE_RUN_BOUND.maxTransitions} transitions`,
         )
         break
       }
@@ -137,28 +150,28 @@ export abstract class ClusterCacheSimulation extends ClusterCacheChecks {
       input.trigger = trigger
       const r = reconciler(input, this.ccConfig)
       totals.transitions++
+      state.record(r.row)
       run.push(r.row, rowCode(r.row))
       this.accessors[this.li(i)] = r.status.accessor
-      trigger = undefined
       const actions = r.actions
       for (let k = 0; k < actions.length; k++) {
         const a = actions[k] as (typeof actions)[number]
         switch (a._tag) {
           case "Continue":
-            trigger = a.trigger
+            state.apply(Outcome.next(a.trigger))
             break
           case "Requeue":
-            run.requeueAfter = a.after
+            state.apply(Outcome.requeue(a.after))
             break
           case "Probe":
             this.startProbe(i, a.timeout, now)
             if (run.io !== 0) return // the probe takes time: resumeCache goes on
-            trigger = PROBE_TRIGGERS[run.ioResult]
+            state.apply(PROBE_NEXT[run.ioResult] as Outcome<ReconcilerTrigger, never>)
             break
           case "Connect":
             this.startConnect(i, now)
             if (run.io !== 0) return
-            trigger = this.finishConnect(i, now)
+            state.apply(this.finishConnect(i, now) === CONNECT_OK ? CONNECT_OK_NEXT : CONNECT_FAILED_NEXT)
             break
           case "SendEvent":
             this.sendEvent(i, a, now)
@@ -174,8 +187,10 @@ export abstract class ClusterCacheSimulation extends ClusterCacheChecks {
             break
         }
       }
-      if (r.status.done) break
+      if (r.status.done || state.next === undefined) break
+      trigger = state.next
     }
+    run.requeueAfter = state.requeueAfter ?? -1
     this.finishCache(i, now)
   }
 
