@@ -23,4 +23,16 @@ describe("multi-cluster program flags", () => {
         assert.include(bad.message, "closest: --provider-access-config")
       }),
   )
+
+  it.effect("--provider-probe-interval is passed on as given", () =>
+    Effect.gen(function* () {
+      const flags = yield* parseProgramFlags([
+        "--provider",
+        "kubeconfig-secrets",
+        "--provider-probe-interval",
+        "0",
+      ])
+      assert.strictEqual(flags.providerProbeInterval, "0")
+    }),
+  )
 })

@@ -11,6 +11,8 @@
  * - `--provider-namespace NS`: the namespace of kubeconfig-secrets (and cluster-api's, optional).
  * - `--provider-kubeconfig PATH`, repeatable: kubeconfig-file's files, directories and globs.
  * - `--provider-access-config FILE`: cluster-inventory-api's access providers (JSON).
+ * - `--provider-probe-interval DURATION`: kubeconfig-secrets' and kubeconfig-file's time between
+ *   probes (`GET /`) of a cluster, default `10s`; `0` turns the probes of engaged clusters off.
  * - `--shard-lease-prefix PREFIX`: run sharded: replicas started with the same prefix split the
  *   provider clusters by rendezvous hashing over their Leases `<PREFIX>-<identity>`.
  * - `--shard-lease-namespace NS`: where those Leases live (default: `$POD_NAMESPACE`, else `default`).
@@ -47,6 +49,7 @@ export interface ProgramFlags {
   readonly providerNamespace?: string | undefined
   readonly providerKubeconfig?: ReadonlyArray<string> | undefined
   readonly providerAccessConfig?: string | undefined
+  readonly providerProbeInterval?: string | undefined
   readonly shardLeasePrefix?: string | undefined
   readonly shardLeaseNamespace?: string | undefined
   readonly shardIdentity?: string | undefined
@@ -69,6 +72,7 @@ const known = {
   "provider-namespace": "providerNamespace",
   "provider-kubeconfig": "providerKubeconfig",
   "provider-access-config": "providerAccessConfig",
+  "provider-probe-interval": "providerProbeInterval",
   "shard-lease-prefix": "shardLeasePrefix",
   "shard-lease-namespace": "shardLeaseNamespace",
   "shard-identity": "shardIdentity",
@@ -153,6 +157,9 @@ export const runProgram = <E>(
       ...(flags.providerAccessConfig === undefined
         ? {}
         : { providerAccessConfig: flags.providerAccessConfig }),
+      ...(flags.providerProbeInterval === undefined
+        ? {}
+        : { providerProbeInterval: flags.providerProbeInterval }),
     }).pipe(Effect.mapError((e) => new ProgramUsageError({ flag: e.flag, message: e.message })))
     const gate =
       flags.shardLeasePrefix === undefined

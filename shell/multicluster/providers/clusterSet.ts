@@ -9,7 +9,9 @@
  * the provider's indexes applied → `aware.engage(cluster, scope)` (seed 003, Proposal: "start the
  * cluster, wait for its cache to sync, apply indexes, engage") → probe every interval → at the
  * failure threshold or on a 401: engage scope closed, `aware.disengage`, cache stopped → probe
- * every interval → on success, connect and engage again (a new `Cluster`, same generation).
+ * every interval → on success, connect and engage again (a new `Cluster`, same generation). With
+ * `health.probes` false an engaged cluster is not probed: it stays engaged until its source
+ * removes or replaces it.
  *
  * # Guarantees
  * - Per cluster name, transitions are serialized: a new generation (rotated credentials) first
@@ -326,8 +328,9 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
                     Effect.annotateLogs({ reason: step.reason }),
                   )
               }
-            } else if (!gated) {
-              // Its source gates it: stay engaged until the source removes or replaces it.
+            } else if (!gated || !options.health.probes) {
+              // Its source gates it, or probes are off: stay engaged until the source removes or
+              // replaces it.
               yield* Effect.never
             } else {
               const step = healthStep(health, yield* probe(l.cluster.client), options.health)

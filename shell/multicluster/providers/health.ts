@@ -2,7 +2,7 @@
  * The health gate every provider shares: a cluster is engaged only once its API server answers
  * `GET /`, is probed every `interval` while engaged, and is disengaged when `failureThreshold`
  * probes in a row fail or at once when its credentials are refused (401); it is engaged again
- * as soon as a probe succeeds. The numbers are seed 000's Health Checking table (probe `GET /`
+ * as soon as a probe succeeds (the probes of engaged clusters can be turned off: `probes`). The numbers are seed 000's Health Checking table (probe `GET /`
  * every 10 s with a 5 s timeout, failure threshold 5; "Probe failed (unauthorized)": disconnect
  * at once), which upstream's ClusterCache applies to Cluster API clusters only; no provider of
  * multicluster-runtime disengages an unreachable cluster, so here every provider does.
@@ -18,6 +18,14 @@ import type { KubeError } from "../../kube/errors.ts"
 export interface HealthOptions {
   /** Time between probes, engaged or not. Default 10 s (seed 000: "Health probe interval (10s)"). */
   readonly interval: Duration.Input
+  /**
+   * Whether engaged clusters are probed every `interval`. Default true (seed 000). `false` turns
+   * the periodic probes off, as multicluster-runtime's providers have none: a cluster is still
+   * engaged only once its first `GET /` answers (and retried every `interval` until it does),
+   * then stays engaged until its source removes or replaces it; an unreachable server or revoked
+   * credentials then show as failing requests and watches only, never as a disengagement.
+   */
+  readonly probes: boolean
   /** Timeout of one `GET /`. Default 5 s (seed 000: "GET "/" on apiserver with 5s timeout"). */
   readonly timeout: Duration.Input
   /** Failed probes in a row that disengage a cluster. Default 5 (seed 000: "FailureThreshold(5)"). */
@@ -35,6 +43,7 @@ export interface HealthOptions {
 /** Seed 000, Health Checking: every 10 s, 5 s timeout, 5 failures in a row. */
 export const HealthDefaults: HealthOptions = {
   interval: "10 seconds",
+  probes: true,
   timeout: "5 seconds",
   failureThreshold: 5,
   forbiddenIsReachable: true,

@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../apiserver/server.ts"
-import { makeProvider, providerNames } from "./index.ts"
+import { makeProvider, probeIntervalHealth, providerNames } from "./index.ts"
 
 describe("makeProvider", () => {
   it.effect("an unknown provider name names the closest known one", () =>
@@ -78,12 +78,32 @@ describe("makeProvider with several names", () => {
   )
 })
 
+describe("--provider-probe-interval", () => {
+  it.effect("sets the interval, turns the probes off at 0, and names itself when malformed", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* probeIntervalHealth(undefined), {})
+      assert.deepStrictEqual(yield* probeIntervalHealth("30s"), { interval: 30_000 })
+      assert.deepStrictEqual(yield* probeIntervalHealth("0"), { probes: false })
+      const e = yield* Effect.flip(probeIntervalHealth("often"))
+      assert.strictEqual(e.flag, "--provider-probe-interval")
+      const hub = yield* makeMemoryClient(yield* FakeApiServer.make())
+      const bad = yield* Effect.flip(
+        Effect.scoped(
+          makeProvider("kubeconfig-secrets", hub, { providerNamespace: "x", providerProbeInterval: "x" }),
+        ),
+      )
+      assert.strictEqual(bad.flag, "--provider-probe-interval")
+    }),
+  )
+})
+
 describe("the providers' documented numbers", () => {
   it("every provider defaults to seed 000's health numbers and sync timeout, and its own documented values", async () => {
     const m = await import("./index.ts")
     const { ClusterSetDefaults } = await import("./clusterSet.ts")
     assert.deepStrictEqual(m.HealthDefaults, {
       interval: "10 seconds",
+      probes: true,
       timeout: "5 seconds",
       failureThreshold: 5,
       forbiddenIsReachable: true,

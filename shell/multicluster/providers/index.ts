@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { parseGoDuration } from "../../../core/krtt/duration.ts"
 import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { Provider } from "../types.ts"
@@ -15,6 +16,7 @@ import { ClusterApiName, makeClusterApiProvider } from "./clusterApi.ts"
 import { ClusterProfileName, makeClusterProfileProvider, readAccessConfig } from "./clusterProfile.ts"
 import { composeProviders } from "./compose.ts"
 import { closest, ProviderUsageError } from "./errors.ts"
+import type { HealthOptions } from "./health.ts"
 import { KubeconfigFileName, makeKubeconfigFileProvider } from "./kubeconfigFile.ts"
 import { KubeconfigSecretsName, makeKubeconfigSecretsProvider } from "./kubeconfigSecrets.ts"
 import { makeNamespacesProvider, NamespacesName } from "./namespaces.ts"
@@ -83,8 +85,30 @@ export interface ProviderFlags {
   readonly providerKubeconfig?: string | ReadonlyArray<string>
   /** `--provider-access-config FILE`: cluster-inventory-api's access providers, JSON (required). */
   readonly providerAccessConfig?: string
+  /**
+   * `--provider-probe-interval DURATION` (Go syntax, `10s`): kubeconfig-secrets' and
+   * kubeconfig-file's time between probes of a cluster (`HealthOptions.interval`, default 10s);
+   * `0` turns the probes of engaged clusters off (`HealthOptions.probes`).
+   */
+  readonly providerProbeInterval?: string
   /** Each cluster's cache; the informer cache by default. */
   readonly cacheFactory?: CacheFactory
+}
+
+/** The health options `--provider-probe-interval` gives; fails naming the flag when malformed. */
+export const probeIntervalHealth = (
+  flag: string | undefined,
+): Effect.Effect<Partial<HealthOptions>, ProviderUsageError> => {
+  if (flag === undefined) return Effect.succeed({})
+  const ms = parseGoDuration(flag.trim())
+  if (ms === undefined)
+    return Effect.fail(
+      new ProviderUsageError({
+        flag: "--provider-probe-interval",
+        message: `--provider-probe-interval: "${flag}" is no duration (e.g. 10s, 1m; 0 turns the probes off)`,
+      }),
+    )
+  return Effect.succeed(ms === 0 ? { probes: false } : { interval: ms })
 }
 
 /**
@@ -117,7 +141,9 @@ const makeOne = (
     const cache = flags.cacheFactory === undefined ? {} : { cacheFactory: flags.cacheFactory }
     switch (name) {
       case KubeconfigSecretsName:
-        return makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, ...cache })
+        return Effect.flatMap(probeIntervalHealth(flags.providerProbeInterval), (health) =>
+          makeKubeconfigSecretsProvider(hub, { namespace: flags.providerNamespace, health, ...cache }),
+        )
       case ClusterApiName:
         return makeClusterApiProvider(hub, { namespace: flags.providerNamespace, ...cache })
       case ClusterProfileName:
@@ -127,13 +153,16 @@ const makeOne = (
       case NamespacesName:
         return makeNamespacesProvider(hub, cache)
       case KubeconfigFileName:
-        return makeKubeconfigFileProvider({
-          paths:
-            typeof flags.providerKubeconfig === "string"
-              ? [flags.providerKubeconfig]
-              : flags.providerKubeconfig,
-          ...cache,
-        })
+        return Effect.flatMap(probeIntervalHealth(flags.providerProbeInterval), (health) =>
+          makeKubeconfigFileProvider({
+            paths:
+              typeof flags.providerKubeconfig === "string"
+                ? [flags.providerKubeconfig]
+                : flags.providerKubeconfig,
+            health,
+            ...cache,
+          }),
+        )
       default: {
         const near = closest(name, providerNames)
         return Effect.fail(

@@ -47,6 +47,7 @@ describe("kubeconfig-secrets provider", () => {
     assert.deepStrictEqual(KubeconfigSecretsDefaults.health, HealthDefaults)
     assert.deepStrictEqual(HealthDefaults, {
       interval: "10 seconds",
+      probes: true,
       timeout: "5 seconds",
       failureThreshold: 5,
       forbiddenIsReachable: true,
@@ -124,6 +125,32 @@ describe("kubeconfig-secrets provider", () => {
           `engage alpha ${second.generation}`,
         ])
       }),
+  )
+
+  it.effect("with probes off, an engaged cluster is probed once, before engaging, and stays engaged", () =>
+    Effect.gen(function* () {
+      const hubFake = yield* FakeApiServer.make()
+      const hub = yield* makeMemoryClient(hubFake)
+      const w = workloads()
+      const provider = yield* makeKubeconfigSecretsProvider(hub, {
+        namespace: ns,
+        clientFactory: w.factory,
+        health: { probes: false },
+      })
+      const aware = recordingAware()
+      yield* Scope.provide(provider.run(aware), yield* Scope.make())
+      yield* hub.create(Resources.secrets, secret("alpha", kubeconfigYaml("https://alpha.example", "t")))
+      yield* until("alpha engaged", () => aware.open().has("alpha"))
+      // A revoked token would disengage it at the next probe; with probes off none comes.
+      w.revoked.add("t")
+      yield* TestClock.adjust("60 seconds")
+      assert.isTrue(aware.open().has("alpha"))
+      assert.isTrue((yield* provider.clusters).find((c) => c.name === "alpha")?.engaged)
+      assert.deepStrictEqual(
+        aware.events.map((e) => e.split(" ")[0]),
+        ["engage"],
+      )
+    }),
   )
 
   it.effect("a rotation of an engaged cluster disengages the old Cluster before engaging the new one", () =>
