@@ -39,6 +39,11 @@ export interface CompareArgs {
   readonly krttFrom: "bundle" | "source"
   /** Where krtt's process writes a CPU profile (`node --cpu-prof`), if anywhere. */
   readonly cpuProf: string | undefined
+  /**
+   * krtt's `--provider-probe-interval` (`0`: no probes of engaged clusters, as the peer), if
+   * given; else the provider's default (every 10 s).
+   */
+  readonly krttProbeInterval: string | undefined
   readonly json: boolean
   readonly help: boolean
 }
@@ -59,6 +64,8 @@ each as its own process, over the same testenv hub and workload API servers.
   --timeout S           seconds a run may take to reconcile all clusters, default 600
   --krtt-from bundle|source  krtt's side bundled with esbuild (default) or on the sources
   --cpu-prof DIR        krtt's process writes a CPU profile per run into DIR (node --cpu-prof)
+  --krtt-probe-interval D  krtt's --provider-probe-interval (Go duration); 0: no health probes
+                        of engaged clusters, as multicluster-runtime; default: krtt's (10s)
   --json                print the summary as JSON
   --help                this text`
 
@@ -73,6 +80,7 @@ const options = {
   timeout: { type: "string", default: "600" },
   "cpu-prof": { type: "string" },
   "krtt-from": { type: "string", default: "bundle" },
+  "krtt-probe-interval": { type: "string" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", default: false },
 } as const
@@ -136,6 +144,7 @@ export const parseCompareArgs = (argv: ReadonlyArray<string>): CompareArgs => {
     sides,
     timeout: integer("timeout", values.timeout, 1),
     cpuProf: values["cpu-prof"],
+    krttProbeInterval: values["krtt-probe-interval"],
     krttFrom,
     json: values.json,
     help: values.help,

@@ -96,7 +96,11 @@ export const commandOf = (
   peerBinary: string | undefined,
   hubKubeconfig: string,
   namespace: string,
-  krtt: { readonly bundle: string | undefined; readonly cpuProf: string | undefined },
+  krtt: {
+    readonly bundle: string | undefined
+    readonly cpuProf: string | undefined
+    readonly probeInterval?: string | undefined
+  },
 ): { readonly command: string; readonly args: ReadonlyArray<string>; readonly env: NodeJS.ProcessEnv } => {
   const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: hubKubeconfig }
   if (side === "peer") {
@@ -116,6 +120,7 @@ export const commandOf = (
       "kubeconfig-secrets",
       "--provider-namespace",
       namespace,
+      ...(krtt.probeInterval === undefined ? [] : ["--provider-probe-interval", krtt.probeInterval]),
     ],
     env,
   }

@@ -228,6 +228,7 @@ const runOnce = async (
   const cmd = commandOf(side, bins.peer, fleet.hubKubeconfig, FLEET, {
     bundle: bins.krttBundle,
     cpuProf: args.cpuProf,
+    probeInterval: args.krttProbeInterval,
   })
   const p = await startObserved({
     name: side,
@@ -275,10 +276,17 @@ const runOnce = async (
 }
 
 /** RSS (KiB) of a side's process with no clusters, 15 s after its start. */
-const idleRss = async (side: Side, fleet: Fleet, bins: Binaries, dir: string): Promise<number> => {
+const idleRss = async (
+  side: Side,
+  fleet: Fleet,
+  bins: Binaries,
+  dir: string,
+  probeInterval: string | undefined,
+): Promise<number> => {
   const { command, args, env } = commandOf(side, bins.peer, fleet.hubKubeconfig, EMPTY, {
     bundle: bins.krttBundle,
     cpuProf: undefined,
+    probeInterval,
   })
   const p = await startObserved({
     name: side,
@@ -335,7 +343,8 @@ const main = async () => {
       log(`control plane up in ${plane.startupMs} ms: a hub and ${workloads.length} workload servers`)
       const fleet = await prepare(hub, workloads, n, dir)
       for (const side of args.sides)
-        if (idle[side] === undefined) idle[side] = await idleRss(side, fleet, bins, dir)
+        if (idle[side] === undefined)
+          idle[side] = await idleRss(side, fleet, bins, dir, args.krttProbeInterval)
       const runs: Array<RunResult> = []
       for (let run = 1; run <= args.runs; run++) {
         const order = run % 2 === 1 ? args.sides : [...args.sides].reverse()
