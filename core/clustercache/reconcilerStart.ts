@@ -37,40 +37,10 @@ export const reconcile = (
   config: ClusterCacheConfig,
 ): ReconcilerResult => {
   switch (cluster._tag) {
-    case "GetFailed": {
-      const { actions, status } = errorsTransition(
-        {
-          // Stryker disable next-line ObjectLiteral,LogicalOperator
-          observed: { consecutiveFailures: accessor?.consecutiveFailures ?? 0 },
-          desired: NO_DESIRED,
-          trigger: { _tag: "ClusterGetFailed" },
-          now,
-        },
-        config,
-      )
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral
-      const after = status.requeue._tag === "After" ? status.requeue.after : config.defaultRequeueAfter
-      return {
-        actions: actions as ReadonlyArray<ReconcilerAction>,
-        status: { accessor, done: true, requeueAfter: after },
-        row: RECONCILER_ROWS.getFailed,
-      }
-    }
-    case "NotFound": {
-      if (accessor === undefined) {
-        return {
-          actions: [{ _tag: "DeleteAccessor" }, { _tag: "CleanupSources" }],
-          status: { accessor: undefined, done: true },
-          row: RECONCILER_ROWS.notFound,
-        }
-      }
-      const disconnect = disconnectAccessor(accessor, now, config)
-      return {
-        actions: [...disconnect.actions, { _tag: "DeleteAccessor" }, { _tag: "CleanupSources" }],
-        status: { accessor: undefined, done: true },
-        row: RECONCILER_ROWS.deleted,
-      }
-    }
+    case "GetFailed":
+      return getFailed(accessor, now, config)
+    case "NotFound":
+      return clusterGone(accessor, now, config)
     // Stryker disable next-line ConditionalExpression,StringLiteral
     case "Found":
       break
@@ -110,5 +80,51 @@ export const reconcile = (
     actions: probeActionsFor(config.healthProbe.timeout) as ReadonlyArray<ReconcilerAction>,
     status: { accessor: probeStarted(accessor, now), done: false },
     row: RECONCILER_ROWS.probe,
+  }
+}
+
+/** `client.Get()` failed otherwise than NotFound: requeue as Error Handling row 7 says (row 14). */
+const getFailed = (
+  accessor: AccessorState | undefined,
+  now: number,
+  config: ClusterCacheConfig,
+): ReconcilerResult => {
+  const { actions, status } = errorsTransition(
+    {
+      // Stryker disable next-line ObjectLiteral,LogicalOperator
+      observed: { consecutiveFailures: accessor?.consecutiveFailures ?? 0 },
+      desired: NO_DESIRED,
+      trigger: { _tag: "ClusterGetFailed" },
+      now,
+    },
+    config,
+  )
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral
+  const after = status.requeue._tag === "After" ? status.requeue.after : config.defaultRequeueAfter
+  return {
+    actions: actions as ReadonlyArray<ReconcilerAction>,
+    status: { accessor, done: true, requeueAfter: after },
+    row: RECONCILER_ROWS.getFailed,
+  }
+}
+
+/** The Cluster is gone: disconnect and delete the accessor, clean up the sources (rows 2 and 13). */
+const clusterGone = (
+  accessor: AccessorState | undefined,
+  now: number,
+  config: ClusterCacheConfig,
+): ReconcilerResult => {
+  if (accessor === undefined) {
+    return {
+      actions: [{ _tag: "DeleteAccessor" }, { _tag: "CleanupSources" }],
+      status: { accessor: undefined, done: true },
+      row: RECONCILER_ROWS.notFound,
+    }
+  }
+  const disconnect = disconnectAccessor(accessor, now, config)
+  return {
+    actions: [...disconnect.actions, { _tag: "DeleteAccessor" }, { _tag: "CleanupSources" }],
+    status: { accessor: undefined, done: true },
+    row: RECONCILER_ROWS.deleted,
   }
 }
