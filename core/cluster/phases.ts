@@ -131,7 +131,9 @@ export const reconcileKubeconfig = (s: Scope): void => {
  * `status.initialization.controlPlaneInitialized` from a control-plane object alone.
  */
 export const reconcileControlPlaneInitialized = (s: Scope): void => {
-  const v1 = s.cluster.status?.deprecated?.v1beta1?.conditions
+  // Stryker disable next-line OptionalChaining
+  const deprecated = s.cluster.status?.deprecated
+  const v1 = deprecated?.v1beta1?.conditions
   if (s.spec.controlPlaneRef !== undefined || findCondition(v1, "ControlPlaneInitialized")?.status === "True")
     return
   s.trace.initializedFallback = true
