@@ -1,7 +1,7 @@
 import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import type { CustomResourceDefinition } from "../kube/discovery.ts"
-import { ContractError, resolveContract as legacy, contractResource as resolve } from "./contract.ts"
+import { ContractError, contractResource as resolve } from "./contract.ts"
 
 const crd = (
   labels: Record<string, string> | undefined,
@@ -94,13 +94,5 @@ describe("contractResource", () => {
     expect(why([crd({ "cluster.x-k8s.io/v1beta2": "v9" }, [["v1beta2", true]])], ref)).toEqual(
       expect.stringContaining("serves none of the versions v9"),
     )
-  })
-})
-
-describe("resolveContract", () => {
-  it("answers the resource, or the ContractError's message as { error }", () => {
-    const good = crd({ "cluster.x-k8s.io/v1beta2": "v1beta2" }, [["v1beta2", true]])
-    expect(legacy([good], ref)).toEqual(resolveContract([good], ref))
-    expect(legacy([], ref)).toEqual({ error: why([], ref) })
   })
 })

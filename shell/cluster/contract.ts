@@ -56,16 +56,3 @@ export const contractResource = (
     ? unresolved(`CustomResourceDefinition ${crd.metadata.name} does not serve ${version.name}`)
     : Result.succeed(resource)
 }
-
-/**
- * `contractResource` as the webhook server's resolver in shell/manager/run.ts reads it: the
- * resource, or `{ error }`. The Cluster controller and `krtt why` use `contractResource`.
- */
-export const resolveContract = (
-  crds: ReadonlyArray<CustomResourceDefinition>,
-  ref: { readonly apiGroup: string; readonly kind: string },
-): ResourceRef | { readonly error: string } =>
-  Result.match(contractResource(crds, ref), {
-    onSuccess: (resource) => resource,
-    onFailure: (e) => ({ error: e.message }),
-  })
