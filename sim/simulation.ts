@@ -53,24 +53,7 @@ const CLUSTER_RECONCILE: ClusterTrigger = { _tag: "Reconcile" }
  */
 export class Simulation extends ClusterCacheSimulation {
   protected reconcileCluster(s: Slot, now: number): void {
-    const checks = this.config.checks
-    if (s.clInstant === now) {
-      if (++s.clInstantCount > checks.maxReconcilesPerInstant) {
-        if (s.clInstantCount === checks.maxReconcilesPerInstant + 1)
-          this.violation(
-            s,
-            "no-reconcile-storm",
-            [],
-            `reconciled more than ${checks.maxReconcilesPerInstant} times at one instant`,
-          )
-        // Let time pass rather than loop forever.
-        this.clusterAt(s, now + 1_000)
-        return
-      }
-    } else {
-      s.clInstant = now
-      s.clInstantCount = 1
-    }
+    if (this.stormAt(s, now)) return
     const epochNow = this.epoch + now
     const input: ClusterInput = {
       observed: observeCluster(s, this.accessors[this.li(s.index)], this.epoch, epochNow),
@@ -89,59 +72,9 @@ export class Simulation extends ClusterCacheSimulation {
     let requeue = -1
     let error = false
     for (const a of step.actions) {
-      switch (a._tag) {
-        case "AddFinalizer":
-          if (s.exists && !s.deleting && !s.finalizers.includes(a.finalizer)) {
-            s.finalizers = [...s.finalizers, a.finalizer]
-            s.touchMeta()
-            changed = true
-          }
-          break
-        case "RemoveFinalizer":
-          this.checkFinalizerLast(s, step.rows)
-          if (s.finalizers.includes(a.finalizer)) {
-            s.finalizers = s.finalizers.filter((f) => f !== a.finalizer)
-            s.touchMeta()
-            changed = true
-          }
-          break
-        case "PatchExternal":
-          if (a.role === "infrastructure" && s.infraExists && !s.infraOwned) {
-            s.infraOwned = true
-            this.clusterAt(s, now)
-          } else if (a.role === "controlPlane" && s.cpExists && !s.cpOwned) {
-            s.cpOwned = true
-            this.clusterAt(s, now)
-          }
-          break
-        case "SetControlPlaneEndpoint":
-          s.spec = { ...s.spec, controlPlaneEndpoint: a.endpoint }
-          changed = true
-          break
-        case "CreateKubeconfigSecret":
-          if (!s.kubeconfig) {
-            s.kubeconfig = true
-            this.world(s, W["kubeconfig-created"], 0)
-          }
-          break
-        case "DeleteObject":
-          this.deleteObject(s, a, step.rows, now)
-          break
-        case "PatchStatus":
-          if (s.exists && !deepEqual(a.status, s.status)) {
-            this.setStatus(s, a.status, now)
-            changed = true
-          }
-          break
-        case "Requeue":
-          requeue = a.after
-          break
-        case "ReturnError":
-          error = true
-          break
-        case "Event":
-          break
-      }
+      if (a._tag === "Requeue") requeue = a.after
+      else if (a._tag === "ReturnError") error = true
+      else if (this.applyClusterAction(s, a, step.rows, now)) changed = true
     }
     if (s.exists && s.deleting && s.finalizers.length === 0) this.removeCluster(s, now)
     else if (changed) this.clusterChanged(s, now)
@@ -160,6 +93,87 @@ export class Simulation extends ClusterCacheSimulation {
     }
     this.syncHot(s)
     this.touchReady(s, now)
+  }
+
+  /**
+   * Counts the reconciles of one instant; past the bound, reports the storm once and lets time
+   * pass instead of reconciling (`true`: this reconcile does not run).
+   */
+  protected stormAt(s: Slot, now: number): boolean {
+    const checks = this.config.checks
+    if (s.clInstant === now) {
+      if (++s.clInstantCount > checks.maxReconcilesPerInstant) {
+        if (s.clInstantCount === checks.maxReconcilesPerInstant + 1)
+          this.violation(
+            s,
+            "no-reconcile-storm",
+            [],
+            `reconciled more than ${checks.maxReconcilesPerInstant} times at one instant`,
+          )
+        // Let time pass rather than loop forever.
+        this.clusterAt(s, now + 1_000)
+        return true
+      }
+    } else {
+      s.clInstant = now
+      s.clInstantCount = 1
+    }
+    return false
+  }
+
+  /** Applies one action of a Cluster controller reconcile to the world; `true` when the Cluster changed. */
+  protected applyClusterAction(
+    s: Slot,
+    a: Exclude<ClusterAction, { readonly _tag: "Requeue" | "ReturnError" }>,
+    rows: ReadonlyArray<RowId>,
+    now: number,
+  ): boolean {
+    switch (a._tag) {
+      case "AddFinalizer":
+        if (s.exists && !s.deleting && !s.finalizers.includes(a.finalizer)) {
+          s.finalizers = [...s.finalizers, a.finalizer]
+          s.touchMeta()
+          return true
+        }
+        return false
+      case "RemoveFinalizer":
+        this.checkFinalizerLast(s, rows)
+        if (s.finalizers.includes(a.finalizer)) {
+          s.finalizers = s.finalizers.filter((f) => f !== a.finalizer)
+          s.touchMeta()
+          return true
+        }
+        return false
+      case "PatchExternal":
+        if (a.role === "infrastructure" && s.infraExists && !s.infraOwned) {
+          s.infraOwned = true
+          this.clusterAt(s, now)
+        } else if (a.role === "controlPlane" && s.cpExists && !s.cpOwned) {
+          s.cpOwned = true
+          this.clusterAt(s, now)
+        }
+        return false
+      case "SetControlPlaneEndpoint":
+        s.spec = { ...s.spec, controlPlaneEndpoint: a.endpoint }
+        return true
+      case "CreateKubeconfigSecret":
+        if (!s.kubeconfig) {
+          s.kubeconfig = true
+          this.world(s, W["kubeconfig-created"], 0)
+        }
+        return false
+      case "DeleteObject":
+        this.deleteObject(s, a, rows, now)
+        return false
+      case "PatchStatus":
+        if (s.exists && !deepEqual(a.status, s.status)) {
+          this.setStatus(s, a.status, now)
+          return true
+        }
+        return false
+      case "Event":
+        return false
+    }
   }
 
   protected traceClusterRows(s: Slot, now: number, rows: ReadonlyArray<RowId>): void {
