@@ -17,4 +17,20 @@ describe("ScopedCache: index fields", () => {
       ])
     }),
   )
+
+  it.effect("the first index of a name wins, for running informers and later ones", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup()
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* cache.indexField(cms, "k", (o) => [o.metadata.name ?? ""])
+      yield* cache.indexField(cms, "k", () => ["other"])
+      yield* cache.addInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
+      assert.deepStrictEqual(names(yield* cache.list(cms, { index: { name: "k", value: "one" } })), ["a/one"])
+      assert.deepStrictEqual(names(yield* cache.list(cms, { index: { name: "k", value: "three" } })), [
+        "b/three",
+      ])
+      assert.deepStrictEqual(yield* cache.list(cms, { index: { name: "k", value: "other" } }), [])
+    }),
+  )
 })

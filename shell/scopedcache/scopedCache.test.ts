@@ -59,4 +59,18 @@ describe("ScopedCache: options", () => {
       assert.include(e.message, "did you mean stopTimeout?")
     }),
   )
+
+  it.effect("informers lists every registered informer and whether it runs", () =>
+    Effect.gen(function* () {
+      const { cache } = yield* setup()
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      const summary = Effect.map(cache.informers, (all) =>
+        all.map((i) => [i.ref.namespace, i.state, i.dependents.map((d) => d.uid), i.running]),
+      )
+      assert.deepStrictEqual(yield* summary, [["a", "Pending", ["d1"], false]])
+      yield* cache.start
+      yield* settle
+      assert.deepStrictEqual(yield* summary, [["a", "Synced", ["d1"], true]])
+    }),
+  )
 })
