@@ -9,7 +9,7 @@ import * as Logger from "effect/Logger"
 import { TestClock } from "effect/testing"
 import { INFORMERS_ROW } from "../../core/scopedcache/informers.ts"
 import { Forbidden } from "../kube/errors.ts"
-import { reflectorInformerFactory } from "./informer.ts"
+import { type InformerHooks, reflectorInformerFactory } from "./informer.ts"
 import { cms, collect, dep, names, running, settle, setup } from "./testing.ts"
 
 describe("ScopedCache: permission loss (403) and return", () => {
@@ -146,6 +146,41 @@ describe("ScopedCache: permission loss (403) and return", () => {
       yield* cache.removeInformer({ resource: cms, namespace: "b", dependent: dep("d1") })
       const gone = yield* Effect.flip(cache.list(cms, { namespace: "b" }))
       assert.strictEqual(gone._tag, "InformerNotFound", "no informer, and no loss left in b")
+    }),
+  )
+
+  it.effect("a 403 reported by a run that has ended is dropped; the running one's stops it", () =>
+    Effect.gen(function* () {
+      const hooks: Array<InformerHooks> = []
+      const { cache } = yield* setup({
+        informerFactory: (client, spec, h) => {
+          hooks.push(h)
+          return reflectorInformerFactory(client, spec, h)
+        },
+      })
+      const events = yield* collect(cache)
+      yield* cache.start
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* cache.removeInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* cache.addInformer({ resource: cms, namespace: "a", dependent: dep("d1") })
+      yield* settle
+      const loss = (message: string) => ({
+        verb: "watch" as const,
+        error: new Forbidden({ verb: "watch", path: "/api/v1/namespaces/a/configmaps", message }),
+        at: 0,
+      })
+      yield* (hooks[0] as InformerHooks).onForbidden(loss("late"))
+      yield* settle
+      assert.strictEqual(yield* running(cache), 1, "the first run's 403 comes too late")
+      assert.deepStrictEqual(events, [])
+      yield* (hooks[1] as InformerHooks).onForbidden(loss("now"))
+      yield* settle
+      assert.strictEqual(yield* running(cache), 0)
+      assert.deepStrictEqual(
+        events.map((e) => e._tag),
+        ["PermissionLost"],
+      )
+      assert.include(events[0]?.message ?? "", "now")
     }),
   )
 })
