@@ -19,12 +19,21 @@ import type {
 
 export const ClusterApiGroup = "cluster.x-k8s.io"
 export const ClusterApiVersion = "cluster.x-k8s.io/v1beta2"
+export const ClusterApiV1Beta1Version = "cluster.x-k8s.io/v1beta1"
 export const ClusterFinalizer = "cluster.cluster.x-k8s.io"
 export const PausedAnnotation = "cluster.x-k8s.io/paused"
 export const OkToDeleteAnnotation = "runtime.cluster.x-k8s.io/ok-to-delete"
 export const ClusterNameLabel = "cluster.x-k8s.io/cluster-name"
 /** The label `--watch-filter` selects on (upstream's `clusterv1.WatchLabel`). */
 export const WatchFilterLabel = "cluster.x-k8s.io/watch-filter"
+/** The label on a provider's CRD naming the versions that implement the v1beta2 contract. */
+export const ContractLabel = "cluster.x-k8s.io/v1beta2"
+/** The label of the older v1beta1 contract, still accepted by upstream v1.13. */
+export const V1Beta1ContractLabel = "cluster.x-k8s.io/v1beta1"
+/** The annotation where conversion keeps what the other version cannot hold. */
+export const ConversionDataAnnotation = "cluster.x-k8s.io/conversion-data"
+/** The label naming a Machine's MachinePool. */
+export const MachinePoolNameLabel = "cluster.x-k8s.io/pool-name"
 export const ControlPlaneMachineLabel = "cluster.x-k8s.io/control-plane"
 export const KubeconfigSecretType = "cluster.x-k8s.io/secret"
 export const KubeconfigDataKey = "value"

@@ -6,9 +6,9 @@
  * annotation and which from the conversion, and every error's message.
  */
 import { describe, expect, it } from "vitest"
+import { ConversionDataAnnotation } from "./contract.ts"
 import {
   type ClusterObject,
-  ConversionDataAnnotation,
   ConversionError,
   convertCluster,
   jsonEqual,

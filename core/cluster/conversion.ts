@@ -32,9 +32,7 @@
  *
  * @module
  */
-
-/** Upstream's annotation for what a version cannot hold. */
-export const ConversionDataAnnotation = "cluster.x-k8s.io/conversion-data"
+import { ConversionDataAnnotation } from "./contract.ts"
 
 type Obj = Readonly<Record<string, unknown>>
 

@@ -6,7 +6,14 @@
  * @module
  */
 import type { ObjectRef } from "./actions.ts"
-import { ClusterApiGroup, groupOf, isControlPlaneMachine, isDeleting, refersToCluster } from "./contract.ts"
+import {
+  ClusterApiGroup,
+  groupOf,
+  isControlPlaneMachine,
+  isDeleting,
+  MachinePoolNameLabel,
+  refersToCluster,
+} from "./contract.ts"
 import type { Descendants, FeatureGates, Machine, MachineGroup, ObjectMeta } from "./types.ts"
 
 /** The listed descendants, split. MachinePools are empty unless the MachinePool gate is on. */
@@ -131,9 +138,6 @@ export const filterOwned = (
   }
   return { _tag: "Owned", children }
 }
-
-/** The label of a MachinePool's Machines. */
-export const MachinePoolNameLabel = "cluster.x-k8s.io/pool-name"
 
 /** Whether a Machine belongs to a MachinePool (it carries the pool-name label). */
 export const isMachinePoolMachine = (m: Machine): boolean =>

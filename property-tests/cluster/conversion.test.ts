@@ -5,9 +5,9 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { ConversionDataAnnotation } from "../../core/cluster/contract.ts"
 import {
   type ClusterObject,
-  ConversionDataAnnotation,
   ConversionError,
   convertCluster,
   jsonEqual,

@@ -12,7 +12,12 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { ClusterNameLabel, KubeconfigSecretType } from "../../core/cluster/contract.ts"
+import {
+  ClusterApiVersion,
+  ClusterNameLabel,
+  ContractLabel,
+  KubeconfigSecretType,
+} from "../../core/cluster/contract.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeError } from "../kube/errors.ts"
@@ -42,7 +47,7 @@ export const NAMESPACE = "chaos"
 const crd = (ref: ResourceRef): KubeObject => ({
   apiVersion: "apiextensions.k8s.io/v1",
   kind: "CustomResourceDefinition",
-  metadata: { name: `${ref.resource}.${ref.group}`, labels: { "cluster.x-k8s.io/v1beta2": ref.version } },
+  metadata: { name: `${ref.resource}.${ref.group}`, labels: { [ContractLabel]: ref.version } },
   spec: {
     group: ref.group,
     scope: "Namespaced",
@@ -137,7 +142,7 @@ const createCluster = (
         data: { value: kubeconfig(workloadUrl(name), `${name}-token-1`) },
       })
       yield* c.create(ClusterResource, {
-        apiVersion: "cluster.x-k8s.io/v1beta2",
+        apiVersion: ClusterApiVersion,
         kind: "Cluster",
         metadata: key(name),
         spec: {

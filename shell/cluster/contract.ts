@@ -11,15 +11,12 @@
  */
 import * as Data from "effect/Data"
 import * as Result from "effect/Result"
+import { ContractLabel, V1Beta1ContractLabel } from "../../core/cluster/contract.ts"
 import { type CustomResourceDefinition, crdResource } from "../kube/discovery.ts"
 import type { ResourceRef } from "../kube/resource.ts"
 
-/** The label on a provider's CRD naming the versions that implement the v1beta2 contract. */
-export const CONTRACT_LABEL = "cluster.x-k8s.io/v1beta2"
-/** The label of the older v1beta1 contract, still accepted by upstream v1.13. */
-export const V1BETA1_CONTRACT_LABEL = "cluster.x-k8s.io/v1beta1"
 /** The contracts, newest first: the newest a CRD declares is used. */
-export const CONTRACT_LABELS = [CONTRACT_LABEL, V1BETA1_CONTRACT_LABEL] as const
+const CONTRACT_LABELS = [ContractLabel, V1Beta1ContractLabel] as const
 
 /** A contract reference that does not resolve to a served resource; the message says why. */
 export class ContractError extends Data.TaggedError("ContractError")<{ readonly message: string }> {}
@@ -38,7 +35,7 @@ export const contractResource = (
   const label = contract === undefined ? undefined : crd.metadata.labels?.[contract]
   if (contract === undefined || label === undefined) {
     return unresolved(
-      `CustomResourceDefinition ${crd.metadata.name} has no label ${CONTRACT_LABEL} (or ${V1BETA1_CONTRACT_LABEL}) naming the versions that follow the contract`,
+      `CustomResourceDefinition ${crd.metadata.name} has no label ${ContractLabel} (or ${V1Beta1ContractLabel}) naming the versions that follow the contract`,
     )
   }
   const served = label

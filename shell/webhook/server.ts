@@ -35,6 +35,7 @@ import {
   invalidMessage,
   validateCluster,
 } from "../../core/cluster/admission.ts"
+import { ClusterApiV1Beta1Version, ClusterApiVersion } from "../../core/cluster/contract.ts"
 import {
   type ClusterObject,
   ConversionError,
@@ -92,9 +93,9 @@ export const review = (body: unknown, resolve: VersionResolver): Record<string, 
     response: { uid, result: { status: "Failure", message } },
   })
   const desired = request.desiredAPIVersion
-  if (desired !== "cluster.x-k8s.io/v1beta1" && desired !== "cluster.x-k8s.io/v1beta2")
+  if (desired !== ClusterApiV1Beta1Version && desired !== ClusterApiVersion)
     return failure(`request.desiredAPIVersion: ${String(desired)} is not cluster.x-k8s.io/v1beta1 or v1beta2`)
-  const to = desired === "cluster.x-k8s.io/v1beta1" ? "v1beta1" : "v1beta2"
+  const to = desired === ClusterApiV1Beta1Version ? "v1beta1" : "v1beta2"
   const convertedObjects: Array<ClusterObject> = []
   for (const o of request.objects ?? []) {
     try {
