@@ -265,9 +265,9 @@ export const fleetServers = (mgmt: FakeApiServer): ReadonlyArray<string> =>
   serversOfSecrets(mgmt, FLEET, "kubeconfig")
 
 /** The engagement machinery of `krtt propagate` and the examples: kubeconfig-secrets provider, manager. */
-export const startManager = (
+export const startManager = <A, E>(
   ctx: SuiteContext,
-  add: (manager: MultiClusterManager) => Effect.Effect<unknown, unknown, Scope.Scope>,
+  add: (manager: MultiClusterManager) => Effect.Effect<A, E, Scope.Scope>,
   options: {
     readonly epochs?: WeakMap<Cluster, Epoch> | undefined
     readonly cacheFactory?: CacheFactory | undefined
