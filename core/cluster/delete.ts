@@ -22,35 +22,56 @@
  * @module
  */
 import { DeletingReason, isDeleting, OkToDeleteAnnotation } from "./contract.ts"
-import { filterOwned, pendingDeleteCount, pendingDeleteMessage } from "./descendants.ts"
-import { requeue, type Scope } from "./scope.ts"
+import { type Classified, filterOwned, pendingDeleteCount, pendingDeleteMessage } from "./descendants.ts"
+import { type DeletePath, requeue, type Scope } from "./scope.ts"
+import type { ContractReference } from "./types.ts"
 
-/** reconcileDelete; runs after the always-reconcile phases. */
+/** Whether a step ended the reconcile ("Return" in the flowchart) or the next step runs. */
+type Step = "Return" | "Continue"
+
+/**
+ * reconcileDelete; runs after the always-reconcile phases. Its steps in the flowchart's order;
+ * past the last, flowchart AB–AD (Deletion Reconciliation, row 8) removes the finalizer.
+ */
 export const reconcileDelete = (s: Scope): void => {
-  const t = s.trace
-  const { spec, observed } = s
-  const gates = observed.featureGates
-  if (gates.runtimeSDK && gates.clusterTopology && spec.topology !== undefined) {
-    if (s.cluster.metadata.annotations?.[OkToDeleteAnnotation] === undefined) {
-      t.deletePath = "WaitingForHook"
-      reason(s, DeletingReason.WaitingForBeforeDeleteHook, "Waiting for BeforeClusterDelete hook")
-      return
-    }
-  }
-
+  if (waitForHook(s) === "Return") return
   const d = s.descendants
   if (d === undefined) {
-    t.deletePath = "ListFailed"
-    reason(s, DeletingReason.InternalError, CHECK_LOGS)
+    internalError(s, "ListFailed")
     return
   }
+  if (deleteDescendants(s, d) === "Return") return
+  const cpRef = s.spec.controlPlaneRef
+  if (cpRef !== undefined && deleteControlPlane(s, cpRef) === "Return") return
+  if (deleteInfrastructure(s) === "Return") return
+  reason(s, DeletingReason.DeletionCompleted, "Deletion completed")
+  s.removeFinalizer = true
+}
 
-  const hasControlPlaneRef = spec.controlPlaneRef !== undefined
+/** Flowchart B–E (Deletion Reconciliation, row 2): a managed topology waits for the hook. */
+const waitForHook = (s: Scope): Step => {
+  const gates = s.observed.featureGates
+  if (gates.runtimeSDK && gates.clusterTopology && s.spec.topology !== undefined) {
+    if (s.cluster.metadata.annotations?.[OkToDeleteAnnotation] === undefined) {
+      s.trace.deletePath = "WaitingForHook"
+      reason(s, DeletingReason.WaitingForBeforeDeleteHook, "Waiting for BeforeClusterDelete hook")
+      return "Return"
+    }
+  }
+  return "Continue"
+}
+
+/**
+ * Flowchart I–N (Deletion Reconciliation, rows 4 and 5): deletes the owned descendants not yet
+ * deleting, and waits while any descendant remains.
+ */
+const deleteDescendants = (s: Scope, d: Classified): Step => {
+  const t = s.trace
+  const hasControlPlaneRef = s.spec.controlPlaneRef !== undefined
   const owned = filterOwned(d, hasControlPlaneRef, s.cluster.metadata)
   if (owned._tag === "Undecidable") {
-    t.deletePath = "FilterFailed"
-    reason(s, DeletingReason.InternalError, CHECK_LOGS)
-    return
+    internalError(s, "FilterFailed")
+    return "Return"
   }
   t.ownedChildren = owned.children.length
   let deleted = 0
@@ -67,70 +88,89 @@ export const reconcileDelete = (s: Scope): void => {
       DeletingReason.WaitingForWorkersDeletion,
       pendingDeleteMessage(d, hasControlPlaneRef, s.config.maxNamesInDeletingMessage),
     )
-    return
+    return "Return"
   }
+  return "Continue"
+}
 
-  const cpRef = spec.controlPlaneRef
-  if (cpRef !== undefined) {
-    const cp = observed.controlPlane
-    if (cp._tag === "GetFailed") {
-      t.deletePath = "ControlPlaneGetFailed"
-      reason(s, DeletingReason.InternalError, CHECK_LOGS)
-      return
-    }
-    if (cp._tag === "Found") {
-      if (isDeleting(cp.object.metadata)) t.deletePath = "WaitingForControlPlane"
-      else {
-        t.deletePath = "DeletedControlPlane"
-        s.actions.push({
-          _tag: "DeleteObject",
-          role: "controlPlane",
-          ref: { apiGroup: cpRef.apiGroup, kind: cpRef.kind, namespace: s.key.namespace, name: cpRef.name },
-        })
-      }
-      reason(s, DeletingReason.WaitingForControlPlaneDeletion, `Waiting for ${cpRef.kind} to be deleted`)
-      return
-    }
-    // Not found: the control plane is gone (v1beta1 ControlPlaneReady: Deleted, in updateStatus).
-    s.controlPlaneGone = true
+/**
+ * Flowchart O–V (Deletion Reconciliation, row 6): deletes the control-plane object and waits
+ * for it to be gone.
+ */
+const deleteControlPlane = (s: Scope, cpRef: ContractReference): Step => {
+  const cp = s.observed.controlPlane
+  if (cp._tag === "GetFailed") {
+    internalError(s, "ControlPlaneGetFailed")
+    return "Return"
   }
-
-  const infraRef = spec.infrastructureRef
-  if (infraRef !== undefined) {
-    const infra = observed.infrastructure
-    if (infra._tag === "GetFailed") {
-      t.deletePath = "InfrastructureGetFailed"
-      reason(s, DeletingReason.InternalError, CHECK_LOGS)
-      return
+  if (cp._tag === "Found") {
+    if (isDeleting(cp.object.metadata)) s.trace.deletePath = "WaitingForControlPlane"
+    else {
+      s.trace.deletePath = "DeletedControlPlane"
+      s.actions.push({
+        _tag: "DeleteObject",
+        role: "controlPlane",
+        ref: { apiGroup: cpRef.apiGroup, kind: cpRef.kind, namespace: s.key.namespace, name: cpRef.name },
+      })
     }
-    if (infra._tag === "Found") {
-      if (isDeleting(infra.object.metadata)) t.deletePath = "WaitingForInfrastructure"
-      else {
-        t.deletePath = "DeletedInfrastructure"
-        s.actions.push({
-          _tag: "DeleteObject",
-          role: "infrastructure",
-          ref: {
-            apiGroup: infraRef.apiGroup,
-            kind: infraRef.kind,
-            namespace: s.key.namespace,
-            name: infraRef.name,
-          },
-        })
-      }
-      reason(s, DeletingReason.WaitingForInfrastructureDeletion, `Waiting for ${infraRef.kind} to be deleted`)
-      return
-    }
-    t.deletePath = "CompletedInfrastructureGone"
-    s.infrastructureGone = true
-  } else t.deletePath = "CompletedNoInfrastructure"
+    reason(s, DeletingReason.WaitingForControlPlaneDeletion, `Waiting for ${cpRef.kind} to be deleted`)
+    return "Return"
+  }
+  // Not found: the control plane is gone (v1beta1 ControlPlaneReady: Deleted, in updateStatus).
+  s.controlPlaneGone = true
+  return "Continue"
+}
 
-  reason(s, DeletingReason.DeletionCompleted, "Deletion completed")
-  s.removeFinalizer = true
+/**
+ * Flowchart U–AC (Deletion Reconciliation, rows 7 and 8): deletes the infrastructure object and
+ * waits for it to be gone; continues to the finalizer's removal once it is (or none is named).
+ */
+const deleteInfrastructure = (s: Scope): Step => {
+  const t = s.trace
+  const infraRef = s.spec.infrastructureRef
+  if (infraRef === undefined) {
+    t.deletePath = "CompletedNoInfrastructure"
+    return "Continue"
+  }
+  const infra = s.observed.infrastructure
+  if (infra._tag === "GetFailed") {
+    internalError(s, "InfrastructureGetFailed")
+    return "Return"
+  }
+  if (infra._tag === "Found") {
+    if (isDeleting(infra.object.metadata)) t.deletePath = "WaitingForInfrastructure"
+    else {
+      t.deletePath = "DeletedInfrastructure"
+      s.actions.push({
+        _tag: "DeleteObject",
+        role: "infrastructure",
+        ref: {
+          apiGroup: infraRef.apiGroup,
+          kind: infraRef.kind,
+          namespace: s.key.namespace,
+          name: infraRef.name,
+        },
+      })
+    }
+    reason(s, DeletingReason.WaitingForInfrastructureDeletion, `Waiting for ${infraRef.kind} to be deleted`)
+    return "Return"
+  }
+  t.deletePath = "CompletedInfrastructureGone"
+  s.infrastructureGone = true
+  return "Continue"
 }
 
 /** Upstream's Deleting message when something failed; the error itself is logged. */
 export const CHECK_LOGS = "Please check controller logs for errors"
+
+/**
+ * Flowchart H (Deletion Reconciliation, row 3), V and AC, and Error Handling's
+ * "filterOwnedDescendants error" row: InternalError, the error itself is logged.
+ */
+const internalError = (s: Scope, path: DeletePath): void => {
+  s.trace.deletePath = path
+  reason(s, DeletingReason.InternalError, CHECK_LOGS)
+}
 
 const reason = (s: Scope, deletingReason: string, message: string): void => {
   s.deletingReason = deletingReason
