@@ -107,14 +107,34 @@ export const isCidr = (cidr: string): boolean => {
   return hexOk && (halves.length === 2 ? count < 8 : count === 8)
 }
 
-/** The validation of a create (`old` undefined) or an update. */
+/** The parts of a Cluster's spec the rules read. */
+type AdmittedSpec = NonNullable<AdmittedCluster["spec"]>
+
+/** The validation of a create (`old` undefined) or an update; the errors in upstream's order. */
 export const validateCluster = (
   old: AdmittedCluster | undefined,
   c: AdmittedCluster,
   gates: { readonly clusterTopology: boolean },
 ): ReadonlyArray<FieldError> => {
   const errors: Array<FieldError> = []
-  const name = c.metadata.name ?? ""
+  validateName(errors, c.metadata.name ?? "")
+  const spec = c.spec ?? {}
+  const was = old?.spec ?? {}
+  validateRefs(errors, spec, was)
+  validateCidrBlocks(errors, spec)
+  const t = spec.topology
+  if (t !== undefined) validateTopology(errors, t, gates)
+  if (was.topology !== undefined && t === undefined)
+    errors.push({
+      field: "spec.topology",
+      type: "Forbidden",
+      detail: "cannot be removed from an existing Cluster",
+    })
+  return errors
+}
+
+/** `metadata.name` must be a valid label value. */
+const validateName = (errors: Array<FieldError>, name: string): void => {
   if (name.length > 63)
     errors.push({
       field: "metadata.name",
@@ -130,8 +150,10 @@ export const validateCluster = (
       detail:
         "must be a valid label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
     })
-  const spec = c.spec ?? {}
-  const was = old?.spec ?? {}
+}
+
+/** One of the references (or a topology) is set, and neither reference is removed. */
+const validateRefs = (errors: Array<FieldError>, spec: AdmittedSpec, was: AdmittedSpec): void => {
   if (spec.infrastructureRef === undefined && was.infrastructureRef !== undefined)
     errors.push({ field: "spec.infrastructureRef", type: "Forbidden", detail: "cannot be removed" })
   if (
@@ -146,6 +168,10 @@ export const validateCluster = (
     })
   if (spec.controlPlaneRef === undefined && was.controlPlaneRef !== undefined)
     errors.push({ field: "spec.controlPlaneRef", type: "Forbidden", detail: "cannot be removed" })
+}
+
+/** Every CIDR block of the pods' and the services' networks parses. */
+const validateCidrBlocks = (errors: Array<FieldError>, spec: AdmittedSpec): void => {
   for (const which of ["pods", "services"] as const) {
     const blocks = spec.clusterNetwork?.[which]?.cidrBlocks ?? []
     blocks.forEach((b, i) => {
@@ -158,46 +184,44 @@ export const validateCluster = (
         })
     })
   }
-  const t = spec.topology
-  const version = t?.version ?? ""
-  if (t !== undefined) {
-    if (!gates.clusterTopology)
-      errors.push({
-        field: "spec.topology",
-        type: "Forbidden",
-        detail: "can be set only if the ClusterTopology feature flag is enabled",
-      })
-    else if ((t.classRef?.name ?? "") === "")
-      errors.push({
-        field: "spec.topology.class",
-        type: "Required value",
-        detail: "classRef.name cannot be empty",
-      })
-    else {
-      // v1.14.2: a `v` first (its own error), then strict semver after it.
-      if (!version.startsWith("v"))
-        errors.push({
-          field: "spec.topology.version",
-          type: "Invalid value",
-          value: version,
-          detail: "must start with v",
-        })
-      if (parseStrict(version.startsWith("v") ? version.slice(1) : version) === undefined)
-        errors.push({
-          field: "spec.topology.version",
-          type: "Invalid value",
-          value: version,
-          detail: "version must be a valid semantic version",
-        })
-    }
-  }
-  if (was.topology !== undefined && t === undefined)
+}
+
+/** A topology needs the feature gate, a class, and a `v`-prefixed semantic version. */
+const validateTopology = (
+  errors: Array<FieldError>,
+  t: NonNullable<AdmittedSpec["topology"]>,
+  gates: { readonly clusterTopology: boolean },
+): void => {
+  const version = t.version ?? ""
+  if (!gates.clusterTopology)
     errors.push({
       field: "spec.topology",
       type: "Forbidden",
-      detail: "cannot be removed from an existing Cluster",
+      detail: "can be set only if the ClusterTopology feature flag is enabled",
     })
-  return errors
+  else if ((t.classRef?.name ?? "") === "")
+    errors.push({
+      field: "spec.topology.class",
+      type: "Required value",
+      detail: "classRef.name cannot be empty",
+    })
+  else {
+    // v1.14.2: a `v` first (its own error), then strict semver after it.
+    if (!version.startsWith("v"))
+      errors.push({
+        field: "spec.topology.version",
+        type: "Invalid value",
+        value: version,
+        detail: "must start with v",
+      })
+    if (parseStrict(version.startsWith("v") ? version.slice(1) : version) === undefined)
+      errors.push({
+        field: "spec.topology.version",
+        type: "Invalid value",
+        value: version,
+        detail: "version must be a valid semantic version",
+      })
+  }
 }
 
 /** The API server's rendering of field errors: `Cluster.cluster.x-k8s.io "c" is invalid: [...]`. */
