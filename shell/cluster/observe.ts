@@ -124,7 +124,7 @@ const fromStore = <A>(store: ReadonlyStore<KubeObject>, namespace: string, name:
 /** The input of the Cluster controller's tables for one Cluster, or `undefined` when it is gone. */
 export const observe = (
   ctx: ObserveContext,
-  key: { readonly namespace: string; readonly name: string },
+  key: ClusterKey,
 ): Effect.Effect<{
   readonly observed: ClusterObserved
   readonly desired: ClusterSpec
@@ -138,32 +138,87 @@ export const observe = (
         : { _tag: "Found", object: object as unknown as ObservedCluster }
     const spec = ((object as { spec?: ClusterSpec } | undefined)?.spec ?? {}) as ClusterSpec
     const confirm = object?.metadata.deletionTimestamp === undefined ? undefined : ctx.confirm
+    const clusterClass = yield* observeClusterClass(ctx, key, spec)
+    const descendants = yield* observeDescendants(ctx, key, confirm)
+    const kubeconfigSecret = yield* observeKubeconfigSecret(ctx, key, spec)
+    const remoteConnection = yield* observeRemoteConnection(ctx, key)
+    return {
+      object,
+      desired: spec,
+      observed: {
+        cluster,
+        clusterClass,
+        infrastructure: yield* observeExternal<InfrastructureCluster>(
+          ctx,
+          key,
+          confirm,
+          spec.infrastructureRef,
+        ),
+        controlPlane: yield* observeExternal<ControlPlane>(ctx, key, confirm, spec.controlPlaneRef),
+        descendants,
+        kubeconfigSecret,
+        featureGates: ctx.featureGates,
+        remoteConnection,
+      },
+    }
+  })
 
-    const external = <A>(ref: ClusterSpec["infrastructureRef"]): Effect.Effect<Fetched<A>> =>
-      ref === undefined
-        ? Effect.succeed<Fetched<A>>({ _tag: "NotFound" })
-        : ctx.external(ref).pipe(
-            Effect.flatMap((store) => {
-              const cached = fromStore<A>(store, key.namespace, ref.name)
-              return cached._tag === "Found" || confirm === undefined
-                ? Effect.succeed(cached)
-                : (confirm.external(ref, { namespace: key.namespace, name: ref.name }) as Effect.Effect<
-                    Fetched<A>
-                  >)
-            }),
-            Effect.catch((e) => Effect.succeed<Fetched<A>>(getFailed(e))),
-          )
+/** The namespace and name of the Cluster being observed. */
+type ClusterKey = { readonly namespace: string; readonly name: string }
 
-    const clusterClass: Fetched<ClusterClass> =
-      spec.topology === undefined
-        ? { _tag: "NotFound" }
-        : yield* fetchedOf<ClusterClass>(
-            ctx.client.get(ClusterClassResource, {
-              namespace: spec.topology.classRef.namespace ?? key.namespace,
-              name: spec.topology.classRef.name,
-            }),
-          )
+/** The live reads of a deleting Cluster's observation; `undefined` trusts the stores. */
+type Confirm = ObserveContext["confirm"]
 
+/** The ClusterClass of a topology, read live; none without a topology. */
+const observeClusterClass = (
+  ctx: ObserveContext,
+  key: ClusterKey,
+  spec: ClusterSpec,
+): Effect.Effect<Fetched<ClusterClass>> =>
+  spec.topology === undefined
+    ? Effect.succeed<Fetched<ClusterClass>>({ _tag: "NotFound" })
+    : fetchedOf<ClusterClass>(
+        ctx.client.get(ClusterClassResource, {
+          namespace: spec.topology.classRef.namespace ?? key.namespace,
+          name: spec.topology.classRef.name,
+        }),
+      )
+
+/**
+ * A provider object from its kind's store; a miss is confirmed live while the Cluster is
+ * deleting. No reference reads as not found.
+ */
+const observeExternal = <A>(
+  ctx: ObserveContext,
+  key: ClusterKey,
+  confirm: Confirm,
+  ref: ClusterSpec["infrastructureRef"],
+): Effect.Effect<Fetched<A>> =>
+  ref === undefined
+    ? Effect.succeed<Fetched<A>>({ _tag: "NotFound" })
+    : ctx.external(ref).pipe(
+        Effect.flatMap((store) => {
+          const cached = fromStore<A>(store, key.namespace, ref.name)
+          return cached._tag === "Found" || confirm === undefined
+            ? Effect.succeed(cached)
+            : (confirm.external(ref, { namespace: key.namespace, name: ref.name }) as Effect.Effect<
+                Fetched<A>
+              >)
+        }),
+        Effect.catch((e) => Effect.succeed<Fetched<A>>(getFailed(e))),
+      )
+
+/**
+ * The Cluster's descendants from their kinds' stores (MachinePools only with their gate, a kind
+ * without its CRD as none); a kind the store shows empty is listed live while the Cluster is
+ * deleting, and a failed live list fails the whole observation of descendants.
+ */
+const observeDescendants = (
+  ctx: ObserveContext,
+  key: ClusterKey,
+  confirm: Confirm,
+): Effect.Effect<Descendants> =>
+  Effect.gen(function* () {
     let listFailed: string | undefined
     const listed: Record<DescendantKind, ReadonlyArray<KubeObject>> = {
       MachineDeployment: [],
@@ -185,19 +240,28 @@ export const observe = (
         }
       }
     }
-    const descendants: Descendants =
-      listFailed !== undefined
-        ? { _tag: "ListFailed", error: listFailed }
-        : {
-            _tag: "Listed",
-            machineDeployments: listed.MachineDeployment as unknown as ReadonlyArray<MachineGroup>,
-            machineSets: listed.MachineSet as unknown as ReadonlyArray<MachineGroup>,
-            machinePools: listed.MachinePool as unknown as ReadonlyArray<MachineGroup>,
-            machines: listed.Machine as unknown as ReadonlyArray<Machine>,
-          }
+    return listFailed !== undefined
+      ? { _tag: "ListFailed", error: listFailed }
+      : {
+          _tag: "Listed",
+          machineDeployments: listed.MachineDeployment as unknown as ReadonlyArray<MachineGroup>,
+          machineSets: listed.MachineSet as unknown as ReadonlyArray<MachineGroup>,
+          machinePools: listed.MachinePool as unknown as ReadonlyArray<MachineGroup>,
+          machines: listed.Machine as unknown as ReadonlyArray<Machine>,
+        }
+  })
 
-    // Only reconcileKubeconfig reads the Secret, and only for a Cluster without a controlPlaneRef
-    // (a control-plane provider writes its own): skip the request otherwise.
+/**
+ * The `<cluster>-kubeconfig` Secret, from the Secrets' store when there is one, else live. Only
+ * reconcileKubeconfig reads it, and only for a Cluster without a controlPlaneRef (a
+ * control-plane provider writes its own): the request is skipped otherwise.
+ */
+const observeKubeconfigSecret = (
+  ctx: ObserveContext,
+  key: ClusterKey,
+  spec: ClusterSpec,
+): Effect.Effect<Lookup> =>
+  Effect.gen(function* () {
     const secretKey = { namespace: key.namespace, name: `${key.name}-kubeconfig` }
     const secret: Fetched<KubeObject> =
       spec.controlPlaneRef !== undefined
@@ -205,28 +269,21 @@ export const observe = (
         : ctx.secrets !== undefined
           ? fromStore<KubeObject>(ctx.secrets, secretKey.namespace, secretKey.name)
           : yield* fetchedOf<KubeObject>(ctx.client.get(Resources.secrets, secretKey))
-    const kubeconfigSecret: Lookup = secret._tag === "Found" ? { _tag: "Found" } : secret
-    const health =
+    return secret._tag === "Found" ? { _tag: "Found" } : secret
+  })
+
+/** The ClusterCache's view of the remote connection: its last probe success and its failures. */
+const observeRemoteConnection = (
+  ctx: ObserveContext,
+  key: ClusterKey,
+): Effect.Effect<ClusterObserved["remoteConnection"]> =>
+  Effect.gen(function* () {
+    const { lastProbeSuccessTime, consecutiveFailures } =
       ctx.healthCheckingState === undefined
         ? { lastProbeSuccessTime: yield* ctx.lastProbeSuccessTime(key), consecutiveFailures: 0 }
         : yield* ctx.healthCheckingState(key)
-    const { lastProbeSuccessTime, consecutiveFailures } = health
-
     return {
-      object,
-      desired: spec,
-      observed: {
-        cluster,
-        clusterClass,
-        infrastructure: yield* external<InfrastructureCluster>(spec.infrastructureRef),
-        controlPlane: yield* external<ControlPlane>(spec.controlPlaneRef),
-        descendants,
-        kubeconfigSecret,
-        featureGates: ctx.featureGates,
-        remoteConnection: {
-          ...(lastProbeSuccessTime === undefined ? {} : { lastProbeSuccessTime }),
-          ...(consecutiveFailures === 0 ? {} : { consecutiveFailures }),
-        },
-      },
+      ...(lastProbeSuccessTime === undefined ? {} : { lastProbeSuccessTime }),
+      ...(consecutiveFailures === 0 ? {} : { consecutiveFailures }),
     }
   })
