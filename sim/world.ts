@@ -14,9 +14,8 @@
 // The modules themselves, not the index: the index re-exports the input schemas, which load
 // effect (250 modules, ~60 MiB) in every worker for nothing.
 import type { ClusterSpec, ClusterStatus, ObjectMeta } from "../core/cluster/types.ts"
-import type { ClusterView, ReconcilerDesired, ReconcilerTrigger } from "../core/clustercache/index.ts"
+import type { ClusterView, ReconcilerDesired } from "../core/clustercache/index.ts"
 import type { RowId } from "../core/krtt/index.ts"
-import { type TableBound, TableRunState } from "../core/krtt/run.ts"
 import { Rng } from "./random.ts"
 import { rowOfCode, UNKNOWN_ROW } from "./trace.ts"
 
@@ -36,9 +35,6 @@ export interface WorkerGroup {
 
 /** The most rows one ClusterCache reconcile records. */
 export const MAX_ROWS = 96
-
-/** Reconciler transitions one ClusterCache reconcile may take (no documented path takes more than 4). */
-export const CACHE_RUN_BOUND: TableBound = { table: "ClusterCache Reconciler", maxTransitions: 32 }
 
 /** The state of one ClusterCache reconcile, kept while it waits for I/O. */
 export class CacheRun {
@@ -64,8 +60,6 @@ export class CacheRun {
   ioError = ""
   /** When the reconcile started (virtual ms). */
   startedAt = 0
-  /** The Reconciler's run: its rows, its next trigger, its shortest requeue, its bound. */
-  table = new TableRunState<ReconcilerTrigger, never>(CACHE_RUN_BOUND)
 
   /**
    * Records a row; rows past {@link MAX_ROWS} are dropped (the reconcile is cut off before).
@@ -96,7 +90,6 @@ export class CacheRun {
     this.ioResult = o.ioResult
     this.ioError = o.ioError
     this.startedAt = o.startedAt
-    this.table = o.table
     return this
   }
 
@@ -121,7 +114,6 @@ export class CacheRun {
     this.ioResult = 0
     this.ioError = ""
     this.startedAt = now
-    this.table = new TableRunState(CACHE_RUN_BOUND)
   }
 }
 
