@@ -120,11 +120,17 @@ describe("ScopedCache: the cache's own errors, told apart from the API server's"
       assert.instanceOf(early, CacheNotStarted)
       assert.strictEqual(early._tag, "InformerNotFound")
       assert.isTrue(isCacheError(early))
+      assert.strictEqual(early.message, 'the cache of cluster "c1" is not started, can not read objects')
       yield* cache.start
       const missing = yield* Effect.flip(cache.get(cms, { namespace: "a", name: "nope" }))
       assert.instanceOf(missing, CacheNotFound)
       assert.strictEqual(missing._tag, "NotFound")
       assert.strictEqual((missing as CacheNotFound).origin, "cache")
+      assert.strictEqual(missing.message, 'configmaps "a/nope" not found in the scoped cache of cluster "c1"')
+      assert.strictEqual(
+        missing._tag === "NotFound" ? `${missing.verb} ${missing.path}` : "",
+        "get /api/v1/namespaces/a/configmaps/nope",
+      )
       // The API server's own NotFound is not the cache's.
       const live = yield* Effect.flip(fake.client().get(cms, { namespace: "a", name: "nope" }))
       assert.notInstanceOf(live, CacheNotFound)
