@@ -56,7 +56,7 @@ import type {
   RawRequest,
   WriteOptions,
 } from "../kube/client.ts"
-import { ApiError, Invalid, type KubeError, NotFound } from "../kube/errors.ts"
+import { ApiError, Invalid, isKubeError, type KubeError, NotFound } from "../kube/errors.ts"
 import type { Patch } from "../kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { discoveryDocument } from "./discovery.ts"
@@ -71,7 +71,7 @@ import {
   prepareDelete,
 } from "./objects.ts"
 import { ServerReads } from "./reads.ts"
-import { type FakeApiServerOptions, isKubeError } from "./serverCore.ts"
+import type { FakeApiServerOptions } from "./serverCore.ts"
 
 export type { OpenWatch } from "./controls.ts"
 export type { FakeApiServerOptions } from "./serverCore.ts"

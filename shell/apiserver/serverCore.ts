@@ -10,7 +10,7 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { type KubeError, Unreachable } from "../kube/errors.ts"
+import { isKubeError, type KubeError, Unreachable } from "../kube/errors.ts"
 import {
   type KubeObject,
   type ObjectKey,
@@ -45,7 +45,6 @@ export interface FakeApiServerOptions {
 }
 
 /** Whether a call's body answered with an error instead of a result. */
-export const isKubeError = (u: unknown): u is KubeError => u instanceof Error && "_tag" in u && "verb" in u
 
 /** The state and the shared steps of `FakeApiServer` (see `server.ts`). */
 export abstract class ServerCore {

@@ -63,5 +63,7 @@ describe("retryability and round trips", () => {
       assert.isTrue(isKubeError(e))
     }
     assert.isFalse(isKubeError(new Error("x")))
+    // Told by its class, not its fields.
+    assert.isFalse(isKubeError({ _tag: "NotFound", verb: "get", path: "/api/v1/x", message: "m" }))
   })
 })

@@ -205,10 +205,18 @@ export const isRetryable = (error: KubeError): boolean => {
   }
 }
 
-/** Whether `u` is one of the kube client's errors. */
-export const isKubeError = (u: unknown): u is KubeError =>
-  isRecord(u) &&
-  typeof u._tag === "string" &&
-  u._tag in reasons &&
-  typeof u.verb === "string" &&
-  typeof u.path === "string"
+const KubeErrorClasses = [
+  NotFound,
+  AlreadyExists,
+  Conflict,
+  Unauthorized,
+  Forbidden,
+  Gone,
+  Invalid,
+  Timeout,
+  Unreachable,
+  ApiError,
+] as const
+
+/** Whether `u` is one of the kube client's errors (an instance of one of its classes). */
+export const isKubeError = (u: unknown): u is KubeError => KubeErrorClasses.some((c) => u instanceof c)
