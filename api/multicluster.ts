@@ -40,7 +40,7 @@ export { type ClusterOptions, makeCluster } from "../shell/multicluster/cluster.
 export {
   clusterFromContext,
   currentCluster,
-  NoClusterInContext,
+  NoClusterInContextError,
   ReconcileCluster,
 } from "../shell/multicluster/context.ts"
 export {
@@ -115,7 +115,7 @@ export {
   type ClusterAwareRunnable,
   ClusterNotFound,
   type ClusterState,
-  EngageFailed,
+  EngageFailedError,
   type Provider,
 } from "../shell/multicluster/types.ts"
 export type { EngageOptions } from "../shell/multicluster/watchOptions.ts"

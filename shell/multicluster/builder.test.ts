@@ -178,7 +178,7 @@ describe("the reconcile's cluster in context", () => {
       yield* eventually("two reconciles", () => seen.length === 2)
       assert.deepStrictEqual([...seen].sort(), ["c1:1", "c2:1"])
       const outside = yield* Effect.flip(clusterFromContext)
-      assert.strictEqual(outside._tag, "NoClusterInContext")
+      assert.strictEqual(outside._tag, "NoClusterInContextError")
     }),
   )
 })

@@ -12,7 +12,7 @@
  * # Guarantees
  * - Inside a reconcile of a multi-cluster controller both succeed with the request's cluster,
  *   the one the controller is engaged with for that request.
- * - Elsewhere they fail with `NoClusterInContext` (a typed error, never a default cluster).
+ * - Elsewhere they fail with `NoClusterInContextError` (a typed error, never a default cluster).
  *
  * @module
  */
@@ -27,22 +27,22 @@ export const ReconcileCluster: Context.Reference<Cluster | undefined> = Context.
 >("krtt/multicluster/ReconcileCluster", { defaultValue: () => undefined })
 
 /** Asked for the reconcile's cluster outside a reconcile. */
-export class NoClusterInContext extends Data.TaggedError("NoClusterInContext")<{
+export class NoClusterInContextError extends Data.TaggedError("NoClusterInContextError")<{
   readonly message: string
 }> {}
 
-const missing = new NoClusterInContext({
+const missing = new NoClusterInContextError({
   message: "no cluster in context: only code called from a multi-cluster reconcile has one",
 })
 
 /** The `Cluster` (client, cache) of the request being reconciled. */
-export const currentCluster: Effect.Effect<Cluster, NoClusterInContext> = Effect.flatMap(
+export const currentCluster: Effect.Effect<Cluster, NoClusterInContextError> = Effect.flatMap(
   Effect.service(ReconcileCluster),
   (c) => (c === undefined ? Effect.fail(missing) : Effect.succeed(c)),
 )
 
 /** The name of the cluster of the request being reconciled (`""` for the hub). */
-export const clusterFromContext: Effect.Effect<ClusterName, NoClusterInContext> = Effect.map(
+export const clusterFromContext: Effect.Effect<ClusterName, NoClusterInContextError> = Effect.map(
   currentCluster,
   (c) => c.name,
 )

@@ -45,7 +45,7 @@ import { feedFor } from "./engagementRun.ts"
 import { type PairView, pairViews } from "./pairs.ts"
 import { reconcileRequest } from "./reconcile.ts"
 import { type ClusterAware, clusterRequest, type RequestType } from "./request.ts"
-import type { Cluster, ClusterName, EngageFailed } from "./types.ts"
+import type { Cluster, ClusterName, EngageFailedError } from "./types.ts"
 import type { EngageOptions, WatchDeclaration } from "./watchOptions.ts"
 
 /** Options of a multi-cluster controller. */
@@ -69,7 +69,7 @@ export interface MultiClusterController {
   readonly name: string
   readonly queue: WorkQueue
   /** Engages a cluster: its scope closing disengages it (seed 003's `Aware.Engage`). */
-  readonly engage: (cluster: Cluster, scope: Scope.Scope) => Effect.Effect<void, EngageFailed>
+  readonly engage: (cluster: Cluster, scope: Scope.Scope) => Effect.Effect<void, EngageFailedError>
   readonly disengage: (cluster: Cluster) => Effect.Effect<void>
   /** Starts the workers until the scope closes (then stops gracefully). */
   readonly start: Effect.Effect<void, never, Scope.Scope>

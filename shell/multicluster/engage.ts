@@ -24,7 +24,7 @@ import type { ControllerState } from "./controllerState.ts"
 import type { Feed } from "./interpret.ts"
 import { judge, noFilters, type Pair, pairOf } from "./pairs.ts"
 import type { ClusterAware } from "./request.ts"
-import type { Cluster, EngageFailed } from "./types.ts"
+import type { Cluster, EngageFailedError } from "./types.ts"
 
 /** The trigger of an engagement: a new cluster, new credentials, or an unhealthy one back. */
 const engageTrigger = (pair: Pair, cluster: Cluster, replacing: boolean): EngagementTrigger =>
@@ -59,7 +59,7 @@ const onLeave = <Req extends ClusterAware>(
 /** Engages a cluster: its scope closing disengages it (seed 003's `Aware.Engage`). */
 export const engage =
   <Req extends ClusterAware>(state: ControllerState<Req>, feed: Feed) =>
-  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailedError> =>
     Effect.gen(function* () {
       const pair = pairOf(state.pairs, cluster.name)
       const replacing =

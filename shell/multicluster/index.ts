@@ -19,7 +19,7 @@ export { type ClusterOptions, makeCluster } from "./cluster.ts"
 export {
   clusterFromContext,
   currentCluster,
-  NoClusterInContext,
+  NoClusterInContextError,
   ReconcileCluster,
   withCluster,
 } from "./context.ts"

@@ -39,7 +39,7 @@ import {
   type ClusterName,
   ClusterNotFound,
   type ClusterState,
-  type EngageFailed,
+  type EngageFailedError,
   HubCluster,
   type Provider,
 } from "./types.ts"
@@ -135,7 +135,7 @@ const engageRunnable = (runnable: ClusterAwareRunnable, e: Engaged): Effect.Effe
 /** Records the cluster until its scope closes and engages every runnable with it. */
 const engage =
   (state: ManagerState) =>
-  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailedError> =>
     Effect.gen(function* () {
       const record: Engaged = { cluster, scope }
       if (cluster.name !== HubCluster) state.engaged.set(cluster.name, record)

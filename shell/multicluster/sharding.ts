@@ -31,7 +31,7 @@ import * as Scope from "effect/Scope"
 import type { KubeClientShape } from "../kube/client.ts"
 import { acquirable, liveMembers, type Observations, observe, plan } from "./rendezvous.ts"
 import { deleteLease, dnsSafe, type LeaseSpec, publishLease, readPeerLeases } from "./shardLease.ts"
-import type { Aware, Cluster, ClusterName, EngageFailed } from "./types.ts"
+import type { Aware, Cluster, ClusterName, EngageFailedError } from "./types.ts"
 
 /** The sharding numbers (controller-runtime's leader election defaults). */
 export const ShardDefaults = {
@@ -207,7 +207,7 @@ const round = (state: GateState) =>
 /** The provider engages the gate: the cluster is available; a held cluster replaced moves at once. */
 const engage =
   (state: GateState) =>
-  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailed> =>
+  (cluster: Cluster, scope: Scope.Scope): Effect.Effect<void, EngageFailedError> =>
     Effect.gen(function* () {
       const record: Available = { cluster, scope }
       state.available.set(cluster.name, record)

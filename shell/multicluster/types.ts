@@ -54,7 +54,7 @@ export class ClusterNotFound extends Data.TaggedError("ClusterNotFound")<{
 }> {}
 
 /** Engaging a cluster failed (its cache did not sync, a source could not start, ...). */
-export class EngageFailed extends Data.TaggedError("EngageFailed")<{
+export class EngageFailedError extends Data.TaggedError("EngageFailedError")<{
   readonly cluster: ClusterName
   readonly message: string
 }> {}
@@ -68,7 +68,7 @@ export interface Aware {
    * Start operations for `cluster`. `scope` is tied to the cluster's lifecycle: the provider
    * closes it when the cluster leaves (or is replaced); work started here is forked into it.
    */
-  readonly engage: (cluster: Cluster, scope: Scope.Scope) => Effect.Effect<void, EngageFailed>
+  readonly engage: (cluster: Cluster, scope: Scope.Scope) => Effect.Effect<void, EngageFailedError>
   /** Stop operations for `cluster` (also implied by the engage scope closing). */
   readonly disengage: (cluster: Cluster) => Effect.Effect<void>
 }

@@ -13,7 +13,7 @@ import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../apiserver/server.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
 import { Unauthorized } from "../../kube/errors.ts"
-import { type Aware, type Cluster, EngageFailed } from "../types.ts"
+import { type Aware, type Cluster, EngageFailedError } from "../types.ts"
 import type { ClientFactory } from "./kubeconfig.ts"
 
 /** One engage call and what became of its scope. */
@@ -52,7 +52,7 @@ export const recordingAware = (fail: (cluster: Cluster) => boolean = () => false
           }),
         )
         if (fail(cluster)) {
-          return yield* new EngageFailed({ cluster: cluster.name, message: "the test refused it" })
+          return yield* new EngageFailedError({ cluster: cluster.name, message: "the test refused it" })
         }
       }),
     disengage: (cluster) =>
