@@ -26,52 +26,55 @@ import { type Classified, filterOwned, pendingDeleteCount, pendingDeleteMessage 
 import { type DeletePath, requeue, type Scope } from "./scope.ts"
 import type { ContractReference } from "./types.ts"
 
-/** Whether a step ended the reconcile ("Return" in the flowchart) or the next step runs. */
-type Step = "Return" | "Continue"
+/**
+ * A step's answer: `true` when it ended the reconcile ("Return" in the flowchart), `false` when
+ * the next step runs.
+ */
+type Returned = boolean
 
 /**
  * reconcileDelete; runs after the always-reconcile phases. Its steps in the flowchart's order;
  * past the last, flowchart AB–AD (Deletion Reconciliation, row 8) removes the finalizer.
  */
 export const reconcileDelete = (s: Scope): void => {
-  if (waitForHook(s) === "Return") return
+  if (waitForHook(s)) return
   const d = s.descendants
   if (d === undefined) {
     internalError(s, "ListFailed")
     return
   }
-  if (deleteDescendants(s, d) === "Return") return
+  if (deleteDescendants(s, d)) return
   const cpRef = s.spec.controlPlaneRef
-  if (cpRef !== undefined && deleteControlPlane(s, cpRef) === "Return") return
-  if (deleteInfrastructure(s) === "Return") return
+  if (cpRef !== undefined && deleteControlPlane(s, cpRef)) return
+  if (deleteInfrastructure(s)) return
   reason(s, DeletingReason.DeletionCompleted, "Deletion completed")
   s.removeFinalizer = true
 }
 
 /** Flowchart B–E (Deletion Reconciliation, row 2): a managed topology waits for the hook. */
-const waitForHook = (s: Scope): Step => {
+const waitForHook = (s: Scope): Returned => {
   const gates = s.observed.featureGates
   if (gates.runtimeSDK && gates.clusterTopology && s.spec.topology !== undefined) {
     if (s.cluster.metadata.annotations?.[OkToDeleteAnnotation] === undefined) {
       s.trace.deletePath = "WaitingForHook"
       reason(s, DeletingReason.WaitingForBeforeDeleteHook, "Waiting for BeforeClusterDelete hook")
-      return "Return"
+      return true
     }
   }
-  return "Continue"
+  return false
 }
 
 /**
  * Flowchart I–N (Deletion Reconciliation, rows 4 and 5): deletes the owned descendants not yet
  * deleting, and waits while any descendant remains.
  */
-const deleteDescendants = (s: Scope, d: Classified): Step => {
+const deleteDescendants = (s: Scope, d: Classified): Returned => {
   const t = s.trace
   const hasControlPlaneRef = s.spec.controlPlaneRef !== undefined
   const owned = filterOwned(d, hasControlPlaneRef, s.cluster.metadata)
   if (owned._tag === "Undecidable") {
     internalError(s, "FilterFailed")
-    return "Return"
+    return true
   }
   t.ownedChildren = owned.children.length
   let deleted = 0
@@ -88,20 +91,20 @@ const deleteDescendants = (s: Scope, d: Classified): Step => {
       DeletingReason.WaitingForWorkersDeletion,
       pendingDeleteMessage(d, hasControlPlaneRef, s.config.maxNamesInDeletingMessage),
     )
-    return "Return"
+    return true
   }
-  return "Continue"
+  return false
 }
 
 /**
  * Flowchart O–V (Deletion Reconciliation, row 6): deletes the control-plane object and waits
  * for it to be gone.
  */
-const deleteControlPlane = (s: Scope, cpRef: ContractReference): Step => {
+const deleteControlPlane = (s: Scope, cpRef: ContractReference): Returned => {
   const cp = s.observed.controlPlane
   if (cp._tag === "GetFailed") {
     internalError(s, "ControlPlaneGetFailed")
-    return "Return"
+    return true
   }
   if (cp._tag === "Found") {
     if (isDeleting(cp.object.metadata)) s.trace.deletePath = "WaitingForControlPlane"
@@ -114,28 +117,28 @@ const deleteControlPlane = (s: Scope, cpRef: ContractReference): Step => {
       })
     }
     reason(s, DeletingReason.WaitingForControlPlaneDeletion, `Waiting for ${cpRef.kind} to be deleted`)
-    return "Return"
+    return true
   }
   // Not found: the control plane is gone (v1beta1 ControlPlaneReady: Deleted, in updateStatus).
   s.controlPlaneGone = true
-  return "Continue"
+  return false
 }
 
 /**
  * Flowchart U–AC (Deletion Reconciliation, rows 7 and 8): deletes the infrastructure object and
  * waits for it to be gone; continues to the finalizer's removal once it is (or none is named).
  */
-const deleteInfrastructure = (s: Scope): Step => {
+const deleteInfrastructure = (s: Scope): Returned => {
   const t = s.trace
   const infraRef = s.spec.infrastructureRef
   if (infraRef === undefined) {
     t.deletePath = "CompletedNoInfrastructure"
-    return "Continue"
+    return false
   }
   const infra = s.observed.infrastructure
   if (infra._tag === "GetFailed") {
     internalError(s, "InfrastructureGetFailed")
-    return "Return"
+    return true
   }
   if (infra._tag === "Found") {
     if (isDeleting(infra.object.metadata)) t.deletePath = "WaitingForInfrastructure"
@@ -153,11 +156,11 @@ const deleteInfrastructure = (s: Scope): Step => {
       })
     }
     reason(s, DeletingReason.WaitingForInfrastructureDeletion, `Waiting for ${infraRef.kind} to be deleted`)
-    return "Return"
+    return true
   }
   t.deletePath = "CompletedInfrastructureGone"
   s.infrastructureGone = true
-  return "Continue"
+  return false
 }
 
 /** Upstream's Deleting message when something failed; the error itself is logged. */
