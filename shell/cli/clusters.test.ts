@@ -106,6 +106,24 @@ describe("krtt clusters", () => {
     }),
   )
 
+  it.effect("passes --provider-probe-interval on, and refuses one that is no duration naming the flag", () =>
+    Effect.gen(function* () {
+      const hub = yield* makeMemoryClient(yield* FakeApiServer.make())
+      const out = recorder()
+      const bad = yield* Effect.flip(
+        Effect.scoped(
+          runClusters(
+            hub,
+            flags({ provider: "kubeconfig-secrets", providerProbeInterval: "soon" }),
+            out.write,
+          ),
+        ),
+      )
+      assert.include(bad.message, "--provider-probe-interval")
+      assert.deepStrictEqual(out.lines, [])
+    }),
+  )
+
   it.effect(
     "once: decided clusters print at once; an unreachable one prints when it has failed its probes",
     () =>

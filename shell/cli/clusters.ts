@@ -4,7 +4,8 @@
  *
  * ```
  * krtt clusters --kubeconfig HUB --provider NAME [--provider-namespace NS]
- *               [--provider-kubeconfig FILE] [--provider-access-config FILE] [--json] [--watch]
+ *               [--provider-kubeconfig FILE] [--provider-access-config FILE]
+ *               [--provider-probe-interval DURATION] [--json] [--watch]
  *               [--timeout 2m]
  * ```
  *
@@ -163,6 +164,8 @@ export interface ClustersFlags {
   readonly providerKubeconfig: string | undefined
   /** cluster-inventory-api's access providers (JSON file). */
   readonly providerAccessConfig?: string | undefined
+  /** kubeconfig-secrets' and kubeconfig-file's time between health probes (`0`: none). */
+  readonly providerProbeInterval?: string | undefined
   readonly json: boolean
   readonly watch: boolean
   readonly timeout: string
@@ -196,6 +199,9 @@ export const runClusters = (
       ...(flags.providerAccessConfig === undefined
         ? {}
         : { providerAccessConfig: flags.providerAccessConfig }),
+      ...(flags.providerProbeInterval === undefined
+        ? {}
+        : { providerProbeInterval: flags.providerProbeInterval }),
     }
     const provider = yield* makeProvider(checked.provider, hub, providerFlags).pipe(
       Effect.mapError((e) => new ClustersUsageError({ message: e.message })),

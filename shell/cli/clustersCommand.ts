@@ -38,6 +38,12 @@ const flags = {
       "cluster-inventory-api: the JSON file naming the access providers of the ClusterProfiles",
     ),
   ),
+  providerProbeInterval: Flag.String("provider-probe-interval").pipe(
+    Flag.optional,
+    Flag.withDescription(
+      "kubeconfig-secrets, kubeconfig-file: time between health probes of an engaged cluster (default 10s; 0 turns them off)",
+    ),
+  ),
   json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON")),
   watch: Flag.Boolean("watch").pipe(
     Flag.withDefault(false),
@@ -60,6 +66,7 @@ export const clustersCommand = Command.make("clusters", flags, (f) => {
     providerNamespace: opt(f.providerNamespace),
     providerKubeconfig: opt(f.providerKubeconfig),
     providerAccessConfig: opt(f.providerAccessConfig),
+    providerProbeInterval: opt(f.providerProbeInterval),
     json: f.json,
     watch: f.watch,
     timeout: f.timeout,

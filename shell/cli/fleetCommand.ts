@@ -53,6 +53,8 @@ export const ProviderFlagUsage = {
   "provider-kubeconfig": "kubeconfig-file: the file whose contexts are the clusters",
   "provider-access-config":
     "cluster-inventory-api: the JSON file naming the access providers of the ClusterProfiles",
+  "provider-probe-interval":
+    "kubeconfig-secrets, kubeconfig-file: time between health probes of an engaged cluster (default 10s; 0 turns them off)",
 } as const
 
 /** A fleet command: its name, its own flags with their usage, and its Lease. */
@@ -137,6 +139,7 @@ export const parseFleetArgs = <Own extends string>(
   const providerNamespace = own.get("provider-namespace" as Own)
   const providerKubeconfig = own.get("provider-kubeconfig" as Own)
   const providerAccessConfig = own.get("provider-access-config" as Own)
+  const providerProbeInterval = own.get("provider-probe-interval" as Own)
   return {
     manager: { ...run.options, leaderElectId: parsed.values.get("leader-elect-id") ?? spec.lease },
     provider,
@@ -144,6 +147,7 @@ export const parseFleetArgs = <Own extends string>(
       ...(providerNamespace === undefined ? {} : { providerNamespace }),
       ...(providerKubeconfig === undefined ? {} : { providerKubeconfig }),
       ...(providerAccessConfig === undefined ? {} : { providerAccessConfig }),
+      ...(providerProbeInterval === undefined ? {} : { providerProbeInterval }),
     },
     own,
   }

@@ -29,6 +29,12 @@ describe("parseInventoryArgs", () => {
     expect(inventoryUsage()).toContain("--provider-access-config string")
   })
 
+  it("passes --provider-probe-interval on to the provider", () => {
+    const a = parse("--provider=kubeconfig-secrets", "--provider-probe-interval", "30s", "--namespace=inv")
+    if (a === "help") throw new Error("help")
+    expect(a.providerFlags).toEqual({ providerProbeInterval: "30s" })
+  })
+
   it("takes the manager's flags as krtt run reads them, with the krtt-inventory Lease by default", () => {
     const a = parse(
       ...base,

@@ -36,6 +36,12 @@ describe("krtt propagate's command line", () => {
     expect(propagateUsage()).toContain("--provider-access-config string")
     expect(propagateUsage()).toContain("cluster-inventory-api")
   })
+  it("passes --provider-probe-interval on to the provider", () => {
+    const a = parsePropagateArgs(["--provider", "kubeconfig-secrets", "--provider-probe-interval=0"], {})
+    if (a === "help") throw new Error("help")
+    expect(a.providerFlags).toEqual({ providerProbeInterval: "0" })
+    expect(propagateUsage()).toContain("--provider-probe-interval string")
+  })
   it("--namespace defaults to $POD_NAMESPACE; durations are read as Go's", () => {
     const a = parsePropagateArgs(
       ["--provider=namespaces", "--retry-interval", "250ms", "--cluster-timeout=1m"],
