@@ -26,7 +26,7 @@ export {
 export { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "../shell/scopedcache/factory.ts"
 export { type MergeFilter, mergeStores } from "../shell/scopedcache/merge.ts"
 export {
-  InvalidScopedCacheOptions,
+  InvalidScopedCacheOptionsError,
   type KeyFunc,
   type ListOptionsFunc,
   type ResourceOptions,

@@ -8,7 +8,7 @@ import { informerCacheFactory } from "../cache/informerCache.ts"
 import { Resources } from "../kube/resource.ts"
 import { makeCluster } from "../multicluster/cluster.ts"
 import { asScopedCache, makeScopedCacheFactory, scopedCacheFactory } from "./factory.ts"
-import { InvalidScopedCacheOptions } from "./options.ts"
+import { InvalidScopedCacheOptionsError } from "./options.ts"
 import type { ScopedCache } from "./scopedCache.ts"
 
 const cms = Resources.configMaps
@@ -116,7 +116,10 @@ describe("scopedCacheFactory", () => {
   )
 
   it("bad options throw when the factory is made, naming the field", () => {
-    assert.throws(() => makeScopedCacheFactory({ acessReview: true } as never), InvalidScopedCacheOptions)
+    assert.throws(
+      () => makeScopedCacheFactory({ acessReview: true } as never),
+      InvalidScopedCacheOptionsError,
+    )
   })
 
   it.effect("asScopedCache tells a scoped cache from the informer cache", () =>

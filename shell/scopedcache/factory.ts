@@ -6,19 +6,19 @@
  */
 import * as Effect from "effect/Effect"
 import type { CacheFactory } from "../cache/types.ts"
-import { InvalidScopedCacheOptions, type ScopedCacheOptions, scopedCacheConfig } from "./options.ts"
+import { InvalidScopedCacheOptionsError, type ScopedCacheOptions, scopedCacheConfig } from "./options.ts"
 import { makeScopedCache, type ScopedCache } from "./scopedCache.ts"
 
 /**
  * A factory of scoped caches with these options. The options are checked here, once: bad options
- * throw `InvalidScopedCacheOptions` (naming the field) when the factory is made, not when a
+ * throw `InvalidScopedCacheOptionsError` (naming the field) when the factory is made, not when a
  * cluster connects. Its caches are started at once, in the scope they are made in (like the
  * informer cache, whose informers run from their first use): providers and `makeCluster` do not
  * call `start`; calling it again changes nothing (`scopedcache.lifecycle`, Start again).
  */
 export const makeScopedCacheFactory = (options: ScopedCacheOptions = {}): CacheFactory => {
   const checked = scopedCacheConfig(options)
-  if (checked instanceof InvalidScopedCacheOptions) throw checked
+  if (checked instanceof InvalidScopedCacheOptionsError) throw checked
   return (client, { cluster }) =>
     // Checked above: makeScopedCache cannot refuse these options.
     Effect.tap(Effect.orDie(makeScopedCache(client, { ...options, cluster })), (cache) => cache.start)

@@ -32,7 +32,7 @@ export {
 } from "./informer.ts"
 export { type MergeFilter, mergeStores } from "./merge.ts"
 export {
-  InvalidScopedCacheOptions,
+  InvalidScopedCacheOptionsError,
   type KeyFunc,
   type ListOptionsFunc,
   type ResourceOptions,

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Resources } from "../kube/resource.ts"
 import {
   closest,
-  InvalidScopedCacheOptions,
+  InvalidScopedCacheOptionsError,
   informerSelection,
   keyFor,
   millisOf,
@@ -14,12 +14,12 @@ import {
 
 const ok = (o: ScopedCacheOptions = {}): ScopedCacheConfig => {
   const c = scopedCacheConfig(o)
-  if (c instanceof InvalidScopedCacheOptions) throw new Error(c.message)
+  if (c instanceof InvalidScopedCacheOptionsError) throw new Error(c.message)
   return c
 }
-const refused = (o: unknown): InvalidScopedCacheOptions => {
+const refused = (o: unknown): InvalidScopedCacheOptionsError => {
   const c = scopedCacheConfig(o as ScopedCacheOptions)
-  if (!(c instanceof InvalidScopedCacheOptions)) throw new Error("accepted")
+  if (!(c instanceof InvalidScopedCacheOptionsError)) throw new Error("accepted")
   return c
 }
 const cms = Resources.configMaps

@@ -5,7 +5,7 @@
  * user stories): a user-defined informer key, a user-defined list-options function, automatic
  * termination on or off, and an informer factory (`ScopedInformerFactory`).
  *
- * Options are strict: an unknown key fails with `InvalidScopedCacheOptions` naming the closest
+ * Options are strict: an unknown key fails with `InvalidScopedCacheOptionsError` naming the closest
  * known key, and every field is checked for its type.
  *
  * @module
@@ -145,7 +145,7 @@ export const resourceName = (r: Pick<ResourceRef, "resource" | "group">): string
 export type ScopedCacheOptions = Partial<ScopedCacheConfig>
 
 /** The options were refused; `field` names the offending one. */
-export class InvalidScopedCacheOptions extends Data.TaggedError("InvalidScopedCacheOptions")<{
+export class InvalidScopedCacheOptionsError extends Data.TaggedError("InvalidScopedCacheOptionsError")<{
   readonly field: string
   readonly message: string
 }> {}
@@ -193,13 +193,13 @@ export const closest = (key: string, known: ReadonlyArray<string>): string =>
   )[0] ?? ""
 
 const fail = (field: string, message: string) =>
-  new InvalidScopedCacheOptions({ field, message: `${field}: ${message}` })
+  new InvalidScopedCacheOptionsError({ field, message: `${field}: ${message}` })
 
 const checkKeys = (
   where: string,
   value: object,
   known: ReadonlyArray<string>,
-): InvalidScopedCacheOptions | undefined => {
+): InvalidScopedCacheOptionsError | undefined => {
   for (const key of Object.keys(value))
     if (!known.includes(key)) {
       const field = where === "" ? key : `${where}.${key}`
@@ -241,7 +241,7 @@ const checkBoolean = (field: string, value: unknown) =>
 /** Checks options and merges them over the defaults; the first problem found is returned. */
 export const scopedCacheConfig = (
   options: ScopedCacheOptions = {},
-): ScopedCacheConfig | InvalidScopedCacheOptions => {
+): ScopedCacheConfig | InvalidScopedCacheOptionsError => {
   if (typeof options !== "object" || options === null) return fail("options", "must be an object")
   const o = options as Record<string, unknown>
   const problem =

@@ -57,7 +57,7 @@ import { addInformer, removeInformer } from "./dependents.ts"
 import { indexField } from "./indexes.ts"
 import { isStarted, onStop, start, waitForCacheSync } from "./lifecycle.ts"
 import { make as makeOperate } from "./operate.ts"
-import { InvalidScopedCacheOptions, type ScopedCacheOptions, scopedCacheConfig } from "./options.ts"
+import { InvalidScopedCacheOptionsError, type ScopedCacheOptions, scopedCacheConfig } from "./options.ts"
 import { get, getInformer, listPage } from "./reads.ts"
 import { startRecheck } from "./recheck.ts"
 import type { ScopedCache, ScopedListOptions } from "./types.ts"
@@ -75,11 +75,11 @@ export type {
 export const makeScopedCache = (
   client: KubeClientShape,
   options: ScopedCacheOptions & { readonly cluster: string },
-): Effect.Effect<ScopedCache, InvalidScopedCacheOptions, Scope.Scope> =>
+): Effect.Effect<ScopedCache, InvalidScopedCacheOptionsError, Scope.Scope> =>
   Effect.gen(function* () {
     const { cluster, ...rest } = options
     const config = scopedCacheConfig(rest)
-    if (config instanceof InvalidScopedCacheOptions) return yield* config
+    if (config instanceof InvalidScopedCacheOptionsError) return yield* config
     const ctx = yield* makeCacheContext(client, cluster, config)
     const resolveKind = yield* makeKindResolver(client)
     const operate = makeOperate(ctx)

@@ -65,7 +65,9 @@ export interface Connection {
 }
 
 /** A candidate could not be connected (bad kubeconfig, client construction failed, ...). */
-export class ConnectFailed extends Data.TaggedError("ConnectFailed")<{ readonly message: string }> {}
+export class ConnectFailedError extends Data.TaggedError("ConnectFailedError")<{
+  readonly message: string
+}> {}
 
 /** A cluster as a provider discovered it. */
 export interface Candidate {
@@ -73,7 +75,7 @@ export interface Candidate {
   /** Changes when the credentials or endpoint change (a hash, never the credentials). */
   readonly generation: string
   /** Builds the client in the cluster's scope (closed on disengage). */
-  readonly connect: Effect.Effect<Connection, ConnectFailed, Scope.Scope>
+  readonly connect: Effect.Effect<Connection, ConnectFailedError, Scope.Scope>
   /**
    * Whether the engine probes it (default true). `false` when the provider's source already
    * health-gates it (the cluster-api provider: the ClusterCache probes and disconnects, and the
@@ -258,7 +260,7 @@ export const makeClusterSet = (options: ClusterSetOptions): ClusterSet => {
             caches.set(c.name, cache)
             const synced = yield* Effect.timeoutOption(cache.waitForCacheSync, options.syncTimeout)
             if (synced._tag === "None" || !synced.value) {
-              return yield* new ConnectFailed({
+              return yield* new ConnectFailedError({
                 message: `the cache did not sync within ${Duration.format(Duration.fromInputUnsafe(options.syncTimeout))}`,
               })
             }

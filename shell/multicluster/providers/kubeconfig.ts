@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { ClientOptions } from "../../kube/options.ts"
 import { makeRestClient } from "../../kube/restClient.ts"
-import { ConnectFailed } from "./clusterSet.ts"
+import { ConnectFailedError } from "./clusterSet.ts"
 
 /** Builds a cluster's client from its kubeconfig; replaceable (tests map servers to in-memory fakes). */
 export type ClientFactory = (kubeconfig: KubeConfig, cluster: string) => Effect.Effect<KubeClientShape>
@@ -117,10 +117,10 @@ export const buildClient = (
   factory: ClientFactory,
   kc: KubeConfig,
   cluster: string,
-): Effect.Effect<KubeClientShape, ConnectFailed> =>
+): Effect.Effect<KubeClientShape, ConnectFailedError> =>
   Effect.catchDefect(factory(kc, cluster), (defect) =>
     Effect.fail(
-      new ConnectFailed({
+      new ConnectFailedError({
         message: `cannot build a client for ${cluster}: ${defect instanceof Error ? defect.name : "defect"}`,
       }),
     ),
