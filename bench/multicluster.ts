@@ -54,7 +54,7 @@ import { makeCluster } from "../shell/multicluster/cluster.ts"
 import { enqueueRequestForObject } from "../shell/multicluster/handler.ts"
 import { make as makeManager } from "../shell/multicluster/manager.ts"
 import type { ClientFactory } from "../shell/multicluster/providers/kubeconfig.ts"
-import { restClientFactory } from "../shell/multicluster/providers/kubeconfig.ts"
+import { makeRestClientFactory } from "../shell/multicluster/providers/kubeconfig.ts"
 import { makeKubeconfigSecretsProvider } from "../shell/multicluster/providers/kubeconfigSecrets.ts"
 import { type Cluster, startControlPlane } from "../testenv/index.ts"
 
@@ -207,7 +207,7 @@ const engageRun = (hub: Cluster, workloads: ReadonlyArray<Cluster>, run: number)
       yield* makeRestClient(kubeConfigOf(hub.admin.kubeconfig), { qps: 100, burst: 200 }),
       hubCounts,
     )
-    const rest = restClientFactory()
+    const rest = makeRestClientFactory()
     const clientFactory: ClientFactory = (kc, name) =>
       Effect.map(rest(kc, name), (c) => counting(c, workloadCounts))
     const mem0 = collect()

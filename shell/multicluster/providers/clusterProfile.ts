@@ -39,7 +39,7 @@ import {
 import { ClusterSetDefaults, makeClusterSet } from "./clusterSet.ts"
 import { checkKeys, type Given, ProviderUsageError, withDefaults } from "./errors.ts"
 import { HealthDefaults, type HealthOptions } from "./health.ts"
-import { buildClient, type ClientFactory, restClientFactory } from "./kubeconfig.ts"
+import { type ClientFactory, makeClient, makeRestClientFactory } from "./kubeconfig.ts"
 
 /** The provider's name, as `--provider` takes it (upstream's provider folder). */
 export const ClusterProfileName = "cluster-inventory-api"
@@ -64,7 +64,7 @@ export const ClusterProfileDefaults: Omit<ClusterProfileOptions, "accessConfig">
   isReady,
   health: HealthDefaults,
   cacheFactory: informerCacheFactory,
-  clientFactory: restClientFactory(),
+  clientFactory: makeRestClientFactory(),
   syncTimeout: ClusterSetDefaults.syncTimeout,
 }
 
@@ -142,7 +142,7 @@ export const makeClusterProfileProvider = (
           return sink.upsert({
             name,
             generation: built.kubeconfig.generation,
-            connect: Effect.map(buildClient(options.clientFactory, kubeconfig, name), (client) => ({
+            connect: Effect.map(makeClient(options.clientFactory, kubeconfig, name), (client) => ({
               client,
             })),
           })

@@ -17,7 +17,7 @@ import { ConnectFailedError } from "./clusterSet.ts"
 export type ClientFactory = (kubeconfig: KubeConfig, cluster: string) => Effect.Effect<KubeClientShape>
 
 /** Clients of workload clusters: seed 000's ClientOptions (QPS 20, burst 30, timeout 10 s) by default. */
-export const restClientFactory =
+export const makeRestClientFactory =
   (options: Partial<ClientOptions> = {}): ClientFactory =>
   (kubeconfig) =>
     makeRestClient(kubeconfig, { userAgent: "krtt-provider", ...options })
@@ -113,7 +113,7 @@ export const currentContextConfig = (
 }
 
 /** Runs a client factory, turning a defect (a bad certificate, say) into a reason without details. */
-export const buildClient = (
+export const makeClient = (
   factory: ClientFactory,
   kc: KubeConfig,
   cluster: string,

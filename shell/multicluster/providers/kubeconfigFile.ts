@@ -47,12 +47,12 @@ import { ClusterSetDefaults, type ClusterSink, makeClusterSet } from "./clusterS
 import { checkKeys, type Given, ProviderUsageError, withDefaults } from "./errors.ts"
 import { HealthDefaults, type HealthOptions } from "./health.ts"
 import {
-  buildClient,
   type ClientFactory,
   contextConfig,
   hashOf,
+  makeClient,
+  makeRestClientFactory,
   parseKubeconfigText,
-  restClientFactory,
 } from "./kubeconfig.ts"
 import {
   DefaultKubeconfigGlobs,
@@ -91,7 +91,7 @@ export const KubeconfigFileDefaults: Omit<KubeconfigFileOptions, "paths"> = {
   pollInterval: "5 seconds",
   health: HealthDefaults,
   cacheFactory: informerCacheFactory,
-  clientFactory: restClientFactory(),
+  clientFactory: makeRestClientFactory(),
   syncTimeout: ClusterSetDefaults.syncTimeout,
 }
 
@@ -168,7 +168,7 @@ const makeScan = (
         yield* sink.upsert({
           name,
           generation,
-          connect: Effect.map(buildClient(options.clientFactory, kubeconfig, context), (client) => ({
+          connect: Effect.map(makeClient(options.clientFactory, kubeconfig, context), (client) => ({
             client,
           })),
         })

@@ -30,11 +30,11 @@ import { ClusterSetDefaults, makeClusterSet } from "./clusterSet.ts"
 import { checkKeys, type Given, ProviderUsageError, withDefaults } from "./errors.ts"
 import { HealthDefaults, type HealthOptions } from "./health.ts"
 import {
-  buildClient,
   type ClientFactory,
   currentContextConfig,
+  makeClient,
+  makeRestClientFactory,
   parseKubeconfigText,
-  restClientFactory,
 } from "./kubeconfig.ts"
 
 /** The provider's name, as `--provider` takes it. */
@@ -64,7 +64,7 @@ export const KubeconfigSecretsDefaults: Omit<KubeconfigSecretsOptions, "namespac
   key: "kubeconfig",
   health: HealthDefaults,
   cacheFactory: informerCacheFactory,
-  clientFactory: restClientFactory(),
+  clientFactory: makeRestClientFactory(),
   syncTimeout: ClusterSetDefaults.syncTimeout,
 }
 
@@ -120,7 +120,7 @@ export const makeKubeconfigSecretsProvider = (
           return sink.upsert({
             name,
             generation,
-            connect: Effect.map(buildClient(options.clientFactory, kubeconfig, name), (client) => ({
+            connect: Effect.map(makeClient(options.clientFactory, kubeconfig, name), (client) => ({
               client,
             })),
           })
