@@ -44,7 +44,7 @@ import type { KubeObject } from "../../kube/resource.ts"
 import { make as makeReflector, type Reflector } from "../../reflector/reflector.ts"
 import { ClusterName } from "../../workqueue/request.ts"
 import type { Provider } from "../types.ts"
-import { ClusterSetDefaults, makeClusterSet } from "./clusterSet.ts"
+import { ClusterSetDefaults, type ClusterSink, makeClusterSet } from "./clusterSet.ts"
 import { checkKeys, type Given, type ProviderUsageError, withDefaults } from "./errors.ts"
 import { HealthDefaults } from "./health.ts"
 
@@ -90,6 +90,106 @@ export const ClusterApiDefaults: ClusterApiOptions = {
 /** The cluster name of a Cluster: `<namespace>/<name>`. */
 export const clusterApiName = (key: ClusterKey): ClusterName => ClusterName(`${key.namespace}/${key.name}`)
 
+/** The ClusterCache the provider listens to, with the reflector of its Clusters. */
+interface Source extends ExistingClusterCache {
+  /** The ClusterCache's connect and disconnect events. */
+  readonly events: Stream.Stream<ClusterKey>
+}
+
+/** Uses the manager's ClusterCache, or starts one over the hub (reflector, cache, controller). */
+const openSource = (hub: KubeClientShape, options: ClusterApiOptions) =>
+  Effect.gen(function* () {
+    if (options.existing !== undefined) {
+      const events = yield* options.existing.cache.clusterSource(`multicluster-${ClusterApiName}`)
+      return { ...options.existing, events } satisfies Source
+    }
+    const clusters = yield* makeReflector(hub, {
+      resource: ClusterResource,
+      namespace: options.namespace,
+      name: `${ClusterApiName}/clusters`,
+    })
+    const cache = yield* makeClusterCache({
+      config: options.clusterCache,
+      clusters: clusters.store,
+      connectionFactory: options.connectionFactory,
+    }).pipe(Effect.provideService(KubeClient, hub))
+    // Registered before the controller starts, so that no connect event is missed.
+    const events = yield* cache.clusterSource(`multicluster-${ClusterApiName}`)
+    const controller = yield* makeClusterCacheController(cache, clusters, {
+      concurrency: options.concurrency,
+    })
+    yield* controller.start
+    return { cache, clusters, events } satisfies Source
+  })
+
+/** Why a Cluster without a connection is not engaged, from its ClusterCache health. */
+const rejectReason = (consecutiveFailures: number, failureThreshold: number, wasEngaged: boolean): string =>
+  consecutiveFailures >= failureThreshold
+    ? `the ClusterCache disconnected it: ${consecutiveFailures} probes failed in a row (threshold ${failureThreshold})`
+    : wasEngaged
+      ? "the ClusterCache disconnected it (credentials refused, 401, or the connection stopped); waiting to reconnect"
+      : "waiting for the ClusterCache to connect"
+
+/**
+ * The checks that tell the engine about Clusters: `check` one Cluster (engage its connection,
+ * reject it while disconnected, remove it when gone) and `checkAll` (every Cluster of the store
+ * and every name the engine knows).
+ */
+const makeChecks = (sink: ClusterSink, source: Source, options: ClusterApiOptions) => {
+  const { cache, clusters } = source
+  const failureThreshold = options.clusterCache.healthProbe.failureThreshold
+  /** The connection each engaged cluster was built on, and a counter for generations. */
+  const engagedOn = new Map<string, KubeClientShape>()
+  const generations = new WeakMap<KubeClientShape, number>()
+  let nextGeneration = 0
+
+  const check = (key: ClusterKey): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      if (options.namespace !== undefined && key.namespace !== options.namespace) return
+      const name = clusterApiName(key)
+      if (clusters.store.get(key) === undefined) {
+        engagedOn.delete(name)
+        return yield* sink.remove(name)
+      }
+      const client = yield* Effect.result(cache.getClient(key))
+      if (client._tag === "Success") {
+        if (engagedOn.get(name) === client.success) return
+        engagedOn.set(name, client.success)
+        let generation = generations.get(client.success)
+        if (generation === undefined) {
+          generation = ++nextGeneration
+          generations.set(client.success, generation)
+        }
+        return yield* sink.upsert({
+          name,
+          generation: `connection-${generation}`,
+          healthGated: false,
+          connect: Effect.succeed({ client: client.success }),
+        })
+      }
+      const health = yield* cache.getHealthCheckingState(key)
+      const wasEngaged = engagedOn.delete(name)
+      const reason = rejectReason(health.consecutiveFailures, failureThreshold, wasEngaged)
+      return yield* sink.reject(name, reason, !(wasEngaged || health.consecutiveFailures >= failureThreshold))
+    })
+
+  const checkAll = Effect.gen(function* () {
+    const keys = new Map<string, ClusterKey>()
+    for (const o of clusters.store.list()) {
+      const key = { namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" }
+      keys.set(clusterApiName(key), key)
+    }
+    for (const name of sink.names()) {
+      if (keys.has(name)) continue
+      const at = name.indexOf("/")
+      keys.set(name, { namespace: name.slice(0, at), name: name.slice(at + 1) })
+    }
+    yield* Effect.forEach([...keys.values()], check, { discard: true })
+  })
+
+  return { check, checkAll }
+}
+
 /** Makes the provider over the hub's client. */
 export const makeClusterApiProvider = (
   hub: KubeClientShape,
@@ -115,91 +215,10 @@ export const makeClusterApiProvider = (
     const run: Provider["run"] = (aware) =>
       Effect.gen(function* () {
         const sink = yield* set.bind(aware)
-        let source: { readonly cache: ClusterCacheShape; readonly clusters: Reflector<KubeObject> }
-        let events: Stream.Stream<ClusterKey>
-        if (options.existing !== undefined) {
-          source = options.existing
-          events = yield* source.cache.clusterSource(`multicluster-${ClusterApiName}`)
-        } else {
-          const clusters = yield* makeReflector(hub, {
-            resource: ClusterResource,
-            namespace: options.namespace,
-            name: `${ClusterApiName}/clusters`,
-          })
-          const cache = yield* makeClusterCache({
-            config: options.clusterCache,
-            clusters: clusters.store,
-            connectionFactory: options.connectionFactory,
-          }).pipe(Effect.provideService(KubeClient, hub))
-          // Registered before the controller starts, so that no connect event is missed.
-          events = yield* cache.clusterSource(`multicluster-${ClusterApiName}`)
-          const controller = yield* makeClusterCacheController(cache, clusters, {
-            concurrency: options.concurrency,
-          })
-          yield* controller.start
-          source = { cache, clusters }
-        }
-        const { cache, clusters } = source
-        /** The connection each engaged cluster was built on, and a counter for generations. */
-        const engagedOn = new Map<string, KubeClientShape>()
-        const generations = new WeakMap<KubeClientShape, number>()
-        let nextGeneration = 0
-
-        const check = (key: ClusterKey): Effect.Effect<void> =>
-          Effect.gen(function* () {
-            if (options.namespace !== undefined && key.namespace !== options.namespace) return
-            const name = clusterApiName(key)
-            if (clusters.store.get(key) === undefined) {
-              engagedOn.delete(name)
-              return yield* sink.remove(name)
-            }
-            const client = yield* Effect.result(cache.getClient(key))
-            if (client._tag === "Success") {
-              if (engagedOn.get(name) === client.success) return
-              engagedOn.set(name, client.success)
-              let generation = generations.get(client.success)
-              if (generation === undefined) {
-                generation = ++nextGeneration
-                generations.set(client.success, generation)
-              }
-              return yield* sink.upsert({
-                name,
-                generation: `connection-${generation}`,
-                healthGated: false,
-                connect: Effect.succeed({ client: client.success }),
-              })
-            }
-            const health = yield* cache.getHealthCheckingState(key)
-            const wasEngaged = engagedOn.delete(name)
-            const reason =
-              health.consecutiveFailures >= probe.failureThreshold
-                ? `the ClusterCache disconnected it: ${health.consecutiveFailures} probes failed in a row (threshold ${probe.failureThreshold})`
-                : wasEngaged
-                  ? "the ClusterCache disconnected it (credentials refused, 401, or the connection stopped); waiting to reconnect"
-                  : "waiting for the ClusterCache to connect"
-            return yield* sink.reject(
-              name,
-              reason,
-              !(wasEngaged || health.consecutiveFailures >= probe.failureThreshold),
-            )
-          })
-
-        const checkAll = Effect.gen(function* () {
-          const keys = new Map<string, ClusterKey>()
-          for (const o of clusters.store.list()) {
-            const key = { namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" }
-            keys.set(clusterApiName(key), key)
-          }
-          for (const name of sink.names()) {
-            if (keys.has(name)) continue
-            const at = name.indexOf("/")
-            keys.set(name, { namespace: name.slice(0, at), name: name.slice(at + 1) })
-          }
-          yield* Effect.forEach([...keys.values()], check, { discard: true })
-        })
-
-        yield* Effect.forkScoped(Stream.runForEach(events, check))
-        yield* clusters.subscribe((event) =>
+        const source = yield* openSource(hub, options)
+        const { check, checkAll } = makeChecks(sink, source, options)
+        yield* Effect.forkScoped(Stream.runForEach(source.events, check))
+        yield* source.clusters.subscribe((event) =>
           check({ namespace: event.object.metadata.namespace ?? "", name: event.object.metadata.name ?? "" }),
         )
         yield* Effect.forkScoped(Effect.repeat(checkAll, Schedule.spaced(options.resyncInterval)))
