@@ -156,6 +156,104 @@ export interface ProfileKubeconfig {
   readonly generation: string
 }
 
+/** The exec plugin invocation of a profile's user, as a kubeconfig's `users[].user.exec`. */
+interface ExecPlugin {
+  readonly apiVersion: string
+  readonly command: string
+  readonly args: Array<string>
+  readonly env: Array<{ readonly name: string; readonly value: string }>
+  readonly interactiveMode: string
+  readonly provideClusterInfo: boolean
+}
+
+/**
+ * The provider's exec plugin for `cluster`: the profile's extra arguments and variables applied
+ * per the provider's policies, and `KUBERNETES_EXEC_INFO` with `provideClusterInfo`; else the
+ * reason, naming the profile and the field.
+ */
+const execPlugin = (
+  provider: AccessProviderConfig,
+  cluster: AccessCluster & { readonly server: string },
+  where: string,
+): ExecPlugin | string => {
+  const ext = new Map((cluster.extensions ?? []).map((e) => [e.name, e.extension]))
+  const args = withArgs(
+    provider.execConfig.args ?? [],
+    ext.get(ArgsExtension),
+    provider.profileSourcedCLIArgsPolicy,
+    where,
+  )
+  if (typeof args === "string") return args
+  const env0 = withEnv(
+    provider.execConfig.env ?? [],
+    ext.get(EnvsExtension),
+    provider.profileSourcedEnvVarsPolicy,
+    where,
+  )
+  if (typeof env0 === "string") return env0
+  const info = {
+    apiVersion: provider.execConfig.apiVersion,
+    kind: "ExecCredential",
+    spec: {
+      interactive: false,
+      cluster: {
+        server: cluster.server,
+        "certificate-authority-data": cluster["certificate-authority-data"],
+        "tls-server-name": cluster["tls-server-name"],
+        "proxy-url": cluster["proxy-url"],
+        "insecure-skip-tls-verify": cluster["insecure-skip-tls-verify"],
+        config: ext.get(ExecExtension),
+      },
+    },
+  }
+  const env =
+    provider.execConfig.provideClusterInfo === true
+      ? [...env0, { name: "KUBERNETES_EXEC_INFO", value: JSON.stringify(info) }]
+      : env0
+  return {
+    apiVersion: provider.execConfig.apiVersion,
+    command: provider.execConfig.command,
+    args: [...args],
+    env: [...env],
+    interactiveMode: "Never",
+    provideClusterInfo: provider.execConfig.provideClusterInfo === true,
+  }
+}
+
+/** The kubeconfig of one cluster and one exec user, its generation a hash of both. */
+const kubeconfigOf = (
+  where: string,
+  providerName: string,
+  cluster: AccessCluster & { readonly server: string },
+  exec: ExecPlugin,
+): ProfileKubeconfig => {
+  const generation = createHash("sha256")
+    .update(JSON.stringify([cluster, exec]))
+    .digest("hex")
+    .slice(0, 16)
+  // The exec library caches credentials by user name: a name per profile and invocation keeps
+  // one profile's token from being used for another.
+  const user = `${where}#${providerName}#${generation}`
+  return {
+    clusters: [
+      {
+        name: "profile",
+        server: cluster.server,
+        ...(cluster["certificate-authority-data"] === undefined
+          ? {}
+          : { caData: cluster["certificate-authority-data"] }),
+        ...(cluster["insecure-skip-tls-verify"] === true ? { skipTLSVerify: true } : {}),
+        ...(cluster["tls-server-name"] === undefined ? {} : { tlsServerName: cluster["tls-server-name"] }),
+        ...(cluster["proxy-url"] === undefined ? {} : { proxyUrl: cluster["proxy-url"] }),
+      },
+    ],
+    users: [{ name: user, exec }],
+    contexts: [{ name: "profile", cluster: "profile", user }],
+    currentContext: "profile",
+    generation,
+  }
+}
+
 /**
  * The kubeconfig of the profile's cluster through the first access provider of `config` that
  * the profile offers; else the reason, naming the profile and the field.
@@ -177,78 +275,14 @@ export const profileKubeconfig = (
   }
   const { provider, access } = picked
   const cluster = access.cluster ?? {}
-  if (cluster.server === undefined || cluster.server === "")
+  const server = cluster.server
+  if (server === undefined || server === "")
     return { ok: false, reason: `${where}: status.accessProviders[${access.name}].cluster.server is empty` }
-  const ext = new Map((cluster.extensions ?? []).map((e) => [e.name, e.extension]))
-  const args = withArgs(
-    provider.execConfig.args ?? [],
-    ext.get(ArgsExtension),
-    provider.profileSourcedCLIArgsPolicy,
-    where,
-  )
-  if (typeof args === "string") return { ok: false, reason: args }
-  const env0 = withEnv(
-    provider.execConfig.env ?? [],
-    ext.get(EnvsExtension),
-    provider.profileSourcedEnvVarsPolicy,
-    where,
-  )
-  if (typeof env0 === "string") return { ok: false, reason: env0 }
-  const info = {
-    apiVersion: provider.execConfig.apiVersion,
-    kind: "ExecCredential",
-    spec: {
-      interactive: false,
-      cluster: {
-        server: cluster.server,
-        "certificate-authority-data": cluster["certificate-authority-data"],
-        "tls-server-name": cluster["tls-server-name"],
-        "proxy-url": cluster["proxy-url"],
-        "insecure-skip-tls-verify": cluster["insecure-skip-tls-verify"],
-        config: ext.get(ExecExtension),
-      },
-    },
-  }
-  const env =
-    provider.execConfig.provideClusterInfo === true
-      ? [...env0, { name: "KUBERNETES_EXEC_INFO", value: JSON.stringify(info) }]
-      : env0
-  const exec = {
-    apiVersion: provider.execConfig.apiVersion,
-    command: provider.execConfig.command,
-    args: [...args],
-    env: [...env],
-    interactiveMode: "Never",
-    provideClusterInfo: provider.execConfig.provideClusterInfo === true,
-  }
-  const generation = createHash("sha256")
-    .update(JSON.stringify([cluster, exec]))
-    .digest("hex")
-    .slice(0, 16)
-  // The exec library caches credentials by user name: a name per profile and invocation keeps
-  // one profile's token from being used for another.
-  const user = `${where}#${provider.name}#${generation}`
-  return {
-    ok: true,
-    kubeconfig: {
-      clusters: [
-        {
-          name: "profile",
-          server: cluster.server,
-          ...(cluster["certificate-authority-data"] === undefined
-            ? {}
-            : { caData: cluster["certificate-authority-data"] }),
-          ...(cluster["insecure-skip-tls-verify"] === true ? { skipTLSVerify: true } : {}),
-          ...(cluster["tls-server-name"] === undefined ? {} : { tlsServerName: cluster["tls-server-name"] }),
-          ...(cluster["proxy-url"] === undefined ? {} : { proxyUrl: cluster["proxy-url"] }),
-        },
-      ],
-      users: [{ name: user, exec }],
-      contexts: [{ name: "profile", cluster: "profile", user }],
-      currentContext: "profile",
-      generation,
-    },
-  }
+  // The same keys in the same order as the profile's (the generation hashes them).
+  const withServer = { ...cluster, server }
+  const exec = execPlugin(provider, withServer, where)
+  if (typeof exec === "string") return { ok: false, reason: exec }
+  return { ok: true, kubeconfig: kubeconfigOf(where, provider.name, withServer, exec) }
 }
 
 const PROVIDER_KEYS = ["name", "execConfig", "profileSourcedCLIArgsPolicy", "profileSourcedEnvVarsPolicy"]
