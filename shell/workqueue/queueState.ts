@@ -25,7 +25,7 @@ import type { WorkObserverShape } from "./observer.ts"
 import { type Request, requestKey } from "./request.ts"
 
 /** `take` on a queue that is shut down. */
-export class WorkQueueShutDown extends Data.TaggedError("WorkQueueShutDown")<{ readonly queue: string }> {}
+export class WorkQueueShutDownError extends Data.TaggedError("WorkQueueShutDownError")<{ readonly queue: string }> {}
 
 type Series = ReturnType<typeof forQueueCluster>
 
@@ -39,7 +39,7 @@ export interface QueueState {
   readonly backoff: ItemBackoff
   readonly bucket: TokenBucket
   /** One token per ready request; takers wait on it. Failing it wakes every taker on shutdown. */
-  readonly signal: Queue.Queue<void, WorkQueueShutDown>
+  readonly signal: Queue.Queue<void, WorkQueueShutDownError>
   readonly delayed: FiberMap.FiberMap<string>
   readonly pendingAt: Map<string, number>
   readonly addedAt: Map<string, number>
@@ -118,12 +118,12 @@ export const addRateLimited = (q: QueueState, request: Request): Effect.Effect<v
   })
 
 /** Waiting is interruptible; once a token is taken, popping and bookkeeping are not. */
-export const take = (q: QueueState): Effect.Effect<Request, WorkQueueShutDown> =>
+export const take = (q: QueueState): Effect.Effect<Request, WorkQueueShutDownError> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
       while (true) {
         yield* restore(Queue.take(q.signal))
-        if (q.down) return yield* new WorkQueueShutDown({ queue: q.name })
+        if (q.down) return yield* new WorkQueueShutDownError({ queue: q.name })
         const request = q.fair.pop()
         // Stryker disable next-line ConditionalExpression
         if (request === undefined) continue
@@ -163,7 +163,7 @@ export const shutdown = (q: QueueState): Effect.Effect<void> =>
     if (q.down) return Effect.void
     q.down = true
     return Effect.andThen(
-      Queue.fail(q.signal, new WorkQueueShutDown({ queue: q.name })),
+      Queue.fail(q.signal, new WorkQueueShutDownError({ queue: q.name })),
       FiberMap.clear(q.delayed),
     )
   })

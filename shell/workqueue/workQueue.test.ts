@@ -210,12 +210,12 @@ describe("WorkQueue", () => {
       yield* Effect.yieldNow
       yield* q.shutdown
       const exit = yield* Fiber.await(waiting)
-      assert.isTrue(Exit.isFailure(exit) && String(exit).includes("WorkQueueShutDown"))
+      assert.isTrue(Exit.isFailure(exit) && String(exit).includes("WorkQueueShutDownError"))
       yield* q.add(req("x"))
       assert.strictEqual(yield* q.length, 0)
       assert.deepStrictEqual(
         { ...(yield* Effect.flip(q.take)) },
-        { _tag: "WorkQueueShutDown", queue: q.name },
+        { _tag: "WorkQueueShutDownError", queue: q.name },
       )
     }),
   )
@@ -228,7 +228,7 @@ describe("WorkQueue", () => {
       yield* q.shutdown
       assert.deepStrictEqual(
         { ...(yield* Effect.flip(q.take)) },
-        { _tag: "WorkQueueShutDown", queue: q.name },
+        { _tag: "WorkQueueShutDownError", queue: q.name },
       )
     }),
   )

@@ -16,7 +16,7 @@
  *   1000 s, `BackoffOptions`) and its turn in one bucket shared by all requests (10 qps, burst
  *   100, `BucketOptions`): controller-runtime's default controller rate limiter.
  * - `shutdown` stops handing out work at once: waiting and later `take`s fail with
- *   `WorkQueueShutDown`; adds are ignored; `done` still works for requests in flight. Closing
+ *   `WorkQueueShutDownError`; adds are ignored; `done` still works for requests in flight. Closing
  *   the queue's scope shuts it down and cancels pending delays.
  * - Metrics `workqueue_*` labelled `name`.
  *
@@ -32,10 +32,10 @@ import { FairQueue } from "./fairQueue.ts"
 import { forQueue } from "./metrics.ts"
 import { WorkObserver } from "./observer.ts"
 import * as Q from "./queueState.ts"
-import { WorkQueueShutDown } from "./queueState.ts"
+import { WorkQueueShutDownError } from "./queueState.ts"
 import { type Request, requestKey } from "./request.ts"
 
-export { WorkQueueShutDown }
+export { WorkQueueShutDownError }
 
 /** Options of a work queue. */
 export interface WorkQueueOptions extends Partial<BackoffOptions> {
@@ -64,7 +64,7 @@ export interface WorkQueue {
   /** How often a request was rate-limited since it was last forgotten. */
   readonly numRequeues: (request: Request) => Effect.Effect<number>
   /** Waits for the next ready request (round-robin over clusters) and marks it as processing. */
-  readonly take: Effect.Effect<Request, WorkQueueShutDown>
+  readonly take: Effect.Effect<Request, WorkQueueShutDownError>
   /** Ends processing of a request; re-queues it if it was added meanwhile. */
   readonly done: (request: Request) => Effect.Effect<void>
   /** Ready requests (not counting delayed or processing ones). */
@@ -87,7 +87,7 @@ export const make = (options: WorkQueueOptions): Effect.Effect<WorkQueue, never,
       fair: new FairQueue(),
       backoff: new ItemBackoff(options),
       bucket: new TokenBucket(options.bucket),
-      signal: yield* Queue.unbounded<void, WorkQueueShutDown>(),
+      signal: yield* Queue.unbounded<void, WorkQueueShutDownError>(),
       delayed: yield* FiberMap.make<string>(),
       pendingAt: new Map(),
       addedAt: new Map(),
