@@ -25,7 +25,9 @@ import type { WorkObserverShape } from "./observer.ts"
 import { type Request, requestKey } from "./request.ts"
 
 /** `take` on a queue that is shut down. */
-export class WorkQueueShutDownError extends Data.TaggedError("WorkQueueShutDownError")<{ readonly queue: string }> {}
+export class WorkQueueShutDownError extends Data.TaggedError("WorkQueueShutDownError")<{
+  readonly queue: string
+}> {}
 
 type Series = ReturnType<typeof forQueueCluster>
 
