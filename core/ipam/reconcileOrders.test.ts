@@ -3,77 +3,28 @@
 // reconcile annotation of ClusterConfigs used up, the allocator state from JSON entries, and the
 // answer to a refused write. reconcile.test.ts pins the texts a user reads.
 import { describe, expect, it } from "vitest"
-import type { ReconcileAction, ReconcileResult } from "./actions.ts"
+import type { ReconcileAction } from "./actions.ts"
 import { allocations, emptyIpam, reconfigure } from "./allocator.ts"
 import { ensureParents } from "./apply.ts"
 import { cidrOf } from "./cidr.ts"
 import type { IpamConfigSpec } from "./config.ts"
 import { APPLIED_RULES_ANNOTATION, INJECTION_RULE_LABEL } from "./constants.ts"
-import type { ClusterConfigView, ClusterView } from "./objects.ts"
-import { ipamFromEntries, reconcileCluster, reconcileRefused } from "./reconcile.ts"
+import type { ClusterConfigView } from "./objects.ts"
+import { ipamFromEntries, reconcileRefused } from "./reconcile.ts"
 
-const identity = { managedBy: "ipam", environment: "dev" }
-const selectAll = { matchIdentities: undefined, matchPurposes: [], matchLabels: {}, matchExpressions: [] }
-const NODES = "/spec/networking/nodes"
-const PODS = "/spec/networking/pods"
-const config: IpamConfigSpec = {
-  parentCIDRs: { a: ["10.0.0.0/30"], b: ["10.1.0.0/24"] },
-  injectionRules: [
-    {
-      id: "r1",
-      selector: selectAll,
-      injections: [{ id: "n", paths: [NODES], parents: ["a"], subnetSize: 31 }],
-    },
-    {
-      id: "r2",
-      selector: selectAll,
-      injections: [{ id: undefined, paths: [PODS], parents: [], subnetSize: 26 }],
-    },
-  ],
-  internalStateRefreshCycleDuration: 0,
-}
-const cluster = (name: string, annotations: Record<string, string> = {}): ClusterView => ({
-  namespace: "ns",
-  name,
-  uid: `uid-${name}`,
-  labels: {},
-  annotations,
-  purposes: [],
-})
-const start = reconfigure(emptyIpam, ["10.0.0.0/30", "10.1.0.0/24"].map(cidrOf))
-const reconcile = (
-  c: ClusterView | undefined,
-  clusterConfigs: ReadonlyArray<ClusterConfigView>,
-  ipam = start,
-  cfg = config,
-  name = c?.name ?? "c",
-) =>
-  reconcileCluster({
-    observed: { cluster: c, clusterConfigs },
-    desired: { config: cfg, identity },
-    trigger: { _tag: "Reconcile", namespace: "ns", name },
-    ipam,
-  })
-/** The ClusterConfigs a result creates, as the next reconcile observes them. */
-const created = (r: ReconcileResult): ReadonlyArray<ClusterConfigView> =>
-  r.actions.flatMap((a) =>
-    a._tag === "CreateClusterConfig"
-      ? [
-          {
-            namespace: a.object.metadata.namespace,
-            name: a.object.metadata.name,
-            labels: a.object.metadata.labels,
-            annotations: {},
-            finalizers: a.object.metadata.finalizers,
-            ownerReferences: a.object.metadata.ownerReferences,
-            patches: a.object.spec.patches,
-          },
-        ]
-      : [],
-  )
-const first = reconcile(cluster("c"), [])
-const applied = { r1: { [NODES]: "10.0.0.0/31" }, r2: { [PODS]: "10.1.0.0/26" } }
-const annotated = cluster("c", { [APPLIED_RULES_ANNOTATION]: JSON.stringify(applied) })
+import {
+  annotated,
+  applied,
+  cluster,
+  config,
+  created,
+  first,
+  NODES,
+  PODS,
+  reconcile,
+  selectAll,
+  start,
+} from "./testing.ts"
 
 describe("reconcileCluster, orders and shapes", () => {
   const [ccA, ccB] = created(first)

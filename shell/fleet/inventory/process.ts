@@ -16,13 +16,11 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type { InventoryConfig } from "../../../core/inventory/index.ts"
-import { makeRestClient } from "../../kube/restClient.ts"
-import { parseBindAddress } from "../../manager/http.ts"
 import type { ResolvedKubeconfig } from "../../manager/kubeconfig.ts"
 import type { ManagerOptions } from "../../manager/options.ts"
-import { lead, serveMetricsAndHealth } from "../../manager/serve.ts"
 import { makeCluster, makeManager } from "../../multicluster/index.ts"
 import { makeProvider, type ProviderFlags } from "../../multicluster/providers/index.ts"
+import { startFleetProcess } from "../start.ts"
 import { addToManager } from "./controller.ts"
 
 /** Everything `krtt inventory` runs with. */
@@ -43,38 +41,10 @@ export const runInventory = (
 ): Effect.Effect<void, Error, Scope.Scope> =>
   Effect.gen(function* () {
     const m = options.manager
-    const metricsAddress = parseBindAddress(
-      m.metricsSecure === true ? "diagnostics-address" : "metrics-bind-address",
-      m.metricsBindAddress,
-    )
-    const healthAddress = parseBindAddress("health-addr", m.healthProbeBindAddress)
-    const client = yield* makeRestClient(resolved.kubeconfig, {
-      qps: m.kubeApiQps,
-      burst: m.kubeApiBurst,
-      userAgent: "krtt-inventory",
+    const { client, ready, lost } = yield* startFleetProcess("inventory", m, resolved, {
+      provider: options.provider,
+      namespace: options.namespace,
     })
-    yield* Effect.logInfo("starting krtt inventory").pipe(
-      Effect.annotateLogs({
-        kubeconfig: resolved.source,
-        server: resolved.kubeconfig.getCurrentCluster()?.server ?? "",
-        provider: options.provider,
-        namespace: options.namespace,
-      }),
-    )
-    const ready = yield* Ref.make(false)
-    yield* serveMetricsAndHealth(
-      client,
-      {
-        metricsAddress,
-        healthAddress,
-        metricsSecure: m.metricsSecure,
-        tlsMinVersion: m.tlsMinVersion,
-        tlsCipherSuites: m.tlsCipherSuites,
-      },
-      Ref.get(ready),
-    )
-
-    const lost = yield* lead(client, m)
 
     const provider = yield* makeProvider(options.provider, client, options.providerFlags)
     const manager = yield* makeManager({ hub: yield* makeCluster({ client }), provider })

@@ -17,14 +17,12 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import { type PropagateConfig, PropagateConfigError, propagateConfig } from "../../../core/propagate/index.ts"
-import { makeRestClient } from "../../kube/restClient.ts"
-import { parseBindAddress } from "../../manager/http.ts"
 import type { ResolvedKubeconfig } from "../../manager/kubeconfig.ts"
 import type { ManagerOptions } from "../../manager/options.ts"
-import { lead, serveMetricsAndHealth } from "../../manager/serve.ts"
 import { makeCluster, makeManager } from "../../multicluster/index.ts"
 import { makeProvider, type ProviderFlags } from "../../multicluster/providers/index.ts"
 import { makeScopedCacheFactory } from "../../scopedcache/index.ts"
+import { startFleetProcess } from "../start.ts"
 import { addToManager } from "./controller.ts"
 import { kubeconfigSecretLabels } from "./observe.ts"
 
@@ -62,36 +60,9 @@ export const runPropagate = (
       catch: (e) =>
         e instanceof PropagateConfigError ? e : new PropagateConfigError({ message: String(e) }),
     })
-    const metricsAddress = parseBindAddress(
-      m.metricsSecure === true ? "diagnostics-address" : "metrics-bind-address",
-      m.metricsBindAddress,
-    )
-    const healthAddress = parseBindAddress("health-addr", m.healthProbeBindAddress)
-    const client = yield* makeRestClient(resolved.kubeconfig, {
-      qps: m.kubeApiQps,
-      burst: m.kubeApiBurst,
-      userAgent: "krtt-propagate",
+    const { client, ready, lost } = yield* startFleetProcess("propagate", m, resolved, {
+      provider: options.provider,
     })
-    yield* Effect.logInfo("starting krtt propagate").pipe(
-      Effect.annotateLogs({
-        kubeconfig: resolved.source,
-        server: resolved.kubeconfig.getCurrentCluster()?.server ?? "",
-        provider: options.provider,
-      }),
-    )
-    const ready = yield* Ref.make(false)
-    yield* serveMetricsAndHealth(
-      client,
-      {
-        metricsAddress,
-        healthAddress,
-        metricsSecure: m.metricsSecure,
-        tlsMinVersion: m.tlsMinVersion,
-        tlsCipherSuites: m.tlsCipherSuites,
-      },
-      Ref.get(ready),
-    )
-    const lost = yield* lead(client, m)
     const cacheFactory = makePropagateCacheFactory(config)
     const provider = yield* makeProvider(options.provider, client, {
       ...options.providerFlags,
