@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import { makeMemoryClient } from "../../apiserver/memoryClient.ts"
 import { FakeApiServer } from "../../apiserver/server.ts"
@@ -14,6 +15,7 @@ import {
   ClusterProfiles,
   checkAccessConfig,
   isReady,
+  ProfileAccessError,
   profileKubeconfig,
 } from "./clusterProfileAccess.ts"
 import { recordingAware, until, workloads } from "./testing.ts"
@@ -71,18 +73,17 @@ const profile = (
 describe("ClusterProfile access (cluster-inventory-api's access providers)", () => {
   it("builds a kubeconfig: the profile's endpoint, the provider's plugin with the profile's extra args and env", () => {
     const r = profileKubeconfig(profile("east"), access)
-    assert.isTrue(r.ok)
-    if (!r.ok) return
-    const [cluster] = r.kubeconfig.clusters
+    assert.isTrue(Result.isSuccess(r))
+    if (Result.isFailure(r)) return
+    const [cluster] = r.success.clusters
     assert.deepStrictEqual(cluster, { name: "profile", server: "https://east.example", caData: "Q0E=" })
-    const exec = (r.kubeconfig.users[0] as { exec: { args: Array<string>; env: Array<{ name: string }> } })
-      .exec
+    const exec = (r.success.users[0] as { exec: { args: Array<string>; env: Array<{ name: string }> } }).exec
     assert.deepStrictEqual(exec.args, ["--fixed", "east"])
     assert.deepStrictEqual(
       exec.env.map((e) => e.name),
       ["REGION"],
     )
-    assert.include(String((r.kubeconfig.users[0] as { name: string }).name), "fleet/east")
+    assert.include(String((r.success.users[0] as { name: string }).name), "fleet/east")
   })
 
   it("provideClusterInfo passes KUBERNETES_EXEC_INFO with the cluster and the exec extension", () => {
@@ -95,9 +96,9 @@ describe("ClusterProfile access (cluster-inventory-api's access providers)", () 
       ],
     }
     const r = profileKubeconfig(profile("east"), withInfo)
-    assert.isTrue(r.ok)
-    if (!r.ok) return
-    const env = (r.kubeconfig.users[0] as { exec: { env: Array<{ name: string; value: string }> } }).exec.env
+    assert.isTrue(Result.isSuccess(r))
+    if (Result.isFailure(r)) return
+    const env = (r.success.users[0] as { exec: { env: Array<{ name: string; value: string }> } }).exec.env
     const info = JSON.parse(env.find((e) => e.name === "KUBERNETES_EXEC_INFO")?.value ?? "{}")
     assert.strictEqual(info.spec.cluster.server, "https://east.example")
     assert.deepStrictEqual(info.spec.cluster.config, { audience: "east" })
@@ -105,8 +106,7 @@ describe("ClusterProfile access (cluster-inventory-api's access providers)", () 
   })
 
   it("the generation changes with the endpoint or the plugin invocation, not with other fields", () => {
-    const gen = (p: ClusterProfile) =>
-      (profileKubeconfig(p, access) as { kubeconfig: { generation: string } }).kubeconfig.generation
+    const gen = (p: ClusterProfile) => Result.getOrThrow(profileKubeconfig(p, access)).generation
     const a = gen(profile("east"))
     assert.strictEqual(gen({ ...profile("east"), metadata: { ...profile("east").metadata, labels: {} } }), a)
     assert.notStrictEqual(gen(profile("east", { server: "https://moved.example" })), a)
@@ -114,14 +114,18 @@ describe("ClusterProfile access (cluster-inventory-api's access providers)", () 
   })
 
   it("refuses a profile without a configured provider, or without a server, naming the field", () => {
-    const none = profileKubeconfig(profile("east", { provider: "oidc" }), access)
-    assert.isFalse(none.ok)
+    const reasonOf = (p: ClusterProfile) => {
+      const r = profileKubeconfig(p, access)
+      assert.isTrue(Result.isFailure(r))
+      if (Result.isSuccess(r)) return ""
+      assert.instanceOf(r.failure, ProfileAccessError)
+      return r.failure.message
+    }
     assert.include(
-      (none as { reason: string }).reason,
+      reasonOf(profile("east", { provider: "oidc" })),
       "ClusterProfile fleet/east: status.accessProviders offers none",
     )
-    const noServer = profileKubeconfig(profile("east", { server: "" }), access)
-    assert.include((noServer as { reason: string }).reason, "cluster.server is empty")
+    assert.include(reasonOf(profile("east", { server: "" })), "cluster.server is empty")
   })
 
   it("the deprecated credentialProviders are read, an accessProviders entry of the same name wins", () => {
@@ -135,7 +139,7 @@ describe("ClusterProfile access (cluster-inventory-api's access providers)", () 
     }
     const serverOf = (q: ClusterProfile) => {
       const r = profileKubeconfig(q, access)
-      return r.ok ? r.kubeconfig.clusters[0]?.server : r.reason
+      return Result.isSuccess(r) ? r.success.clusters[0]?.server : r.failure.message
     }
     assert.strictEqual(serverOf(old), "https://east.example")
     const onlyOld: ClusterProfile = {
@@ -242,9 +246,9 @@ describe("ClusterProfile access: policies and malformed input", () => {
   })
   const execOf = (config: AccessConfig, p: ClusterProfile = profile("east")) => {
     const r = profileKubeconfig(p, config)
-    if (!r.ok) return r.reason
+    if (Result.isFailure(r)) return r.failure.message
     return (
-      r.kubeconfig.users[0] as { exec: { args: Array<string>; env: Array<{ name: string; value: string }> } }
+      r.success.users[0] as { exec: { args: Array<string>; env: Array<{ name: string; value: string }> } }
     ).exec
   }
 
@@ -325,22 +329,21 @@ describe("ClusterProfile access: policies and malformed input", () => {
       },
     }
     const r = profileKubeconfig(p, access)
-    assert.isTrue(r.ok)
-    if (!r.ok) return
-    assert.deepStrictEqual(r.kubeconfig.clusters[0], {
+    assert.isTrue(Result.isSuccess(r))
+    if (Result.isFailure(r)) return
+    assert.deepStrictEqual(r.success.clusters[0], {
       name: "profile",
       server: "https://east.example",
       skipTLSVerify: true,
       tlsServerName: "api.east",
       proxyUrl: "http://proxy:3128",
     })
-    const exec = (
-      r.kubeconfig.users[0] as { exec: { env: Array<{ name: string }>; interactiveMode: string } }
-    ).exec
+    const exec = (r.success.users[0] as { exec: { env: Array<{ name: string }>; interactiveMode: string } })
+      .exec
     assert.isFalse(exec.env.some((e) => e.name === "KUBERNETES_EXEC_INFO"))
     assert.strictEqual(exec.interactiveMode, "Never")
     const none = profileKubeconfig({ metadata: { namespace: "fleet", name: "bare" } }, access)
-    assert.include(String((none as { reason: string }).reason), "offered: none")
+    assert.include(Result.isFailure(none) ? none.failure.message : "", "offered: none")
   })
 
   it("the access configuration names each missing field", () => {

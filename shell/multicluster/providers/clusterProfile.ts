@@ -22,6 +22,7 @@ import { readFileSync } from "node:fs"
 import { KubeConfig } from "@kubernetes/client-node"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
 import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
@@ -136,12 +137,12 @@ export const makeClusterProfileProvider = (
           if (!options.isReady(profile))
             return sink.reject(name, `ClusterProfile ${name} is not ready: ControlPlaneHealthy is not True`)
           const built = profileKubeconfig(profile, options.accessConfig)
-          if (!built.ok) return sink.reject(name, built.reason)
+          if (Result.isFailure(built)) return sink.reject(name, built.failure.message)
           const kubeconfig = new KubeConfig()
-          kubeconfig.loadFromOptions(built.kubeconfig)
+          kubeconfig.loadFromOptions(built.success)
           return sink.upsert({
             name,
-            generation: built.kubeconfig.generation,
+            generation: built.success.generation,
             connect: Effect.map(makeClient(options.clientFactory, kubeconfig, name), (client) => ({
               client,
             })),

@@ -13,11 +13,14 @@
  * the plugin gets `KUBERNETES_EXEC_INFO` with the cluster, the extension
  * `client.authentication.k8s.io/exec` as its `config`.
  *
- * Everything here is pure; reasons name the profile and the field, never a credential.
+ * Everything here is pure; a profile that cannot be used is a `ProfileAccessError` whose message
+ * names the profile and the field, never a credential.
  *
  * @module
  */
 import { createHash } from "node:crypto"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 import { closestKey } from "../../../core/krtt/suggest.ts"
 import type { KubeObject, ResourceRef } from "../../kube/resource.ts"
 
@@ -29,6 +32,15 @@ export const ClusterProfiles: ResourceRef = {
   kind: "ClusterProfile",
   namespaced: true,
 }
+
+/**
+ * A profile's cluster cannot be reached with the consumer's access configuration: no configured
+ * provider offered, no server, or extra plugin arguments or variables the policies refuse. The
+ * message names the profile and the field, never a credential.
+ */
+export class ProfileAccessError extends Data.TaggedError("ProfileAccessError")<{
+  readonly message: string
+}> {}
 
 /** The condition upstream's provider reads for readiness. */
 export const ControlPlaneHealthy = "ControlPlaneHealthy"
@@ -256,33 +268,31 @@ const kubeconfigOf = (
 
 /**
  * The kubeconfig of the profile's cluster through the first access provider of `config` that
- * the profile offers; else the reason, naming the profile and the field.
+ * the profile offers; else a `ProfileAccessError` naming the profile and the field.
  */
 export const profileKubeconfig = (
   profile: ClusterProfile,
   config: AccessConfig,
-):
-  | { readonly ok: true; readonly kubeconfig: ProfileKubeconfig }
-  | { readonly ok: false; readonly reason: string } => {
+): Result.Result<ProfileKubeconfig, ProfileAccessError> => {
   const where = `ClusterProfile ${profile.metadata.namespace ?? ""}/${profile.metadata.name ?? ""}`
+  const refuse = (message: string) => Result.fail(new ProfileAccessError({ message }))
   const picked = pickAccessProvider(profile, config)
   if (picked === undefined) {
     const offered = (profile.status?.accessProviders ?? []).map((a) => a.name)
-    return {
-      ok: false,
-      reason: `${where}: status.accessProviders offers none of the configured providers (${config.providers.map((p) => p.name).join(", ")}; offered: ${offered.join(", ") || "none"})`,
-    }
+    return refuse(
+      `${where}: status.accessProviders offers none of the configured providers (${config.providers.map((p) => p.name).join(", ")}; offered: ${offered.join(", ") || "none"})`,
+    )
   }
   const { provider, access } = picked
   const cluster = access.cluster ?? {}
   const server = cluster.server
   if (server === undefined || server === "")
-    return { ok: false, reason: `${where}: status.accessProviders[${access.name}].cluster.server is empty` }
+    return refuse(`${where}: status.accessProviders[${access.name}].cluster.server is empty`)
   // The same keys in the same order as the profile's (the generation hashes them).
   const withServer = { ...cluster, server }
   const exec = execPlugin(provider, withServer, where)
-  if (typeof exec === "string") return { ok: false, reason: exec }
-  return { ok: true, kubeconfig: kubeconfigOf(where, provider.name, withServer, exec) }
+  if (typeof exec === "string") return refuse(exec)
+  return Result.succeed(kubeconfigOf(where, provider.name, withServer, exec))
 }
 
 const PROVIDER_KEYS = ["name", "execConfig", "profileSourcedCLIArgsPolicy", "profileSourcedEnvVarsPolicy"]

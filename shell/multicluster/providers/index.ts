@@ -41,6 +41,7 @@ export {
   type AccessProviderConfig,
   type ClusterProfile,
   ClusterProfiles,
+  ProfileAccessError,
   profileKubeconfig,
 } from "./clusterProfileAccess.ts"
 export { ComposeName, ComposeSeparator, composedName, composeProviders } from "./compose.ts"
