@@ -198,87 +198,124 @@ const unchanged = (input: InformersInput, row: RowId): InformersResult => ({
   row,
 })
 
-/** `scopedcache.informers` as a transition. */
-export const informersTransition = (input: InformersInput, _options: ScopedCacheOptions): InformersResult => {
-  const { observed, trigger } = input
-  const { ref } = input.desired
+/**
+ * `AddInformer`: rows 1 and 2 (a new informer, before or after `Start`), 3 (one more dependent),
+ * 8 (a dependent already counted), 9 (a cluster-level informer covers its peers) and 10 (a
+ * namespace-level informer is covered).
+ */
+const addInformer = (input: InformersInput, dependent: Dependent): InformersResult => {
+  const { observed } = input
   const informer = observed.informer
+  if (informer === undefined) return addNew(input, dependent)
+  if (informer.dependents.has(dependent.uid)) return unchanged(input, INFORMERS_ROW.addKnownDependent)
+  return {
+    actions: NONE,
+    status: {
+      informer: { state: informer.state, dependents: informer.dependents.add(dependent) },
+      peers: observed.peers,
+    },
+    row: INFORMERS_ROW.addDependent,
+  }
+}
+
+/**
+ * `RemoveInformer`: rows 4 (one dependent less), 5 (the last dependent: the informer leaves),
+ * 11 (an unknown informer), 12 (an unknown dependent) and 13 (the last dependent with automatic
+ * termination off: the informer stays).
+ */
+const removeInformer = (input: InformersInput, dependent: Dependent): InformersResult => {
+  const { observed } = input
+  const informer = observed.informer
+  if (informer === undefined) return unchanged(input, INFORMERS_ROW.removeUnknownInformer)
+  if (!informer.dependents.has(dependent.uid)) return unchanged(input, INFORMERS_ROW.removeUnknownDependent)
+  const dependents = informer.dependents.remove(dependent.uid)
+  if (dependents.size > 0) {
+    return {
+      actions: NONE,
+      status: { informer: { state: informer.state, dependents }, peers: observed.peers },
+      row: INFORMERS_ROW.removeDependent,
+    }
+  }
+  if (!input.desired.automaticTermination) {
+    return {
+      actions: NONE,
+      status: { informer: { state: informer.state, dependents }, peers: observed.peers },
+      row: INFORMERS_ROW.removeLastDependentKept,
+    }
+  }
+  return leave(input, informer, "NoDependents", NONE, INFORMERS_ROW.removeLastDependent)
+}
+
+/** `ForceRemove`: rows 6 (the informer leaves, its dependents told) and 11 (an unknown informer). */
+const forceRemove = (input: InformersInput): InformersResult => {
+  const { ref } = input.desired
+  const informer = input.observed.informer
+  if (informer === undefined) return unchanged(input, INFORMERS_ROW.removeUnknownInformer)
+  const notify: ReadonlyArray<ScopedCacheAction> =
+    informer.dependents.size === 0
+      ? NONE
+      : [
+          {
+            _tag: "NotifyDependents",
+            ref,
+            reason: "InformerRemoved",
+            dependents: informer.dependents.toArray(),
+            message: `informer ${refString(ref)} was removed`,
+          },
+        ]
+  return leave(input, informer, "Forced", notify, INFORMERS_ROW.forceRemove)
+}
+
+/**
+ * `PermissionLost` (a 403 on list or watch): rows 7 (the running informer leaves, logged and its
+ * dependents told) and 14 (an informer that is gone or not running).
+ */
+const permissionLost = (input: InformersInput, verb: PermissionVerb, reason: string): InformersResult => {
+  const { ref } = input.desired
+  const informer = input.observed.informer
+  if (informer === undefined || !isRunning(informer.state))
+    return unchanged(input, INFORMERS_ROW.permissionLostStale)
+  const message = `informer ${refString(ref)} stopped: ${verb} forbidden: ${reason}`
+  const notify: Array<ScopedCacheAction> = [{ _tag: "Log", ref, message }]
+  if (informer.dependents.size > 0) {
+    notify.push({
+      _tag: "NotifyDependents",
+      ref,
+      reason: "PermissionLost",
+      dependents: informer.dependents.toArray(),
+      message,
+    })
+  }
+  return leave(input, informer, "PermissionLost", notify, INFORMERS_ROW.permissionLost)
+}
+
+/** `InformerSynced`: rows 15 (a starting informer is ready) and 16 (one that is gone or not starting). */
+const informerSynced = (input: InformersInput): InformersResult => {
+  const { observed } = input
+  const informer = observed.informer
+  if (informer === undefined || informer.state !== "Starting")
+    return unchanged(input, INFORMERS_ROW.syncedStale)
+  return {
+    actions: NONE,
+    status: { informer: { state: "Synced", dependents: informer.dependents }, peers: observed.peers },
+    row: INFORMERS_ROW.synced,
+  }
+}
+
+/** `scopedcache.informers` as a transition: each trigger is decided by its own function above. */
+export const informersTransition = (input: InformersInput, _options: ScopedCacheOptions): InformersResult => {
+  const { trigger } = input
   switch (trigger._tag) {
-    case "AddInformer": {
-      if (informer === undefined) return addNew(input, trigger.dependent)
-      if (informer.dependents.has(trigger.dependent.uid))
-        return unchanged(input, INFORMERS_ROW.addKnownDependent)
-      return {
-        actions: NONE,
-        status: {
-          informer: { state: informer.state, dependents: informer.dependents.add(trigger.dependent) },
-          peers: observed.peers,
-        },
-        row: INFORMERS_ROW.addDependent,
-      }
-    }
-    case "RemoveInformer": {
-      if (informer === undefined) return unchanged(input, INFORMERS_ROW.removeUnknownInformer)
-      if (!informer.dependents.has(trigger.dependent.uid))
-        return unchanged(input, INFORMERS_ROW.removeUnknownDependent)
-      const dependents = informer.dependents.remove(trigger.dependent.uid)
-      if (dependents.size > 0) {
-        return {
-          actions: NONE,
-          status: { informer: { state: informer.state, dependents }, peers: observed.peers },
-          row: INFORMERS_ROW.removeDependent,
-        }
-      }
-      if (!input.desired.automaticTermination) {
-        return {
-          actions: NONE,
-          status: { informer: { state: informer.state, dependents }, peers: observed.peers },
-          row: INFORMERS_ROW.removeLastDependentKept,
-        }
-      }
-      return leave(input, informer, "NoDependents", NONE, INFORMERS_ROW.removeLastDependent)
-    }
-    case "ForceRemove": {
-      if (informer === undefined) return unchanged(input, INFORMERS_ROW.removeUnknownInformer)
-      const notify: ReadonlyArray<ScopedCacheAction> =
-        informer.dependents.size === 0
-          ? NONE
-          : [
-              {
-                _tag: "NotifyDependents",
-                ref,
-                reason: "InformerRemoved",
-                dependents: informer.dependents.toArray(),
-                message: `informer ${refString(ref)} was removed`,
-              },
-            ]
-      return leave(input, informer, "Forced", notify, INFORMERS_ROW.forceRemove)
-    }
-    case "PermissionLost": {
-      if (informer === undefined || !isRunning(informer.state))
-        return unchanged(input, INFORMERS_ROW.permissionLostStale)
-      const message = `informer ${refString(ref)} stopped: ${trigger.verb} forbidden: ${trigger.message}`
-      const notify: Array<ScopedCacheAction> = [{ _tag: "Log", ref, message }]
-      if (informer.dependents.size > 0) {
-        notify.push({
-          _tag: "NotifyDependents",
-          ref,
-          reason: "PermissionLost",
-          dependents: informer.dependents.toArray(),
-          message,
-        })
-      }
-      return leave(input, informer, "PermissionLost", notify, INFORMERS_ROW.permissionLost)
-    }
-    case "InformerSynced": {
-      if (informer === undefined || informer.state !== "Starting")
-        return unchanged(input, INFORMERS_ROW.syncedStale)
-      return {
-        actions: NONE,
-        status: { informer: { state: "Synced", dependents: informer.dependents }, peers: observed.peers },
-        row: INFORMERS_ROW.synced,
-      }
-    }
+    case "AddInformer":
+      return addInformer(input, trigger.dependent)
+    case "RemoveInformer":
+      return removeInformer(input, trigger.dependent)
+    case "ForceRemove":
+      return forceRemove(input)
+    case "PermissionLost":
+      return permissionLost(input, trigger.verb, trigger.message)
+    case "InformerSynced":
+      return informerSynced(input)
     // Stryker disable next-line ConditionalExpression,BlockStatement
     default: {
       const never: never = trigger
