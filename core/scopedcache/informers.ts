@@ -155,6 +155,10 @@ const leave = (
   }
 }
 
+/**
+ * A new informer for `AddInformer`: rows 1 and 2 (before or after `Start`), 9 (a cluster-level
+ * informer covers its running peers) and 10 (a namespace-level informer under a cluster-level one).
+ */
 const addNew = (input: InformersInput, dependent: Dependent): InformersResult => {
   const { observed } = input
   const { ref } = input.desired
