@@ -1,13 +1,15 @@
 /**
- * Kubeconfigs as the kubeconfig providers read them: parsing with a reason that never quotes the
- * document, one `KubeConfig` per context, and a generation (a hash of what a context connects
+ * Kubeconfigs as the kubeconfig providers read them: parsing that fails with an
+ * `UnusableKubeconfigError` whose message never quotes the document, one `KubeConfig` per context, and a generation (a hash of what a context connects
  * with) that changes exactly when the endpoint or the credentials do.
  *
  * @module
  */
 import { createHash } from "node:crypto"
 import { KubeConfig } from "@kubernetes/client-node"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { KubeClientShape } from "../../kube/client.ts"
 import type { ClientOptions } from "../../kube/options.ts"
 import { makeRestClient } from "../../kube/restClient.ts"
@@ -22,24 +24,30 @@ export const makeRestClientFactory =
   (kubeconfig) =>
     makeRestClient(kubeconfig, { userAgent: "krtt-provider", ...options })
 
-/** Why a kubeconfig cannot be used, in words safe for logs. */
-export type KubeconfigProblem = string
+/**
+ * A kubeconfig (or one of its contexts) cannot be used: it does not parse, a context is missing
+ * or names no known cluster, or its user needs plugins that are not allowed. The message says
+ * where the kubeconfig came from and is safe for logs: it never quotes the document.
+ */
+export class UnusableKubeconfigError extends Data.TaggedError("UnusableKubeconfigError")<{
+  readonly message: string
+}> {}
 
-/** Parses kubeconfig YAML; the reason never contains the document. */
+const unusable = (message: string) => Result.fail(new UnusableKubeconfigError({ message }))
+
+/** Parses kubeconfig YAML; the failure never contains the document. */
 export const parseKubeconfigText = (
   text: string,
   where: string,
-):
-  | { readonly ok: true; readonly kubeconfig: KubeConfig }
-  | { readonly ok: false; readonly reason: KubeconfigProblem } => {
+): Result.Result<KubeConfig, UnusableKubeconfigError> => {
   const kc = new KubeConfig()
   try {
     kc.loadFromString(text)
   } catch {
     // The parser's message may quote the document: say only where it came from.
-    return { ok: false, reason: `${where}: the kubeconfig does not parse` }
+    return unusable(`${where}: the kubeconfig does not parse`)
   }
-  return { ok: true, kubeconfig: kc }
+  return Result.succeed(kc)
 }
 
 /** Whether a context's user runs a program (exec) or an auth-provider plugin. */
@@ -63,7 +71,7 @@ export const hashOf = (value: unknown): string =>
   createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16)
 
 /**
- * The context `name` of `kc` as a kubeconfig of its own. Fails with a reason when the context has
+ * The context `name` of `kc` as a kubeconfig of its own. Fails when the context has
  * no cluster, or (with `allowPlugins: false`) when its user needs exec or auth-provider plugins:
  * whoever writes a Secret must not make the operator run programs (upstream ClusterCache's rule).
  */
@@ -72,14 +80,11 @@ export const contextConfig = (
   name: string,
   where: string,
   allowPlugins: boolean,
-):
-  | { readonly ok: true; readonly config: ContextConfig }
-  | { readonly ok: false; readonly reason: KubeconfigProblem } => {
+): Result.Result<ContextConfig, UnusableKubeconfigError> => {
   const context = kc.getContextObject(name)
-  if (context === null || context === undefined)
-    return { ok: false, reason: `${where}: no context "${name}"` }
+  if (context === null || context === undefined) return unusable(`${where}: no context "${name}"`)
   const cluster = kc.getCluster(context.cluster)
-  if (cluster === null) return { ok: false, reason: `${where}: context "${name}" names no known cluster` }
+  if (cluster === null) return unusable(`${where}: context "${name}" names no known cluster`)
   const user = context.user === undefined ? null : kc.getUser(context.user)
   const one = new KubeConfig()
   one.loadFromOptions({
@@ -89,13 +94,9 @@ export const contextConfig = (
     currentContext: name,
   })
   const plugin = pluginOf(one)
-  if (plugin !== undefined && !allowPlugins) {
-    return { ok: false, reason: `${where}: kubeconfigs with ${plugin} are not allowed` }
-  }
-  return {
-    ok: true,
-    config: { context: name, kubeconfig: one, generation: hashOf([context, cluster, user]) },
-  }
+  if (plugin !== undefined && !allowPlugins)
+    return unusable(`${where}: kubeconfigs with ${plugin} are not allowed`)
+  return Result.succeed({ context: name, kubeconfig: one, generation: hashOf([context, cluster, user]) })
 }
 
 /** The current context of a kubeconfig, checked as `contextConfig` does. */
@@ -103,12 +104,10 @@ export const currentContextConfig = (
   kc: KubeConfig,
   where: string,
   allowPlugins: boolean,
-):
-  | { readonly ok: true; readonly config: ContextConfig }
-  | { readonly ok: false; readonly reason: KubeconfigProblem } => {
+): Result.Result<ContextConfig, UnusableKubeconfigError> => {
   const current = kc.getCurrentContext()
   if (current === "" || current === undefined)
-    return { ok: false, reason: `${where}: the kubeconfig has no current context` }
+    return unusable(`${where}: the kubeconfig has no current context`)
   return contextConfig(kc, current, where, allowPlugins)
 }
 

@@ -37,6 +37,7 @@ import { readFile } from "node:fs/promises"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
@@ -148,23 +149,23 @@ const makeScan = (
       const before = files.get(path)
       if (hash === before?.hash) return true
       const parsed = parseKubeconfigText(text.success, `kubeconfig file ${path}`)
-      if (!parsed.ok) {
-        yield* warnOnce(path, hash, `${parsed.reason}; keeping the last good contexts`)
+      if (Result.isFailure(parsed)) {
+        yield* warnOnce(path, hash, `${parsed.failure.message}; keeping the last good contexts`)
         return before !== undefined
       }
       warned.delete(path)
-      const contexts = parsed.kubeconfig.getContexts().map((c) => c.name)
+      const contexts = parsed.success.getContexts().map((c) => c.name)
       const names = new Set(contexts.map((c) => nameOf(path, c)))
       for (const name of before?.names ?? []) if (!names.has(name)) yield* sink.remove(name)
       files.set(path, { hash, names })
       for (const context of contexts) {
         const name = nameOf(path, context)
-        const one = contextConfig(parsed.kubeconfig, context, `kubeconfig file ${path}`, true)
-        if (!one.ok) {
-          yield* sink.reject(name, one.reason)
+        const one = contextConfig(parsed.success, context, `kubeconfig file ${path}`, true)
+        if (Result.isFailure(one)) {
+          yield* sink.reject(name, one.failure.message)
           continue
         }
-        const { kubeconfig, generation } = one.config
+        const { kubeconfig, generation } = one.success
         yield* sink.upsert({
           name,
           generation,

@@ -19,6 +19,7 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { informerCacheFactory } from "../../cache/informerCache.ts"
 import type { CacheFactory } from "../../cache/types.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
@@ -113,10 +114,10 @@ export const makeKubeconfigSecretsProvider = (
             return sink.reject(name, `${where} has no data key "${options.key}"`)
           }
           const parsed = parseKubeconfigText(Buffer.from(encoded, "base64").toString("utf8"), where)
-          if (!parsed.ok) return sink.reject(name, parsed.reason)
-          const context = currentContextConfig(parsed.kubeconfig, where, false)
-          if (!context.ok) return sink.reject(name, context.reason)
-          const { kubeconfig, generation } = context.config
+          if (Result.isFailure(parsed)) return sink.reject(name, parsed.failure.message)
+          const context = currentContextConfig(parsed.success, where, false)
+          if (Result.isFailure(context)) return sink.reject(name, context.failure.message)
+          const { kubeconfig, generation } = context.success
           return sink.upsert({
             name,
             generation,
