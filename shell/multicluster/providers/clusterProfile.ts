@@ -99,10 +99,7 @@ export const readAccessConfig = (path: string | undefined): Effect.Effect<Access
         }),
       )
     }
-    const checked = checkAccessConfig(parsed, `${flag} ${path}`)
-    return typeof checked === "string"
-      ? Effect.fail(new ProviderUsageError({ flag, message: checked }))
-      : Effect.succeed(checked)
+    return Effect.fromResult(checkAccessConfig(parsed, `${flag} ${path}`))
   })
 
 /** Makes the provider; fails when `accessConfig` is missing or malformed, or an option is unknown. */
@@ -112,9 +109,9 @@ export const makeClusterProfileProvider = (
 ): Effect.Effect<Provider, ProviderUsageError> =>
   Effect.gen(function* () {
     yield* checkKeys(`${ClusterProfileName} options`, given, knownKeys)
-    const checked = checkAccessConfig(given.accessConfig, `${ClusterProfileName} options: accessConfig`)
-    if (typeof checked === "string")
-      return yield* new ProviderUsageError({ flag: "--provider-access-config", message: checked })
+    const checked = yield* Effect.fromResult(
+      checkAccessConfig(given.accessConfig, `${ClusterProfileName} options: accessConfig`),
+    )
     const options: ClusterProfileOptions = {
       ...withDefaults(ClusterProfileDefaults, (({ accessConfig: _, health: __, ...rest }) => rest)(given)),
       accessConfig: checked,

@@ -23,6 +23,7 @@ import * as Data from "effect/Data"
 import * as Result from "effect/Result"
 import { closestKey } from "../../../core/krtt/suggest.ts"
 import type { KubeObject, ResourceRef } from "../../kube/resource.ts"
+import { ProviderUsageError } from "./errors.ts"
 
 /** The ClusterProfile resource of the Cluster Inventory API. */
 export const ClusterProfiles: ResourceRef = {
@@ -41,6 +42,8 @@ export const ClusterProfiles: ResourceRef = {
 export class ProfileAccessError extends Data.TaggedError("ProfileAccessError")<{
   readonly message: string
 }> {}
+
+const refuse = (message: string) => Result.fail(new ProfileAccessError({ message }))
 
 /** The condition upstream's provider reads for readiness. */
 export const ControlPlaneHealthy = "ControlPlaneHealthy"
@@ -133,12 +136,13 @@ const withArgs = (
   extra: unknown,
   policy: AccessProviderConfig["profileSourcedCLIArgsPolicy"],
   where: string,
-): ReadonlyArray<string> | string => {
-  if (extra === undefined || policy === undefined || policy === "" || policy === "Ignore") return base
-  if (policy !== "Append") return `${where}: unsupported profileSourcedCLIArgsPolicy "${policy}"`
+): Result.Result<ReadonlyArray<string>, ProfileAccessError> => {
+  if (extra === undefined || policy === undefined || policy === "" || policy === "Ignore")
+    return Result.succeed(base)
+  if (policy !== "Append") return refuse(`${where}: unsupported profileSourcedCLIArgsPolicy "${policy}"`)
   return isStrings(extra)
-    ? [...base, ...extra]
-    : `${where}: extension ${ArgsExtension} must be a list of strings`
+    ? Result.succeed([...base, ...extra])
+    : refuse(`${where}: extension ${ArgsExtension} must be a list of strings`)
 }
 
 /** The plugin's environment after the profile's extra variables, per the policy. */
@@ -147,15 +151,18 @@ const withEnv = (
   extra: unknown,
   policy: AccessProviderConfig["profileSourcedEnvVarsPolicy"],
   where: string,
-): Env | string => {
-  if (extra === undefined || policy === undefined || policy === "" || policy === "Ignore") return base
+): Result.Result<Env, ProfileAccessError> => {
+  if (extra === undefined || policy === undefined || policy === "" || policy === "Ignore")
+    return Result.succeed(base)
   if (policy !== "AppendIfNotExists" && policy !== "Replace")
-    return `${where}: unsupported profileSourcedEnvVarsPolicy "${policy}"`
-  if (!isStringMap(extra)) return `${where}: extension ${EnvsExtension} must be a map of strings`
+    return refuse(`${where}: unsupported profileSourcedEnvVarsPolicy "${policy}"`)
+  if (!isStringMap(extra)) return refuse(`${where}: extension ${EnvsExtension} must be a map of strings`)
   const env = new Map(Object.entries(extra))
   for (const { name, value } of base)
     if (policy === "AppendIfNotExists" || !env.has(name)) env.set(name, value)
-  return [...env.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => ({ name, value }))
+  return Result.succeed(
+    [...env.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => ({ name, value })),
+  )
 }
 
 /** A kubeconfig (for `KubeConfig.loadFromOptions`) that reaches the profile's cluster. */
@@ -180,14 +187,14 @@ interface ExecPlugin {
 
 /**
  * The provider's exec plugin for `cluster`: the profile's extra arguments and variables applied
- * per the provider's policies, and `KUBERNETES_EXEC_INFO` with `provideClusterInfo`; else the
- * reason, naming the profile and the field.
+ * per the provider's policies, and `KUBERNETES_EXEC_INFO` with `provideClusterInfo`; else a
+ * `ProfileAccessError` naming the profile and the field.
  */
 const execPlugin = (
   provider: AccessProviderConfig,
   cluster: AccessCluster & { readonly server: string },
   where: string,
-): ExecPlugin | string => {
+): Result.Result<ExecPlugin, ProfileAccessError> => {
   const ext = new Map((cluster.extensions ?? []).map((e) => [e.name, e.extension]))
   const args = withArgs(
     provider.execConfig.args ?? [],
@@ -195,14 +202,14 @@ const execPlugin = (
     provider.profileSourcedCLIArgsPolicy,
     where,
   )
-  if (typeof args === "string") return args
+  if (Result.isFailure(args)) return Result.fail(args.failure)
   const env0 = withEnv(
     provider.execConfig.env ?? [],
     ext.get(EnvsExtension),
     provider.profileSourcedEnvVarsPolicy,
     where,
   )
-  if (typeof env0 === "string") return env0
+  if (Result.isFailure(env0)) return Result.fail(env0.failure)
   const info = {
     apiVersion: provider.execConfig.apiVersion,
     kind: "ExecCredential",
@@ -220,16 +227,16 @@ const execPlugin = (
   }
   const env =
     provider.execConfig.provideClusterInfo === true
-      ? [...env0, { name: "KUBERNETES_EXEC_INFO", value: JSON.stringify(info) }]
-      : env0
-  return {
+      ? [...env0.success, { name: "KUBERNETES_EXEC_INFO", value: JSON.stringify(info) }]
+      : env0.success
+  return Result.succeed({
     apiVersion: provider.execConfig.apiVersion,
     command: provider.execConfig.command,
-    args: [...args],
+    args: [...args.success],
     env: [...env],
     interactiveMode: "Never",
     provideClusterInfo: provider.execConfig.provideClusterInfo === true,
-  }
+  })
 }
 
 /** The kubeconfig of one cluster and one exec user, its generation a hash of both. */
@@ -275,7 +282,6 @@ export const profileKubeconfig = (
   config: AccessConfig,
 ): Result.Result<ProfileKubeconfig, ProfileAccessError> => {
   const where = `ClusterProfile ${profile.metadata.namespace ?? ""}/${profile.metadata.name ?? ""}`
-  const refuse = (message: string) => Result.fail(new ProfileAccessError({ message }))
   const picked = pickAccessProvider(profile, config)
   if (picked === undefined) {
     const offered = (profile.status?.accessProviders ?? []).map((a) => a.name)
@@ -291,8 +297,8 @@ export const profileKubeconfig = (
   // The same keys in the same order as the profile's (the generation hashes them).
   const withServer = { ...cluster, server }
   const exec = execPlugin(provider, withServer, where)
-  if (typeof exec === "string") return refuse(exec)
-  return Result.succeed(kubeconfigOf(where, provider.name, withServer, exec))
+  if (Result.isFailure(exec)) return Result.fail(exec.failure)
+  return Result.succeed(kubeconfigOf(where, provider.name, withServer, exec.success))
 }
 
 const PROVIDER_KEYS = ["name", "execConfig", "profileSourcedCLIArgsPolicy", "profileSourcedEnvVarsPolicy"]
@@ -314,8 +320,8 @@ const unknownKey = (o: object, known: ReadonlyArray<string>, at: string): string
   return `${at}.${key}: unknown key "${key}"${near === undefined ? "" : `; did you mean "${near}"?`} (known keys: ${known.join(", ")})`
 }
 
-/** Checks a parsed access configuration: unknown keys refused, required fields present; the reason names the field. */
-export const checkAccessConfig = (u: unknown, where: string): AccessConfig | string => {
+/** Why a parsed access configuration is refused (an unknown key, a missing field), naming the field. */
+const accessConfigProblem = (u: unknown, where: string): string | undefined => {
   if (typeof u !== "object" || u === null || !Array.isArray((u as { providers?: unknown }).providers))
     return `${where}: providers: expected a list of access providers`
   const top = unknownKey(u, ["providers"], where)
@@ -339,5 +345,19 @@ export const checkAccessConfig = (u: unknown, where: string): AccessConfig | str
     if (typeof execConfig.apiVersion !== "string" || execConfig.apiVersion === "")
       return `${at}.execConfig.apiVersion: required`
   }
-  return u as AccessConfig
+  return undefined
+}
+
+/**
+ * Checks a parsed access configuration: unknown keys refused, required fields present; else a
+ * `ProviderUsageError` on `--provider-access-config` whose message names the field.
+ */
+export const checkAccessConfig = (
+  u: unknown,
+  where: string,
+): Result.Result<AccessConfig, ProviderUsageError> => {
+  const problem = accessConfigProblem(u, where)
+  return problem === undefined
+    ? Result.succeed(u as AccessConfig)
+    : Result.fail(new ProviderUsageError({ flag: "--provider-access-config", message: problem }))
 }
