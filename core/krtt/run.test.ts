@@ -48,8 +48,9 @@ describe("runTableSync", () => {
   it("asks the table again with a trigger after the rest of the answer, and keeps the shortest requeue", () => {
     const ran: Array<Action> = []
     const decide = (t: Trigger): Result =>
-      t === "start" ? answer(1, ["connect", "requeue"]) : answer(2, ["requeue"])
-    const requeues = [30, 10]
+      t === "start" ? answer(1, ["requeue", "connect", "requeue"]) : answer(2, ["requeue"])
+    // The shortest asked, neither the first nor the last.
+    const requeues = [20, 5, 30]
     const run = runTableSync(
       table(decide, (a) => {
         ran.push(a)
@@ -58,10 +59,10 @@ describe("runTableSync", () => {
       }),
       "start",
     )
-    expect(ran).toEqual(["connect", "requeue", "requeue"])
+    expect(ran).toEqual(["requeue", "connect", "requeue", "requeue"])
     expect(run.rows).toEqual(["t#1", "t#2"])
     expect(run.last.row).toBe("t#2")
-    expect(run.requeueAfter).toBe(10)
+    expect(run.requeueAfter).toBe(5)
   })
 
   it("skips the rest of an answer after a refusal, tells the table, and ends in the failure", () => {

@@ -1,5 +1,5 @@
 /**
- * The table runner's loop, written once for every documented table and every place that runs
+ * The table runner's rules, written once for every documented table and every place that runs
  * one (the operator's controllers, simulations, model-based tests).
  *
  * One run answers one trigger: the table decides, the actions of its answer are carried out in
@@ -69,15 +69,12 @@ export interface TableBound {
   readonly maxTransitions: number
 }
 
-/** What the loop does after an action's outcome. */
-export type Step = "next" | "skip" | "end"
-
 /**
  * One run's bookkeeping, shared by both drivers so that the rules live once: the bound, the
  * rows, the shortest requeue, a failure told to the table once, and when the run ends. A driver
  * asks `admit` before each decision, `record`s the table's answer, `apply`s each action's
- * outcome (`next`: go on; `skip`: the rest of this answer is skipped, ask again; `end`: the run
- * is over), and after the answer asks again with `next` unless it is `undefined`.
+ * outcome (`true`: the rest of this answer is skipped), and after the answer asks the table
+ * again with `next`, or ends the run when it is `undefined`.
  */
 export class TableRunState<Trigger, Failure> {
   readonly rows: Array<RowId> = []
@@ -102,24 +99,25 @@ export class TableRunState<Trigger, Failure> {
     this.next = undefined
   }
 
-  apply(outcome: Outcome<Trigger, unknown>): Step {
+  /** Books an action's outcome; `true` when the rest of the answer is skipped (a refusal). */
+  apply(outcome: Outcome<Trigger, Failure>): boolean {
     switch (outcome._tag) {
-      case "Done":
-        return "next"
       case "Next":
         this.next = outcome.trigger
-        return "next"
+        return false
       case "Requeue":
         this.requeueAfter =
           this.requeueAfter === undefined ? outcome.after : Math.min(this.requeueAfter, outcome.after)
-        return "next"
+        return false
       case "Failed": {
-        const told = this.failure !== undefined
-        this.failure = outcome.failure as Failure
-        this.next = told ? undefined : outcome.trigger
-        return told ? "end" : "skip"
+        // Told once: a second refusal leaves no next trigger, and the run ends with it.
+        this.next = this.failure === undefined ? outcome.trigger : undefined
+        this.failure = outcome.failure
+        return true
       }
     }
+    // Done: nothing to book.
+    return false
   }
 
   result<Action, Status>(last: TransitionResult<Action, Status>): TableRun<Action, Status, Failure> {
@@ -145,12 +143,8 @@ export const runTableSync = <Trigger, Action, Status, Failure>(
     if (loop !== undefined) throw loop
     const decided = table.decide(trigger)
     state.record(decided.row)
-    let step: Step = "next"
-    for (const action of decided.actions) {
-      step = state.apply(table.run(action, decided))
-      if (step !== "next") break
-    }
-    if (step === "end" || state.next === undefined) return state.result(decided)
+    for (const action of decided.actions) if (state.apply(table.run(action, decided))) break
+    if (state.next === undefined) return state.result(decided)
     trigger = state.next
   }
 }

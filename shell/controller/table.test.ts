@@ -1,5 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import { describe, expect, it } from "vitest"
 import { Outcome, TableLoopError } from "../../core/krtt/run.ts"
 import type { TransitionResult } from "../../core/krtt/types.ts"
@@ -40,6 +42,34 @@ describe("runTable", () => {
     expect(ran).toEqual(["connect", "patch", "requeue"])
     expect(run.rows).toEqual(["t#1", "t#2"])
     expect(run.requeueAfter).toBe(5)
+  })
+
+  it("skips the rest of an answer after a refusal and logs every deciding row at debug level", async () => {
+    const ran: Array<string> = []
+    const logged: Array<unknown> = []
+    const capture = Logger.layer([
+      Logger.make((o) => {
+        logged.push([o.message, o.fiber.getRef(References.CurrentLogAnnotations)])
+      }),
+    ])
+    const run = await Effect.runPromise(
+      runTable(
+        table(
+          (t) => (t === "start" ? answer(1, ["refused", "patch"]) : answer(2, ["patch"])),
+          (a) => {
+            ran.push(a)
+            return a === "refused" ? Outcome.failed("failed", "forbidden") : Outcome.done
+          },
+        ),
+        "start",
+      ).pipe(Effect.provide(capture), Effect.provideService(References.MinimumLogLevel, "Debug")),
+    )
+    expect(ran).toEqual(["refused", "patch"])
+    expect(run.failure).toBe("forbidden")
+    expect(logged).toEqual([
+      [["table decided"], { row: "t#1" }],
+      [["table decided"], { row: "t#2" }],
+    ])
   })
 
   it("fails with TableLoopError past the bound", async () => {

@@ -18,7 +18,6 @@
 import * as Effect from "effect/Effect"
 import {
   type Outcome,
-  type Step,
   type TableBound,
   type TableLoopError,
   type TableRun,
@@ -52,12 +51,8 @@ export const runTable = <Trigger, Action, Status, Failure, E, R>(
       const decided = yield* table.decide(trigger)
       yield* Effect.logDebug("table decided").pipe(Effect.annotateLogs({ row: decided.row }))
       state.record(decided.row)
-      let step: Step = "next"
-      for (const action of decided.actions) {
-        step = state.apply(yield* table.run(action, decided))
-        if (step !== "next") break
-      }
-      if (step === "end" || state.next === undefined) return state.result(decided)
+      for (const action of decided.actions) if (state.apply(yield* table.run(action, decided))) break
+      if (state.next === undefined) return state.result(decided)
       trigger = state.next
     }
   })
