@@ -9,23 +9,12 @@ import {
   parentContaining,
   validateIpamConfig,
 } from "./config.ts"
+import { configOf, errorsOf, expectIssues, rule, spec } from "./testing.ts"
 
 /** upstream's docs/config/config.md example, as written there */
 const upstreamExample: unknown = parseYaml(
   readFileSync(new URL("./testdata/upstream-ipamconfig.yaml", import.meta.url), "utf8"),
 )
-
-const errorsOf = (raw: unknown) => {
-  const r = validateIpamConfig(raw)
-  if (!(r instanceof IpamConfigInvalidError)) throw new Error("expected errors")
-  return r.errors
-}
-const spec = (s: Record<string, unknown>) => ({ spec: { parentCIDRs: { a: ["10.0.0.0/16"] }, ...s } })
-const rule = (injections: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
-  id: "r",
-  injections,
-  ...extra,
-})
 
 describe("validateIpamConfig()", () => {
   it("accepts upstream's documented example and normalizes it", () => {
@@ -186,21 +175,6 @@ describe("validateIpamConfig()", () => {
     expect(e[2]?.message).toContain('did you mean "ContainsAll"?')
   })
 })
-
-/** Every error as `path: message`, for matching path and the facts the message names. */
-const issues = (raw: unknown) => errorsOf(raw).map((x) => `${x.path}: ${x.message}`)
-const configOf = (raw: unknown) => {
-  const r = validateIpamConfig(raw)
-  if (r instanceof IpamConfigInvalidError) throw r
-  return r.config
-}
-const expectIssues = (raw: unknown, want: ReadonlyArray<RegExp>) => {
-  const got = issues(raw)
-  expect(got.length, got.join("\n")).toBe(want.length)
-  want.forEach((w, i) => {
-    expect(got[i]).toMatch(w)
-  })
-}
 
 describe("validateIpamConfig(): the object and the spec's top level", () => {
   it("accepts the spec alone, and refuses an unknown top-level key by its own name (no leading dot)", () => {

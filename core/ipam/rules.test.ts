@@ -1,34 +1,7 @@
 // The injection rules of an IPAMConfig as validateIpamConfig reads them (core/ipam/rules.ts):
 // rule ids, and injections with their ids, paths, parents and subnet sizes.
 import { describe, expect, it } from "vitest"
-import { IpamConfigInvalidError, validateIpamConfig } from "./config.ts"
-
-const errorsOf = (raw: unknown) => {
-  const r = validateIpamConfig(raw)
-  if (!(r instanceof IpamConfigInvalidError)) throw new Error("expected errors")
-  return r.errors
-}
-const spec = (s: Record<string, unknown>) => ({ spec: { parentCIDRs: { a: ["10.0.0.0/16"] }, ...s } })
-const rule = (injections: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
-  id: "r",
-  injections,
-  ...extra,
-})
-
-/** Every error as `path: message`, for matching path and the facts the message names. */
-const issues = (raw: unknown) => errorsOf(raw).map((x) => `${x.path}: ${x.message}`)
-const configOf = (raw: unknown) => {
-  const r = validateIpamConfig(raw)
-  if (r instanceof IpamConfigInvalidError) throw r
-  return r.config
-}
-const expectIssues = (raw: unknown, want: ReadonlyArray<RegExp>) => {
-  const got = issues(raw)
-  expect(got.length, got.join("\n")).toBe(want.length)
-  want.forEach((w, i) => {
-    expect(got[i]).toMatch(w)
-  })
-}
+import { configOf, expectIssues, rule, spec } from "./testing.ts"
 
 describe("validateIpamConfig(): rule ids", () => {
   const withId = (id: unknown) => spec({ injectionRules: [rule([{ path: "/a", subnetSize: 24 }], { id })] })
