@@ -1,6 +1,6 @@
 /**
  * The permission recheck: the API server does not re-authorize an open watch, so a Role revoked
- * while an informer watches is found by reviewing the running informers' access on a timer
+ * while an informer watches is noticed by reviewing the running informers' access on a timer
  * (`permissionRecheckInterval`, 10 s by default; `0` turns it off).
  *
  * # Expected flow
