@@ -55,6 +55,12 @@ export interface CampaignOptions {
   readonly mutant?: Mutant | undefined
   /** Start no run after the first failure (mutation testing: one failure is enough). */
   readonly stopAtFirstFailure?: boolean | undefined
+  /**
+   * Draws of the point sampler to skip first. The sampler is one sequence over the campaign, and
+   * each sampled point takes one draw, so a scenario run alone after skipping the fast runs (all
+   * but the reference) of the scenarios before it samples the points it has in the whole campaign.
+   */
+  readonly skipDraws?: number | undefined
 }
 
 export type Oracle = "safety" | "final-state" | "lifecycle" | "esr" | "leak" | "lost-work" | "error"
@@ -102,6 +108,13 @@ export const prng = (seed: number) => {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
+}
+
+/** The sampler of `seed` after `skip` draws. */
+export const prngFrom = (seed: number, skip: number) => {
+  const random = prng(seed)
+  for (let i = 0; i < skip; i++) random()
+  return random
 }
 
 /** The transient error kind of a point: every kind comes round as `at` grows. */
@@ -251,7 +264,8 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
     const overBudget = () =>
       (options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds) ||
       (options.stopAtFirstFailure === true && tally.failures.length > 0)
-    const campaign: Campaign = { options, controllers, random: prng(options.seed), tally, overBudget }
+    const random = prngFrom(options.seed, options.skipDraws ?? 0)
+    const campaign: Campaign = { options, controllers, random, tally, overBudget }
     for (const { suite, scenario } of scenarios) {
       if (overBudget()) {
         tally.truncated = true

@@ -7,6 +7,8 @@ import {
   type CampaignOptions,
   type Failure,
   judge,
+  prng,
+  prngFrom,
   replayCommand,
   runCampaign,
   transientKind,
@@ -84,6 +86,13 @@ describe("chaos campaign", () => {
         fastPointsLater: { crash: 2, drop: 1, stale: 1, transient: 2, reorder: 2, slow: 1 },
       },
     )
+  })
+
+  it("skips a sampler's first draws", () => {
+    const random = prng(1)
+    const first = Array.from({ length: 5 }, () => random())
+    const from = prngFrom(1, 3)
+    assert.deepStrictEqual([from(), from()], first.slice(3))
   })
 
   it("masks what differs between equal runs, and nothing else", () => {

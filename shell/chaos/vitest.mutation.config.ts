@@ -1,5 +1,5 @@
 // The chaos campaign's mutation test only (`npm run mutation:chaos`, stryker.chaos.json): the
-// fixed fast campaign, the one test every covered mutant runs.
+// fixed fast campaign, one test per scenario (a covered mutant runs the scenarios that execute it).
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 import { sourceAliases } from "../../vitest.aliases.ts"
