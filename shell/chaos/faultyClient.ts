@@ -58,7 +58,8 @@ export interface FaultHooks {
   readonly crashAfterWrite: number | undefined
   readonly transientFrom: number | undefined
   readonly transientKind: TransientKind
-  readonly beforeWrite: (n: number, target: WriteTarget) => Effect.Effect<void>
+  /** Runs before the `n`-th write; what it returns runs once that write is answered (or fails). */
+  readonly beforeWrite: (n: number, target: WriteTarget) => Effect.Effect<Effect.Effect<void>>
   readonly faults: Faults
   /** Which lists are served from the lagging view during `stale` (the management server's only). */
   readonly staleReads: (options: ListAllOptions | undefined) => boolean
@@ -134,18 +135,22 @@ const makeGuard =
       const answer = () => (late ? Effect.andThen(Effect.sleep(ChaosDefaults.slowMillis), run()) : run())
       if (!WRITES.has(verb)) return answer()
       const w = state.writes + 1
-      return Effect.andThen(
+      return Effect.flatMap(
         hooks.beforeWrite(w, { server, ref, namespace: key.namespace, name: key.name }),
-        Effect.flatMap(answer(), (a) => {
-          if (dead()) return Effect.never
-          state.writes++
-          if (hooks.crashAfterWrite === state.writes) {
-            state.crashed = true
-            state.fired.crash++
-            return Effect.never
-          }
-          return Effect.succeed(a)
-        }),
+        (after) =>
+          Effect.flatMap(
+            Effect.onExit(answer(), () => after),
+            (a) => {
+              if (dead()) return Effect.never
+              state.writes++
+              if (hooks.crashAfterWrite === state.writes) {
+                state.crashed = true
+                state.fired.crash++
+                return Effect.never
+              }
+              return Effect.succeed(a)
+            },
+          ),
       )
     })
 

@@ -2,7 +2,8 @@
  * The operator suite's safety invariants, checked on every committed write of the management
  * server (seed 001, "Deletion Reconciliation" rows 6 to 8: the control plane is deleted first, the
  * infrastructure once it is gone, the finalizer last), and the foreign-condition check every suite
- * whose third party writes a condition shares (`foreignConditionLost`).
+ * whose third party writes a condition shares (`foreignConditionLost`; with it, the third party's
+ * finalizer, `heldFinalizerLost` of `hold.ts`).
  *
  * Guarantees: a check runs synchronously inside the commit (`FakeApiServer.onCommit`), so no
  * write of the operator escapes it, whatever the perturbation.
@@ -14,6 +15,7 @@ import { ClusterFinalizer } from "../../core/cluster/contract.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
+import { heldFinalizerLost } from "./hold.ts"
 import { CONTROL_PLANE, INFRA } from "./scenarios.ts"
 import { conditionsOf, FOREIGN_CONDITION } from "./thirdParty.ts"
 
@@ -69,8 +71,8 @@ export const watchInvariants = (mgmt: FakeApiServer, violations: Array<string>):
             `Cluster ${ns}/${name}: finalizer removed while ${children.join(" and ")} exist (rv ${object.metadata.resourceVersion})`,
           )
       }
-      const lost = foreignConditionLost(type, old, object)
-      if (lost !== undefined)
-        violations.push(`Cluster ${ns}/${name}: ${lost} (rv ${object.metadata.resourceVersion})`)
+      for (const lost of [foreignConditionLost(type, old, object), heldFinalizerLost(old, object)])
+        if (lost !== undefined)
+          violations.push(`Cluster ${ns}/${name}: ${lost} (rv ${object.metadata.resourceVersion})`)
     }
   })

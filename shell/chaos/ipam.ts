@@ -8,7 +8,7 @@
  *   carries the CIDR finalizer: removing it is the release, seed 004);
  * - a ClusterConfig loses its CIDR finalizer (its CIDRs are released) only once the Cluster that
  *   owns it (by uid) is gone;
- * - another writer's condition on a Cluster is never lost.
+ * - another writer's condition and finalizer on a Cluster are never lost.
  *
  * Which Cluster gets which CIDR depends on the order the workers decide in, which a perturbation
  * legitimately changes: CIDR values are masked in the compared state (the first invariant is what
@@ -23,6 +23,7 @@ import { makeIpamController } from "../ipam/controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+import { heldFinalizerLost } from "./hold.ts"
 import { foreignConditionLost } from "./invariants.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import type { Scenario, Step } from "./scenarios.ts"
@@ -218,8 +219,8 @@ const ipamInvariants = (mgmt: FakeApiServer, violations: Array<string>) => {
     const where = `${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`
     const rv = object.metadata.resourceVersion
     if (resource === gr(OpenmcpClusterResource)) {
-      const lost = foreignConditionLost(type, old, object)
-      if (lost !== undefined) violations.push(`Cluster ${where}: ${lost} (rv ${rv})`)
+      for (const lost of [foreignConditionLost(type, old, object), heldFinalizerLost(old, object)])
+        if (lost !== undefined) violations.push(`Cluster ${where}: ${lost} (rv ${rv})`)
       return
     }
     if (resource !== gr(ClusterConfigResource)) return
@@ -288,7 +289,7 @@ export const IpamSuite: Suite = {
       yield* Effect.catch(start, () => ctx.exit)
     }),
   invariants: (mgmt, _workloads, violations) => ipamInvariants(mgmt, violations),
-  thirdParty: thirdPartyOn(OpenmcpClusterResource, { fallbackNamespace: NS, condition: true }),
+  thirdParty: thirdPartyOn(OpenmcpClusterResource, { fallbackNamespace: NS, condition: true, hold: true }),
   // The restore's lists carry no resourceVersion, which kube-apiserver answers with a consistent
   // read: only the reflectors' lists (paged) are served from the lagging view.
   staleList: (o) => o?.pageSize !== undefined,

@@ -329,7 +329,7 @@ export const MulticlusterSuite: Suite = {
       )
     }).pipe(Effect.catch(() => ctx.exit)),
   invariants: () => () => undefined,
-  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false }),
+  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false, hold: false }),
   engagedServers: fleetServers,
   fastPoints: ChaosDefaults.fastPointsLater,
   snapshotWorkloads: true,

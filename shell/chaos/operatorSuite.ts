@@ -51,7 +51,7 @@ export const OperatorSuite: Suite = {
   install: installProviders,
   start: (ctx) => Effect.orDie(startOperator(ctx)),
   invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
-  thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true }),
+  thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true, hold: true }),
   // The ClusterCache's accessors: one per Cluster, reaching the server its kubeconfig Secret names.
   engagedServers: (mgmt) => {
     const clusters = new Set(mgmt.objects(ClusterResource).map((c) => `${c.metadata.name}-kubeconfig`))

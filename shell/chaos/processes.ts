@@ -79,9 +79,12 @@ const makePerturber = (plan: RunPlan, servers: RunServers, state: ChaosState) =>
         p.kind === "reorder" && n === at && !reordered
           ? Effect.gen(function* () {
               reordered = true
-              if (yield* suite.thirdParty(mgmt, written, n)) state.fired.reorder++
+              const edit = yield* suite.thirdParty(mgmt, written, n)
+              if (edit === undefined) return Effect.void
+              state.fired.reorder++
+              return edit.release
             })
-          : Effect.void,
+          : Effect.succeed(Effect.void),
     })
   return { reachedServers, perturb }
 }

@@ -222,7 +222,7 @@ export const PropagateSuite: Suite = {
       for (const off of offs) off()
     }
   },
-  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false }),
+  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false, hold: false }),
   fastPoints: ChaosDefaults.fastPointsLater,
   engagedServers: fleetServers,
   snapshotWorkloads: true,

@@ -16,6 +16,11 @@ import type { Mutant } from "./mutants.ts"
 import type { ControllerName, FastPoints } from "./perturbations.ts"
 import type { Scenario } from "./scenarios.ts"
 
+/** A third party's edit, and what ends it once the operator's write is answered. */
+export interface ThirdPartyEdit {
+  readonly release: Effect.Effect<void>
+}
+
 /** The object an operator is about to write (for the third-party writer of `reorder`). */
 export interface WriteTarget {
   readonly server: FakeApiServer
@@ -59,8 +64,12 @@ export interface Suite {
     workloads: () => ReadonlyArray<readonly [string, FakeApiServer]>,
     violations: Array<string>,
   ) => () => void
-  /** The third party's write before the operator's `n`-th write; whether it wrote. */
-  readonly thirdParty: (mgmt: FakeApiServer, target: WriteTarget, n: number) => Effect.Effect<boolean>
+  /** The third party's write before the operator's `n`-th write; undefined when it wrote nothing. */
+  readonly thirdParty: (
+    mgmt: FakeApiServer,
+    target: WriteTarget,
+    n: number,
+  ) => Effect.Effect<ThirdPartyEdit | undefined>
   /**
    * The workload servers (by URL) the operator has a reason to watch in the state `mgmt` holds
    * now: those of its engaged clusters, or of its live accessors. Once a run settles, a watch the
