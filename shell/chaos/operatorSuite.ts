@@ -6,7 +6,8 @@
  *
  * What differs from `krtt run` is data: both controllers at 10 reconciles at a time, the upstream
  * defaults of the Cluster controller's numbers and feature gates, the chaos sync period, and
- * workload clusters reached through the in-memory API servers of the run.
+ * workload clusters reached through the in-memory API servers of the run; and one addition, a
+ * user of the ClusterCache's `watch()` (`workloadWatch.ts`).
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { serversOfSecrets } from "./resources.ts"
 import { installProviders, NAMESPACE, OperatorScenarios } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 import { thirdPartyOn } from "./thirdParty.ts"
+import { watchWorkloads } from "./workloadWatch.ts"
 
 const isOperatorController = (c: ControllerName): c is OperatorController =>
   c === "clustercache" || c === "cluster"
@@ -41,6 +43,7 @@ const startOperator = (ctx: SuiteContext) =>
     })
     const extra = mutant?.extra?.(client)
     yield* operator.start
+    yield* watchWorkloads(operator.cache)
     if (extra !== undefined) yield* extra
   })
 
