@@ -136,7 +136,7 @@ const makeGuard =
       if (!WRITES.has(verb)) return answer()
       const w = state.writes + 1
       return Effect.flatMap(
-        hooks.beforeWrite(w, { server, ref, namespace: key.namespace, name: key.name }),
+        hooks.beforeWrite(w, { server, verb, ref, namespace: key.namespace, name: key.name }),
         (after) =>
           Effect.flatMap(
             Effect.onExit(answer(), () => after),

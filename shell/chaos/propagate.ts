@@ -28,6 +28,7 @@ import { addCluster, FLEET, fleetServers, removeCluster, startManager, urlOf } f
 import { ChaosDefaults } from "./perturbations.ts"
 import { patchStep, type Scenario, type Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
+import { givenBack, takeOver } from "./takeover.ts"
 import { thirdPartyOn } from "./thirdParty.ts"
 
 const TEAM = "team-a"
@@ -169,11 +170,18 @@ const propagateInvariants = (
   return offHub
 }
 
-/** Watches a workload server: an object that is not a copy is never changed or deleted. */
+/** The third party's edit of a copy's labels and annotations, as in the other suites. */
+const copyEditor = thirdPartyOn(Resources.configMaps, { condition: false, hold: false })
+
+/**
+ * Watches a workload server: an object that is not a copy is never changed or deleted (the third
+ * party giving back a copy it took over aside, `takeover.ts`).
+ */
 const leftAlone = (server: FakeApiServer, url: string, violations: Array<string>) =>
   server.onCommit(({ resource, type, object, old }) => {
     if (resource !== "/configmaps" || old === undefined) return
     if (old.metadata.labels?.[PropagatedFromLabel] !== undefined) return
+    if (type !== "DELETED" && givenBack(old, object, PropagatedFromLabel)) return
     violations.push(
       `${url}: ConfigMap ${object.metadata.namespace}/${object.metadata.name}, not a copy, ${type === "DELETED" ? "deleted" : "changed"} (rv ${object.metadata.resourceVersion})`,
     )
@@ -222,7 +230,20 @@ export const PropagateSuite: Suite = {
       for (const off of offs) off()
     }
   },
-  thirdParty: thirdPartyOn(Resources.configMaps, { condition: false, hold: false }),
+  thirdParty: (mgmt, target, n) =>
+    Effect.gen(function* () {
+      const edit = yield* copyEditor(mgmt, target, n)
+      if (
+        edit === undefined ||
+        target.verb !== "update" ||
+        target.server === mgmt ||
+        target.name === undefined
+      )
+        return edit
+      const key = { namespace: target.namespace, name: target.name }
+      const back = yield* takeOver(target.server.client(), target.ref, key, PropagatedFromLabel)
+      return { release: Effect.andThen(edit.release, back) }
+    }),
   fastPoints: ChaosDefaults.fastPointsLater,
   engagedServers: fleetServers,
   snapshotWorkloads: true,

@@ -24,6 +24,8 @@ export interface ThirdPartyEdit {
 /** The object an operator is about to write (for the third-party writer of `reorder`). */
 export interface WriteTarget {
   readonly server: FakeApiServer
+  /** The client's verb: `create`, `update`, `patch`, `delete`, `updateStatus`, `patchStatus`. */
+  readonly verb: string
   readonly ref: ResourceRef
   readonly namespace: string | undefined
   readonly name: string | undefined
