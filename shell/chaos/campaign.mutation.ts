@@ -2,7 +2,8 @@
 // (stryker.chaos.json, docs/reliability.md), one test per scenario, so that Stryker's per-test
 // coverage runs a mutant only in the scenarios that execute it. A runtime mutant is killed when a
 // scenario reports a failure (any oracle), a perturbation kind stops firing in a scenario where it
-// fires, or a scenario whose controllers run two reconciles at once no longer does. Each scenario
+// fires, a scenario whose controllers run two reconciles at once no longer does, or the fault-free
+// run ends in another state (or by other creates and deletes) than the real runtime's. Each scenario
 // stops at its first failure, since one is enough; named *.mutation.ts so that `npm test` does not
 // run the campaign twice.
 import { assert, describe, it } from "@effect/vitest"
@@ -20,29 +21,88 @@ interface Baseline {
   readonly quiet: ReadonlyArray<PerturbationKind>
   /** Whether some controller runs two reconciles at once in it. */
   readonly concurrent: boolean
+  /** The fault-free run's final state and creates and deletes, digested (`stateDigest`). */
+  readonly reference: string
 }
 
-// Taken from a run of the seed-1 fast campaign with the real runtime, the whole campaign and each
-// scenario alone from its `skipDraws`: every scenario alone runs the points, fires the
-// perturbations and reaches the concurrency it does in the whole campaign. A change to the
-// scenarios or to `ChaosDefaults.fastPoints` calls for taking it again.
+// Taken from the seed-1 fast campaign with the real runtime (`KRTT_CHAOS_BASELINE=1 npx vitest run
+// --config shell/chaos/vitest.mutation.config.ts` prints it): every scenario alone from its
+// `skipDraws` runs the points, fires the perturbations and reaches the concurrency it does in the
+// whole campaign. A change to the scenarios, the suites or `ChaosDefaults.fastPoints` calls for
+// taking it again.
 const Baselines: ReadonlyArray<Baseline> = [
-  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false },
-  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false },
-  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false },
-  { scenario: "outage", skipDraws: 42, quiet: ["slow"], concurrent: false },
-  { scenario: "concurrent", skipDraws: 56, quiet: [], concurrent: true },
-  { scenario: "ipam-concurrent", skipDraws: 70, quiet: [], concurrent: true },
-  { scenario: "ipam-delete", skipDraws: 79, quiet: [], concurrent: false },
-  { scenario: "ipam-config", skipDraws: 88, quiet: [], concurrent: false },
-  { scenario: "ipam-exhausted", skipDraws: 97, quiet: [], concurrent: true },
-  { scenario: "mc-engage", skipDraws: 106, quiet: [], concurrent: false },
-  { scenario: "mc-rotate", skipDraws: 115, quiet: ["drop", "slow"], concurrent: false },
-  { scenario: "mc-outage", skipDraws: 124, quiet: ["drop"], concurrent: false },
-  { scenario: "propagate-copies", skipDraws: 133, quiet: [], concurrent: false },
-  { scenario: "propagate-delete", skipDraws: 142, quiet: ["drop", "reorder"], concurrent: true },
-  { scenario: "propagate-foreign", skipDraws: 151, quiet: [], concurrent: false },
+  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false, reference: "3d22a43bdb8578cd" },
+  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false, reference: "e50e62a93cb95ce5" },
+  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false, reference: "f56786c2762c2502" },
+  { scenario: "outage", skipDraws: 42, quiet: ["slow"], concurrent: false, reference: "ea7aaae79163d829" },
+  { scenario: "concurrent", skipDraws: 56, quiet: [], concurrent: true, reference: "31a78de201af0240" },
+  { scenario: "ipam-concurrent", skipDraws: 70, quiet: [], concurrent: true, reference: "1dfc733fbba6c09c" },
+  { scenario: "ipam-delete", skipDraws: 79, quiet: [], concurrent: false, reference: "e1f568a6c4cde0c5" },
+  { scenario: "ipam-config", skipDraws: 88, quiet: [], concurrent: false, reference: "d5136a9504478fdc" },
+  { scenario: "ipam-exhausted", skipDraws: 97, quiet: [], concurrent: true, reference: "1d546b8a6d3166f6" },
+  { scenario: "mc-engage", skipDraws: 106, quiet: [], concurrent: false, reference: "8a6966edca79b745" },
+  {
+    scenario: "mc-rotate",
+    skipDraws: 115,
+    quiet: ["drop", "slow"],
+    concurrent: false,
+    reference: "dd16a12a7978c7c8",
+  },
+  {
+    scenario: "mc-outage",
+    skipDraws: 124,
+    quiet: ["drop"],
+    concurrent: false,
+    reference: "f714a93fc1bbc587",
+  },
+  {
+    scenario: "propagate-copies",
+    skipDraws: 133,
+    quiet: [],
+    concurrent: false,
+    reference: "6dc8525675f70c36",
+  },
+  {
+    scenario: "propagate-delete",
+    skipDraws: 142,
+    quiet: ["drop", "reorder"],
+    concurrent: true,
+    reference: "9904b5f6a86220c8",
+  },
+  {
+    scenario: "propagate-foreign",
+    skipDraws: 151,
+    quiet: [],
+    concurrent: false,
+    reference: "a4c9e1f862590833",
+  },
 ]
+
+const quiet = <A>(e: Effect.Effect<A>) => e.pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+
+describe.runIf(process.env.KRTT_CHAOS_BASELINE === "1")("the baselines, taken again", () => {
+  it.effect(
+    "prints them",
+    () =>
+      Effect.gen(function* () {
+        const whole = yield* quiet(runCampaign({ seed: 1, depth: "fast" }))
+        const lines: Array<string> = []
+        let skipDraws = 0
+        for (const s of whole.perScenario) {
+          const alone = yield* quiet(
+            runCampaign({ seed: 1, depth: "fast", scenarios: [s.scenario], skipDraws }),
+          )
+          const quietKinds = PerturbationKinds.filter((k) => alone.fired[k] === 0)
+          lines.push(
+            `  { scenario: ${JSON.stringify(s.scenario)}, skipDraws: ${skipDraws}, quiet: ${JSON.stringify(quietKinds)}, concurrent: ${alone.peakConcurrency > 1}, reference: ${JSON.stringify(alone.perScenario[0]?.reference)} },`,
+          )
+          for (const [kind, n] of Object.entries(s.runs)) if (kind !== "none") skipDraws += n
+        }
+        console.log(lines.join("\n"))
+      }),
+    900_000,
+  )
+})
 
 describe("krtt chaos, the fixed campaign (mutation test)", () => {
   it("has one baseline per scenario, in the campaign's order", () => {
@@ -57,19 +117,26 @@ describe("krtt chaos, the fixed campaign (mutation test)", () => {
       `scenario ${b.scenario}`,
       () =>
         Effect.gen(function* () {
-          const report = yield* runCampaign({
-            seed: 1,
-            depth: "fast",
-            scenarios: [b.scenario],
-            skipDraws: b.skipDraws,
-            stopAtFirstFailure: true,
-          }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+          const report = yield* quiet(
+            runCampaign({
+              seed: 1,
+              depth: "fast",
+              scenarios: [b.scenario],
+              skipDraws: b.skipDraws,
+              stopAtFirstFailure: true,
+            }),
+          )
           const failures = report.failures.map((f) => `${f.replay} [${f.oracle}] ${f.message.slice(0, 300)}`)
           assert.deepStrictEqual(failures, [])
           for (const kind of PerturbationKinds)
             if (!b.quiet.includes(kind)) assert.isAbove(report.fired[kind], 0, `${kind} never fired`)
           if (b.concurrent)
             assert.isAbove(report.peakConcurrency, 1, "no controller ever ran two reconciles at once")
+          assert.strictEqual(
+            report.perScenario[0]?.reference,
+            b.reference,
+            "the fault-free run ended in another state, or by other creates and deletes, than the real runtime's",
+          )
         }),
       300_000,
     )

@@ -36,7 +36,7 @@ import {
 } from "./perturbations.ts"
 import { type RunResult, runOnce } from "./runPlan.ts"
 import type { Scenario } from "./scenarios.ts"
-import { firstDifference, sameState } from "./snapshot.ts"
+import { firstDifference, sameState, stateDigest } from "./snapshot.ts"
 import type { Suite } from "./suite.ts"
 import { Suites } from "./suites.ts"
 
@@ -80,6 +80,8 @@ export interface ScenarioReport {
   readonly failures: number
   /** Ticks the reference run needed to settle after its last step. */
   readonly referenceWrites: number
+  /** The reference run's final state and creates and deletes, digested (`stateDigest`); "" when it failed. */
+  readonly reference: string
 }
 
 export interface CampaignReport {
@@ -308,7 +310,13 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
     counts.none = 1
     if (reference._tag === "Failure") {
       fail("none", undefined, "error", `${reference.failure._tag}: ${reference.failure.message}`)
-      tally.perScenario.push({ scenario: scenario.name, runs: counts, failures: 1, referenceWrites: 0 })
+      tally.perScenario.push({
+        scenario: scenario.name,
+        runs: counts,
+        failures: 1,
+        referenceWrites: 0,
+        reference: "",
+      })
       return
     }
     const ref = reference.success
@@ -325,6 +333,7 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
       runs: counts,
       failures: tally.failures.length - before,
       referenceWrites: ref.writes,
+      reference: stateDigest(ref.final, ref.lifecycle),
     })
   })
 

@@ -16,7 +16,7 @@ import {
 import { isKnown, KnownBugs, sameRun } from "./known.ts"
 import { mutantNamed } from "./mutants.ts"
 import { ChaosDefaults, PerturbationKinds, TransientKinds } from "./perturbations.ts"
-import { firstDifference, mask } from "./snapshot.ts"
+import { firstDifference, mask, stateDigest } from "./snapshot.ts"
 import { Scenarios } from "./suites.ts"
 
 const quiet = <A, E>(e: Effect.Effect<A, E>) =>
@@ -93,6 +93,14 @@ describe("chaos campaign", () => {
     const first = Array.from({ length: 5 }, () => random())
     const from = prngFrom(1, 3)
     assert.deepStrictEqual([from(), from()], first.slice(3))
+  })
+
+  it("digests a state and its creates and deletes", () => {
+    const final = ["configmaps a/x {}", "configmaps a/y {}"]
+    const digest = stateDigest(final, { "a/x": "+", "a/y": "+-+" })
+    assert.strictEqual(stateDigest([...final], { "a/y": "+-+", "a/x": "+" }), digest)
+    assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+" }), digest)
+    assert.notStrictEqual(stateDigest(["configmaps a/x {}"], { "a/x": "+", "a/y": "+-+" }), digest)
   })
 
   it("masks what differs between equal runs, and nothing else", () => {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto"
 import { compareText } from "../../core/krtt/compare.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeObject } from "../kube/resource.ts"
@@ -75,6 +76,21 @@ export const snapshot = (
 
 export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i])
+
+/**
+ * A short digest of a final state and of every object's creates and deletes: runs that end
+ * alike, by way of the same creates and deletes, have equal digests.
+ */
+export const stateDigest = (
+  final: ReadonlyArray<string>,
+  lifecycle: Readonly<Record<string, string>>,
+): string => {
+  const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
+  return createHash("sha256")
+    .update(JSON.stringify([final, history]))
+    .digest("hex")
+    .slice(0, 16)
+}
 
 /** The first line where two states differ (as multisets: a duplicate counts), for a failure message. */
 export const firstDifference = (expected: ReadonlyArray<string>, actual: ReadonlyArray<string>): string => {
