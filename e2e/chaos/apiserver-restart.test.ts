@@ -7,8 +7,8 @@
 // restarted API server itself.
 //
 // The figures: CHAOS_DEFAULTS in support.ts holds the issue's (a restart every 30 s, 10 restarts,
-// 50 Clusters; `KRTT_CHAOS_LONG=1`); `npm test` runs CHAOS_FAST (a restart every 12 s, 6
-// restarts, the same 50 Clusters) so that the file takes about two minutes. The operator's Lease
+// 50 Clusters; `KRTT_CHAOS_LONG=1`); `npm test` runs CHAOS_FAST (a restart every 12 s, 5
+// restarts, the same 50 Clusters) so that the file takes about a minute and a half. The operator's Lease
 // lasts 60 s and is renewed within 45 s here: upstream's manager (and krtt's) exits by design when
 // it cannot renew within the renew deadline (10 s by default), and an apiserver start on a shared
 // 2-core machine can take longer than that; with upstream's figures an exit would be correct

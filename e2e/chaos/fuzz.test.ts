@@ -1,5 +1,5 @@
 // Fuzzed inputs through the real API server while the operator runs: 10,000
-// inputs from fast-check with a fixed seed — Cluster objects (names, references, endpoints,
+// (`KRTT_CHAOS_LONG=1`; 4,000 in `npm test`) inputs from fast-check with a fixed seed — Cluster objects (names, references, endpoints,
 // labels, unknown fields, wrong types) and kubeconfig Secrets (garbage, truncated YAML, a wrong CA,
 // missing keys, a huge value, a refused token). The API server rejects many of the Clusters (CRD
 // validation, strict field validation): they are counted. What it accepts, the operator gets:
@@ -258,7 +258,7 @@ const secretData = (input: SecretInput): Record<string, string | null> => {
   }
 }
 
-describe("10,000 fuzzed inputs through the API server while the operator runs", () => {
+describe(`${settings.fuzzInputs.toLocaleString("en")} fuzzed inputs through the API server while the operator runs`, () => {
   it("0 crashes, every rejection counted, every accepted bad input answered, no credential in a log", async () => {
     const mgmt = m.mgmt
     const ns = await createNamespace(mgmt, `chaos-fuzz-${Date.now().toString(36)}`)

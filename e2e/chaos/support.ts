@@ -51,7 +51,8 @@ export const CHAOS_DEFAULTS = {
 export const CHAOS_FAST = {
   ...CHAOS_DEFAULTS,
   restartEveryMs: 12_000,
-  restarts: 6,
+  restarts: 5,
+  fuzzInputs: 4_000,
 } as const
 
 export const chaosSettings = (): typeof CHAOS_DEFAULTS | typeof CHAOS_FAST =>
