@@ -164,7 +164,12 @@ const points = (
   switch (kind) {
     case "crash":
     case "reorder":
-      return depth === "full" ? all(reference.writes) : sample(all(reference.writes), fast[kind])
+      // The first write always (where a controller adopts an object: its finalizer, its first
+      // status), the rest sampled.
+      if (depth === "full") return all(reference.writes)
+      return reference.writes === 0 || fast[kind] === 0
+        ? []
+        : [1, ...sample(all(reference.writes, 2), fast[kind] - 1)]
     case "drop":
     case "stale":
     case "slow":

@@ -6,7 +6,9 @@
  *   informer, a probe loop or a reconcile still running belongs to a scope that closed);
  * - `WorkLedger`: the process's work (`WorkObserver`): every request a queue accepted must be
  *   followed by a reconcile that started after it, unless one is running (no lost wake-up), and
- *   no request is reconciled by two workers at once;
+ *   no request is reconciled by two workers at once, and a request's backoff starts over after a
+ *   reconcile that did not ask to be retried (the first retry after it waits as long as any
+ *   request's first retry);
  * - `clientName`: the name the process's clients carry, under which the in-memory servers count
  *   their open watches (`FakeApiServer.openWatches`);
  * - `leakedWatches`: the watches a server holds open for a process that ended, or (for a workload
@@ -18,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
-import type { WorkObserverShape } from "../workqueue/observer.ts"
+import type { BookedOutcome, WorkObserverShape } from "../workqueue/observer.ts"
 import { type Request, requestKey } from "../workqueue/request.ts"
 
 /** The name of process `incarnation`'s clients. */
@@ -43,6 +45,14 @@ interface Entry {
   added: number
   started: number
   running: number
+  /** Rate-limited retries since the controller last booked a reconcile that resets the backoff. */
+  retries: number
+}
+
+/** A first retry (of a request's first failure, or its first since a reset), and its delay. */
+interface FirstRetry {
+  readonly request: Request
+  readonly delayMillis: number
 }
 
 /** The gauges that read 0 once nothing is queued or running. */
@@ -74,12 +84,14 @@ export class WorkLedger implements WorkObserverShape {
   peak = 0
   /** Requests reconciled twice at once (the queue promises one worker per request). */
   private readonly overlapping = new Set<string>()
+  /** Per queue, the first retries of requests (see `retried`). */
+  private readonly firstRetries = new Map<string, Array<FirstRetry>>()
 
   private entry(queue: string, request: Request): Entry {
     const k = `${queue} ${requestKey(request)}`
     let e = this.entries.get(k)
     if (e === undefined) {
-      e = { queue, request, added: 0, started: 0, running: 0 }
+      e = { queue, request, added: 0, started: 0, running: 0, retries: 0 }
       this.entries.set(k, e)
     }
     return e
@@ -102,6 +114,37 @@ export class WorkLedger implements WorkObserverShape {
   readonly finished = (queue: string, request: Request) => {
     this.entry(queue, request).running--
     this.active.set(queue, (this.active.get(queue) ?? 1) - 1)
+  }
+
+  readonly booked = (queue: string, request: Request, outcome: BookedOutcome) => {
+    if (outcome === "success" || outcome === "requeue_after" || outcome === "terminal")
+      this.entry(queue, request).retries = 0
+  }
+
+  readonly retried = (queue: string, request: Request, delayMillis: number) => {
+    const e = this.entry(queue, request)
+    if (++e.retries !== 1) return
+    const firsts = this.firstRetries.get(queue) ?? []
+    firsts.push({ request, delayMillis })
+    this.firstRetries.set(queue, firsts)
+  }
+
+  /**
+   * First retries that waited at least twice as long as the queue's shortest first retry: a
+   * backoff that kept growing across a reconcile that should have reset it (the limiter doubles
+   * per retry, so one retry too many already doubles the wait).
+   */
+  unresetBackoffs(): ReadonlyArray<string> {
+    const out: Array<string> = []
+    for (const [queue, firsts] of this.firstRetries) {
+      const shortest = Math.min(...firsts.map((f) => f.delayMillis))
+      for (const f of firsts)
+        if (f.delayMillis >= 2 * shortest && f.delayMillis > 0)
+          out.push(
+            `backoff: ${queue} retried ${describe(f.request)} after ${f.delayMillis} ms at its first failure since a reset, where a first failure waits ${shortest} ms: its backoff was not reset`,
+          )
+    }
+    return [...new Set(out)].sort()
   }
 
   /** Requests reconciled by two workers at once. */

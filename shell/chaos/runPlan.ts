@@ -205,6 +205,7 @@ const leftovers = (suite: Suite, servers: RunServers, state: ChaosState, operato
     const settled = operator.storm() ? undefined : operator.processes[state.incarnation]
     const lostWork = settled === undefined ? [] : [...settled.work.lost()]
     if (settled !== undefined) lostWork.push(...(yield* busyGauges(settled.metrics)))
+    for (const p of operator.processes) lostWork.push(...p.work.unresetBackoffs())
     for (const p of operator.processes) servers.violations.push(...p.work.overlaps())
     const live = clientName(state.incarnation)
     const engaged = new Set(suite.engagedServers?.(servers.mgmt) ?? [])

@@ -72,6 +72,7 @@ const settleResult = <E, R>(
   const { queue } = s
   const after = requeueAfterMillis(result)
   const label: ResultLabel = after > 0 ? "requeue_after" : result.requeue ? "requeue" : "success"
+  s.observer?.booked?.(queue.name, request, label)
   const requeue =
     after > 0
       ? Effect.andThen(queue.forget(request), queue.addAfter(request, after))
@@ -99,6 +100,7 @@ const settleFailure = <E, R>(
   const error = cause.reasons.find(Cause.isFailReason)?.error
   const terminal = error instanceof TerminalError
   const series = seriesOf(s, request)
+  s.observer?.booked?.(s.queue.name, request, terminal ? "terminal" : "error")
   return Effect.all(
     [
       terminal ? s.queue.forget(request) : s.queue.addRateLimited(request),

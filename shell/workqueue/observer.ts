@@ -19,7 +19,17 @@ export interface WorkObserverShape {
   readonly started: (queue: string, request: Request) => void
   /** That reconcile ended (success, failure, defect or interruption). */
   readonly finished: (queue: string, request: Request) => void
+  /**
+   * How the controller booked that reconcile (an interrupted one is not booked): `success`,
+   * `requeue_after` and `terminal` reset the request's backoff, `requeue` and `error` retry it
+   * rate-limited.
+   */
+  readonly booked?: (queue: string, request: Request, outcome: BookedOutcome) => void
+  /** The queue will add `request` again after `delayMillis`: a rate-limited retry. */
+  readonly retried?: (queue: string, request: Request, delayMillis: number) => void
 }
+
+export type BookedOutcome = "success" | "requeue" | "requeue_after" | "error" | "terminal"
 
 /** The witness of the process's work; `undefined` (the default) records nothing. */
 export const WorkObserver: Context.Reference<WorkObserverShape | undefined> = Context.Reference<

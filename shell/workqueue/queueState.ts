@@ -116,6 +116,7 @@ export const addAfter = (q: QueueState, request: Request, delay: Duration.Input)
 export const addRateLimited = (q: QueueState, request: Request): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const delay = Math.max(q.backoff.when(requestKey(request)), q.bucket.reserve(now))
+    q.observer?.retried?.(q.name, request, delay)
     return Effect.andThen(Metric.update(seriesOf(q, request).retries, 1), addAfter(q, request, delay))
   })
 
