@@ -7,6 +7,7 @@ import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { EQUIVALENT } from "../../scripts/planted-bugs.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const dir = join(root, "shell", "chaos", "planted")
@@ -17,6 +18,10 @@ const patches = readdirSync(dir)
 describe("the planted bugs", () => {
   it("are there", () => {
     expect(patches.length).toBeGreaterThanOrEqual(6)
+  })
+
+  it("argued equivalent are planted ones", () => {
+    for (const name of EQUIVALENT.keys()) expect(patches).toContain(`${name}.patch`)
   })
 
   it.each(patches)("%s applies to the current tree", (patch) => {
