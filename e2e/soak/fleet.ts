@@ -136,11 +136,8 @@ const startPropagate = async (mgmt: Cluster, dir: string): Promise<Managed> => {
   )
 }
 
-/** Starts the control plane, installs what the three controllers need, and starts them. */
-export const startFleet = async (): Promise<Fleet> => {
-  const dir = await mkdtemp(join(tmpdir(), "krtt-e2e-soak-"))
-  const plane = await startControlPlane({ clusters: 3, users: 2 })
-  const [mgmt, ...workloads] = plane.clusters as [Cluster, ...Array<Cluster>]
+/** Installs what the three controllers need; the identities the workload clusters hand out. */
+const prepare = async (mgmt: Cluster, workloads: ReadonlyArray<Cluster>) => {
   await installManagement(mgmt)
   await installIpamCrds(mgmt)
   await namespaces(mgmt, [NS.capi, NS.ipam, NS.fleet, NS.team])
@@ -150,35 +147,46 @@ export const startFleet = async (): Promise<Fleet> => {
   for (const w of workloads) {
     await namespaces(w, [NS.team])
     operatorIdentity.push(await mintIdentity(w, "operator-0"))
-    propagateIdentity.push(await mintIdentity(w, "propagate-0"))
-    await apply(mgmt, propagateSecret(w.name, (propagateIdentity.at(-1) as WorkloadIdentity).kubeconfig))
+    const propagate = await mintIdentity(w, "propagate-0")
+    propagateIdentity.push(propagate)
+    await apply(mgmt, propagateSecret(w.name, propagate.kubeconfig))
   }
-  const identity = await managerIdentity(mgmt, dir)
-  const operator = await startOperator({
-    kubeconfigPath: identity.kubeconfigPath,
-    dir,
-    // The Lease outlasts a busy 2-core machine's slow moments (see e2e/chaos's restart test).
-    args: ["--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=45s"],
-  })
-  const ipam = await startIpam({ kubeconfigPath: mgmt.admin.kubeconfigPath, dir, config: IPAM_CONFIG })
-  const propagate = await startPropagate(mgmt, dir)
-  return {
-    plane,
-    mgmt,
-    workloads,
-    dir,
-    operator,
-    ipam,
-    propagate,
-    operatorIdentity,
-    propagateIdentity,
-    context: () => [operator.tail(15), ipam.tail(), `propagate: ${tail(propagate.logPath, 15)}`].join("\n"),
-    stop: async () => {
-      await operator.kill()
-      await ipam.kill()
-      await stopProcess(propagate)
-      await plane.stop()
-      await rm(dir, { recursive: true, force: true })
-    },
+  return { operatorIdentity, propagateIdentity }
+}
+
+/**
+ * Starts the control plane, installs what the three controllers need, and starts them; on a
+ * failure, stops what it started.
+ */
+export const startFleet = async (): Promise<Fleet> => {
+  const dir = await mkdtemp(join(tmpdir(), "krtt-e2e-soak-"))
+  const plane = await startControlPlane({ clusters: 3, users: 2 })
+  const [mgmt, ...workloads] = plane.clusters as [Cluster, ...Array<Cluster>]
+  const stops: Array<() => Promise<void>> = []
+  const stop = async () => {
+    for (const s of [...stops].reverse()) await s().catch(() => {})
+    await plane.stop()
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    const identities = await prepare(mgmt, workloads)
+    const identity = await managerIdentity(mgmt, dir)
+    const operator = await startOperator({
+      kubeconfigPath: identity.kubeconfigPath,
+      dir,
+      // The Lease outlasts a busy 2-core machine's slow moments (see e2e/chaos's restart test).
+      args: ["--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=45s"],
+    })
+    stops.push(() => operator.kill())
+    const ipam = await startIpam({ kubeconfigPath: mgmt.admin.kubeconfigPath, dir, config: IPAM_CONFIG })
+    stops.push(() => ipam.kill())
+    const propagate = await startPropagate(mgmt, dir)
+    stops.push(() => stopProcess(propagate))
+    const context = () =>
+      [operator.tail(15), ipam.tail(), `propagate: ${tail(propagate.logPath, 15)}`].join("\n")
+    return { plane, mgmt, workloads, dir, operator, ipam, propagate, ...identities, context, stop }
+  } catch (e) {
+    await stop()
+    throw e
   }
 }
