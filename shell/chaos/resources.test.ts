@@ -1,8 +1,14 @@
-// The work ledger's backoff check (shell/chaos/resources.ts): a first retry after a reconcile
-// that reset the backoff must wait as long as any first retry; one that waits twice that is named.
+// The work ledger's checks (shell/chaos/resources.ts): a first retry after a reconcile that reset
+// the backoff must wait as long as any first retry (one that waits twice that is named), and a
+// process's reconcile and retry counters must say what the ledger saw.
+import { assert, it as effectIt } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import { describe, expect, it } from "vitest"
+import * as ControllerMetrics from "../controller/metrics.ts"
+import * as QueueMetrics from "../workqueue/metrics.ts"
 import { HubCluster, makeRequest, type Request } from "../workqueue/request.ts"
-import { WorkLedger } from "./resources.ts"
+import { untruthfulMetrics, WorkLedger } from "./resources.ts"
 
 const p1 = makeRequest({ namespace: "chaos", name: "p1" }, HubCluster)
 const p2 = makeRequest({ namespace: "chaos", name: "p2" }, HubCluster)
@@ -68,4 +74,66 @@ describe("WorkLedger.unresetBackoffs", () => {
       "backoff: cluster retried chaos/p1 after 12 ms at its first failure since a reset, where a first failure waits 6 ms: its backoff was not reset",
     ])
   })
+})
+
+describe("untruthfulMetrics", () => {
+  /** A registry holding what `update` counts, and the verdict against `ledger`. */
+  const verdict = (ledger: WorkLedger, update: Effect.Effect<void>) =>
+    Effect.gen(function* () {
+      const registry: Metric.MetricRegistry = new Map()
+      yield* Effect.provideService(update, Metric.MetricRegistry, registry)
+      return yield* untruthfulMetrics(registry, ledger)
+    })
+  const series = ControllerMetrics.forController("cluster")
+  const bookings = () => {
+    const ledger = new WorkLedger()
+    fail(ledger, p1, 5)
+    fail(ledger, p1, 10)
+    succeed(ledger, p1)
+    ledger.booked("cluster", p2, "terminal")
+    return ledger
+  }
+
+  effectIt.effect("accepts counters that say what the ledger saw, summed over clusters", () =>
+    Effect.gen(function* () {
+      const problems = yield* verdict(
+        bookings(),
+        Effect.all(
+          [
+            Metric.update(series.total("error"), 2),
+            Metric.update(ControllerMetrics.forControllerCluster("cluster", "east").total("error"), 1),
+            Metric.update(series.total("success"), 1),
+            Metric.update(series.errors, 3),
+            Metric.update(series.terminal, 1),
+            Metric.update(QueueMetrics.forQueue("cluster").retries, 2),
+          ],
+          { discard: true },
+        ),
+      )
+      assert.deepStrictEqual(problems, [])
+    }),
+  )
+
+  effectIt.effect("names each counter that disagrees", () =>
+    Effect.gen(function* () {
+      const problems = yield* verdict(
+        bookings(),
+        Effect.all(
+          [
+            Metric.update(series.total("error"), 3),
+            Metric.update(series.total("requeue"), 1),
+            Metric.update(series.errors, 3),
+            Metric.update(QueueMetrics.forQueue("cluster").retries, 1),
+          ],
+          { discard: true },
+        ),
+      )
+      assert.deepStrictEqual(problems, [
+        "metrics: controller_runtime_reconcile_total{controller=cluster,result=requeue} reads 1, the controller booked 0",
+        "metrics: controller_runtime_reconcile_total{controller=cluster,result=success} reads 0, the controller booked 1",
+        "metrics: controller_runtime_terminal_reconcile_errors_total{controller=cluster} reads 0, the controller booked 1",
+        "metrics: workqueue_retries_total{name=cluster} reads 1, the queue retried 2",
+      ])
+    }),
+  )
 })

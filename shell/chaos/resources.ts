@@ -9,6 +9,8 @@
  *   no request is reconciled by two workers at once, and a request's backoff starts over after a
  *   reconcile that did not ask to be retried (the first retry after it waits as long as any
  *   request's first retry);
+ * - `untruthfulMetrics`: the process's reconcile and retry counters must say what the ledger saw
+ *   (each booked reconcile counted once, under its result; each rate-limited retry once);
  * - `clientName`: the name the process's clients carry, under which the in-memory servers count
  *   their open watches (`FakeApiServer.openWatches`);
  * - `leakedWatches`: the watches a server holds open for a process that ended, or (for a workload
@@ -84,6 +86,9 @@ export class WorkLedger implements WorkObserverShape {
   peak = 0
   /** Requests reconciled twice at once (the queue promises one worker per request). */
   private readonly overlapping = new Set<string>()
+  /** Per queue, how many reconciles were booked with each outcome, and how many retries. */
+  readonly bookedCounts = new Map<string, Map<BookedOutcome, number>>()
+  readonly retryCounts = new Map<string, number>()
   /** Per queue, the first retries of requests (see `retried`). */
   private readonly firstRetries = new Map<string, Array<FirstRetry>>()
 
@@ -117,11 +122,15 @@ export class WorkLedger implements WorkObserverShape {
   }
 
   readonly booked = (queue: string, request: Request, outcome: BookedOutcome) => {
+    const counts = this.bookedCounts.get(queue) ?? new Map<BookedOutcome, number>()
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1)
+    this.bookedCounts.set(queue, counts)
     if (outcome === "success" || outcome === "requeue_after" || outcome === "terminal")
       this.entry(queue, request).retries = 0
   }
 
   readonly retried = (queue: string, request: Request, delayMillis: number) => {
+    this.retryCounts.set(queue, (this.retryCounts.get(queue) ?? 0) + 1)
     const e = this.entry(queue, request)
     if (++e.retries !== 1) return
     const firsts = this.firstRetries.get(queue) ?? []
@@ -163,6 +172,87 @@ export class WorkLedger implements WorkObserverShape {
       .sort()
   }
 }
+
+/** A counter's total per value of attribute `by`, summed over its other attributes (e.g. clusters). */
+const countersBy = (
+  snapshots: ReadonlyArray<Metric.Metric.Snapshot>,
+  id: string,
+  by: string,
+  where: (attributes: Readonly<Record<string, unknown>>) => boolean = () => true,
+): Map<string, number> => {
+  const out = new Map<string, number>()
+  for (const m of snapshots) {
+    if (m.type !== "Counter" || m.id !== id) continue
+    const attributes = (m.attributes ?? {}) as Readonly<Record<string, unknown>>
+    if (!where(attributes)) continue
+    const key = String(attributes[by])
+    out.set(key, (out.get(key) ?? 0) + Number((m.state as Metric.CounterState<number>).count))
+  }
+  return out
+}
+
+/** What the ledger expects of the counters of each controller (named after its queue). */
+const expectedCounters = (work: WorkLedger) =>
+  [...work.bookedCounts].flatMap(([queue, counts]) => {
+    const n = (o: BookedOutcome) => counts.get(o) ?? 0
+    return [
+      ...(["success", "requeue", "requeue_after"] as const).map((r) => ({
+        id: "controller_runtime_reconcile_total",
+        what: `{controller=${queue},result=${r}}`,
+        queue,
+        result: r as string | undefined,
+        want: n(r),
+      })),
+      {
+        id: "controller_runtime_reconcile_total",
+        what: `{controller=${queue},result=error}`,
+        queue,
+        result: "error",
+        want: n("error") + n("terminal"),
+      },
+      {
+        id: "controller_runtime_reconcile_errors_total",
+        what: `{controller=${queue}}`,
+        queue,
+        result: undefined,
+        want: n("error") + n("terminal"),
+      },
+      {
+        id: "controller_runtime_terminal_reconcile_errors_total",
+        what: `{controller=${queue}}`,
+        queue,
+        result: undefined,
+        want: n("terminal"),
+      },
+    ]
+  })
+
+/**
+ * Where a process's counters disagree with its ledger: `controller_runtime_reconcile_total` per
+ * result, the error and terminal-error counters, and `workqueue_retries_total`.
+ */
+export const untruthfulMetrics = (
+  registry: Metric.MetricRegistry,
+  work: WorkLedger,
+): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.map(Effect.provideService(Metric.snapshot, Metric.MetricRegistry, registry), (snapshots) => {
+    const out: Array<string> = []
+    for (const e of expectedCounters(work)) {
+      const have =
+        countersBy(snapshots, e.id, "controller", (a) => e.result === undefined || a.result === e.result).get(
+          e.queue,
+        ) ?? 0
+      if (have !== e.want)
+        out.push(`metrics: ${e.id}${e.what} reads ${have}, the controller booked ${e.want}`)
+    }
+    const retries = countersBy(snapshots, "workqueue_retries_total", "name")
+    for (const [queue, want] of work.retryCounts) {
+      const have = retries.get(queue) ?? 0
+      if (have !== want)
+        out.push(`metrics: workqueue_retries_total{name=${queue}} reads ${have}, the queue retried ${want}`)
+    }
+    return out.sort()
+  })
 
 const describe = (r: Request) =>
   `${r.cluster === "" ? "" : `${r.cluster}:`}${r.namespace === "" ? "" : `${r.namespace}/`}${r.name}`

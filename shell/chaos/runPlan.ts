@@ -28,7 +28,7 @@ import {
   type TransientKind,
 } from "./perturbations.ts"
 import { bootOperator, type Operator } from "./processes.ts"
-import { busyGauges, clientName, leakedWatches } from "./resources.ts"
+import { busyGauges, clientName, leakedWatches, untruthfulMetrics } from "./resources.ts"
 import type { Scenario } from "./scenarios.ts"
 import { makeRunServers, type RunServers } from "./servers.ts"
 import { firstDifference, sameState } from "./snapshot.ts"
@@ -205,7 +205,8 @@ const leftovers = (suite: Suite, servers: RunServers, state: ChaosState, operato
     const settled = operator.storm() ? undefined : operator.processes[state.incarnation]
     const lostWork = settled === undefined ? [] : [...settled.work.lost()]
     if (settled !== undefined) lostWork.push(...(yield* busyGauges(settled.metrics)))
-    for (const p of operator.processes) lostWork.push(...p.work.unresetBackoffs())
+    for (const p of operator.processes)
+      lostWork.push(...p.work.unresetBackoffs(), ...(yield* untruthfulMetrics(p.metrics, p.work)))
     for (const p of operator.processes) servers.violations.push(...p.work.overlaps())
     const live = clientName(state.incarnation)
     const engaged = new Set(suite.engagedServers?.(servers.mgmt) ?? [])
