@@ -80,7 +80,10 @@ export interface ScenarioReport {
   readonly failures: number
   /** Ticks the reference run needed to settle after its last step. */
   readonly referenceWrites: number
-  /** The reference run's final state and creates and deletes, digested (`stateDigest`); "" when it failed. */
+  /**
+   * The reference run's final state, creates and deletes and state at the end of each step,
+   * digested (`stateDigest`); "" when it failed.
+   */
   readonly reference: string
 }
 
@@ -338,7 +341,7 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
       runs: counts,
       failures: tally.failures.length - before,
       referenceWrites: ref.writes,
-      reference: stateDigest(ref.final, ref.lifecycle),
+      reference: stateDigest(ref.final, ref.lifecycle, ref.steps),
     })
   })
 

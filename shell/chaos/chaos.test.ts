@@ -95,12 +95,14 @@ describe("chaos campaign", () => {
     assert.deepStrictEqual([from(), from()], first.slice(3))
   })
 
-  it("digests a state and its creates and deletes", () => {
+  it("digests a state, its creates and deletes and the states between", () => {
     const final = ["configmaps a/x {}", "configmaps a/y {}"]
     const digest = stateDigest(final, { "a/x": "+", "a/y": "+-+" })
     assert.strictEqual(stateDigest([...final], { "a/y": "+-+", "a/x": "+" }), digest)
     assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+" }), digest)
     assert.notStrictEqual(stateDigest(["configmaps a/x {}"], { "a/x": "+", "a/y": "+-+" }), digest)
+    assert.strictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, []), digest)
+    assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [["configmaps a/x {}"]]), digest)
   })
 
   it("masks what differs between equal runs, and nothing else", () => {
@@ -147,6 +149,7 @@ describe("chaos campaign", () => {
     const ref = {
       final: ["x"],
       lifecycle: { a: "+" },
+      steps: [],
       violations: [],
       writes: 1,
       requests: 1,

@@ -51,6 +51,8 @@ export interface RunResult {
   readonly final: ReadonlyArray<string>
   /** Creates and deletes per object (Events left out: every retry may emit one). */
   readonly lifecycle: Readonly<Record<string, string>>
+  /** The masked state at the end of each step (once it settled for the step's time). */
+  readonly steps: ReadonlyArray<ReadonlyArray<string>>
   /** Safety violations, in order. */
   readonly violations: ReadonlyArray<string>
   /** Successful writes of the operator (the points a crash can follow). */
@@ -95,7 +97,7 @@ const runPlan = (
     const servers = yield* makeRunServers(plan.suite)
     const state = makeChaosState()
     const operator = yield* bootOperator(plan, servers, state)
-    yield* playSteps(plan, servers, state, operator)
+    const steps = yield* playSteps(plan, servers, state, operator)
     // The faults stop: measure how long until the reference state is reached, then that it is kept.
     state.dropping = false
     state.staleRv = undefined
@@ -107,6 +109,7 @@ const runPlan = (
     return {
       final,
       lifecycle: servers.lifecycle,
+      steps,
       violations: servers.violations,
       writes: state.writes,
       requests: state.requests,
@@ -119,9 +122,13 @@ const runPlan = (
     }
   })
 
-/** The scenario's steps, each settled for its time, with the perturbation of its step. */
+/**
+ * The scenario's steps, each settled for its time, with the perturbation of its step; the state
+ * at the end of each.
+ */
 const playSteps = (plan: RunPlan, servers: RunServers, state: ChaosState, operator: Operator) =>
   Effect.gen(function* () {
+    const states: Array<ReadonlyArray<string>> = []
     const p = plan.perturbation
     const at = p.kind === "none" ? -1 : p.at
     const { settle, restart } = operator
@@ -144,7 +151,9 @@ const playSteps = (plan: RunPlan, servers: RunServers, state: ChaosState, operat
         yield* settle(4)
         state.staleRv = undefined
       }
+      states.push(servers.snap())
     }
+    return states
   })
 
 /**

@@ -78,16 +78,18 @@ export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): b
   a.length === b.length && a.every((x, i) => x === b[i])
 
 /**
- * A short digest of a final state and of every object's creates and deletes: runs that end
- * alike, by way of the same creates and deletes, have equal digests.
+ * A short digest of a final state, of every object's creates and deletes and of the states
+ * between (`steps`): runs that pass through the same states and end alike, by way of the same
+ * creates and deletes, have equal digests.
  */
 export const stateDigest = (
   final: ReadonlyArray<string>,
   lifecycle: Readonly<Record<string, string>>,
+  steps: ReadonlyArray<ReadonlyArray<string>> = [],
 ): string => {
   const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
   return createHash("sha256")
-    .update(JSON.stringify([final, history]))
+    .update(JSON.stringify([final, history, steps]))
     .digest("hex")
     .slice(0, 16)
 }
