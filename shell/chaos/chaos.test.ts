@@ -348,6 +348,15 @@ describe("chaos campaign", () => {
         /metrics: workqueue_depth\{"name":"cluster"\} reads \d+ once the run settled/,
       ],
       [
+        "a work queue that never forgets a request's failures: its backoff does not start over after a success",
+        "provision",
+        "transient",
+        16,
+        "backoff-kept",
+        "lost-work",
+        /backoff: cluster retried chaos\/p1 after \d+ ms at its first failure since a reset, where a first failure waits 5 ms/,
+      ],
+      [
         "a poller forked outside the operator's scope outlives it: its fibers",
         "provision",
         "crash",

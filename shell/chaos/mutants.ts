@@ -17,6 +17,7 @@ import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources
 import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
+import { ItemBackoff } from "../workqueue/backoff.ts"
 import { FairQueue } from "../workqueue/fairQueue.ts"
 import { type Request, requestKey } from "../workqueue/request.ts"
 import { CONTROL_PLANE, NAMESPACE } from "./scenarios.ts"
@@ -276,6 +277,24 @@ const depthDrift: Mutant = {
 }
 
 /**
+ * The work queue's backoff never forgetting a request's failures (`ItemBackoff.forget` does
+ * nothing): after a success its next failure waits as long as if the earlier ones had not
+ * recovered.
+ */
+const backoffKept: Mutant = {
+  name: "backoff-kept",
+  bug: "the work queue never forgets a request's failures: after a success its next retry waits as if they had not recovered",
+  patch: () => {
+    const proto = ItemBackoff.prototype as unknown as { forget: (key: string) => void }
+    const original = proto.forget
+    proto.forget = () => {}
+    return () => {
+      proto.forget = original
+    }
+  },
+}
+
+/**
  * A poller forked outside its process's scope (`forkDetach` where `forkScoped` was meant): it
  * keeps watching Clusters, and its timer keeps running, after the operator stopped.
  */
@@ -305,6 +324,7 @@ export const Mutants: ReadonlyArray<Mutant> = [
   lostWakeup,
   doubleWorker,
   depthDrift,
+  backoffKept,
   detachedPoller,
 ]
 
