@@ -1,10 +1,10 @@
-// `npm run test:unit`: every test file, in two vitest processes side by side. The soak
-// (e2e/soak/soak.test.ts, five minutes of damage to a control plane of its own) runs in the
-// `soak` project while the `krtt` project runs everything else one file at a time: the soak spends
-// most of its time waiting for API servers and controllers, and on a control plane nobody else
-// uses it cannot disturb another file (the files of one project share the run's control plane,
-// which is why they run one at a time). The soak's lines are prefixed `soak │`; the exit code is
-// the first failure's, or 0.
+// `npm run test:unit`: every test file, in two vitest processes side by side. The `long` project
+// runs the two longest e2e files whose damage stays on control planes of their own (the soak,
+// e2e/soak/soak.test.ts, and the management apiserver restarts, e2e/chaos/apiserver-restart.test.ts)
+// while the `krtt` project runs every other file one at a time (its e2e files share one control
+// plane, so they must not overlap). Each process starts its own shared control plane; the long
+// files mostly wait for API servers and controllers. The `long` lines are prefixed `long │`; the
+// exit code is the first failure's, or 0.
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -12,17 +12,10 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const vitest = fileURLToPath(new URL("../node_modules/vitest/vitest.mjs", import.meta.url))
 
 /** Runs `vitest run` over one project; each output line prefixed with `prefix`. */
-const run = (project: string, prefix: string, env: NodeJS.ProcessEnv): Promise<number> =>
+const run = (project: string, prefix: string): Promise<number> =>
   new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [vitest, "run", "--project", project, "--passWithNoTests", ...process.argv.slice(2)],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    )
+    const args = [vitest, "run", "--project", project, "--passWithNoTests", ...process.argv.slice(2)]
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     const relay = (to: NodeJS.WriteStream) => {
       let rest = ""
       return (chunk: Buffer) => {
@@ -37,6 +30,5 @@ const run = (project: string, prefix: string, env: NodeJS.ProcessEnv): Promise<n
     child.on("close", (code, signal) => resolve(code ?? (signal === null ? 1 : 128)))
   })
 
-// The soak starts its own control plane: the shared one of the run's global setup is not needed.
-const codes = await Promise.all([run("krtt", "", {}), run("soak", "soak │ ", { KRTT_TESTENV: "never" })])
+const codes = await Promise.all([run("krtt", ""), run("long", "long │ ")])
 process.exitCode = codes.find((c) => c !== 0) ?? 0
