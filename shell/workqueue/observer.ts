@@ -1,8 +1,9 @@
 /**
  * `WorkObserver`: an optional witness of a process's work, for checks that no work is lost
- * (the chaos campaign's liveness oracle, docs/reliability.md). A queue tells it every request it
- * accepts (`add` before shutdown, de-duplicated or not); a controller tells it when each
- * reconcile starts and finishes. Absent by default: then nothing is recorded and nothing changes.
+ * (the chaos campaign's liveness oracles, docs/reliability.md). A queue tells it every request it
+ * accepts (`add` before shutdown, de-duplicated or not) and every rate-limited retry with its
+ * delay; a controller tells it when each reconcile starts and finishes, and how it booked it.
+ * Absent by default: then nothing is recorded and nothing changes.
  *
  * Provide it (`Effect.provideService(WorkObserver, …)`) around the code that makes the queues
  * and controllers: each reads it once, when it is made.
