@@ -73,7 +73,7 @@ describe("chaos campaign", () => {
       { ...ChaosDefaults },
       {
         tickMillis: 1_000,
-        convergeTicks: 600,
+        convergeTicks: 300,
         quietTicks: 10,
         keepTicks: 60,
         writeStorm: 300,

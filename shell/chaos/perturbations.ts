@@ -49,8 +49,11 @@ export type TransientKind = (typeof TransientKinds)[number]
 export const ChaosDefaults = {
   /** Virtual milliseconds per tick of the driver (invariants are checked on every write anyway). */
   tickMillis: 1_000,
-  /** After the faults stop: ticks within which the reference final state must be reached (ESR). */
-  convergeTicks: 600,
+  /**
+   * After the faults stop: ticks within which the reference final state must be reached (ESR).
+   * Half the Cluster controller's sync period, so that a resync cannot make up for lost work.
+   */
+  convergeTicks: 300,
   /** The fault-free run has settled when its state did not change for this many ticks. */
   quietTicks: 10,
   /** Then: ticks during which it must be kept. */
