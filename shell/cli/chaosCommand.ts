@@ -48,6 +48,7 @@ export const ChaosFlagNames = {
     "lost-wakeup",
     "double-worker",
     "depth-drift",
+    "backoff-kept",
     "detached-poller",
   ],
 } as const
