@@ -227,7 +227,7 @@ export const steadyGet = async (cluster: Cluster, path: string): Promise<KubeObj
 export const steadyList = async (cluster: Cluster, path: string): Promise<ReadonlyArray<KubeObject>> =>
   ((await steady(cluster, "GET", path, { ok: [200] })).body as { items: ReadonlyArray<KubeObject> }).items
 
-const MERGE_PATCH = "application/merge-patch+json"
+export const MERGE_PATCH = "application/merge-patch+json"
 
 /** The providers' side: the E2EInfraCluster provisioned and the E2EControlPlane initialized. */
 export const steadyProvision = async (mgmt: Cluster, ns: string, name: string): Promise<void> => {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { steady, steadyCluster } from "../chaos/support.ts"
+import { MERGE_PATCH, steady, steadyCluster } from "../chaos/support.ts"
 import { endpointOf, paths } from "../fixtures/index.ts"
 import { CLUSTERS, createCluster, clusterObject as openmcpCluster } from "../ipam/support.ts"
 import { type Fleet, IPAM_LABEL, NS, PROPAGATE_LABEL } from "./fleet.ts"
@@ -41,8 +41,6 @@ export const emptyLedger = (): Ledger => ({
 
 /** The workload cluster a Cluster API Cluster of the ledger points at. */
 export const workloadOf = (name: string): number => Number(name.split("-w")[1])
-
-const MERGE_PATCH = "application/merge-patch+json"
 
 const addCapi = async (fleet: Fleet, ledger: Ledger): Promise<void> => {
   const n = ledger.capi.next++

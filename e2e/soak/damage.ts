@@ -6,7 +6,7 @@
  * @module
  */
 import { steady } from "../chaos/support.ts"
-import { apply, clusterAdminBinding, paths, sleep } from "../fixtures/index.ts"
+import { apply, clusterAdminBinding, rotateKubeconfig, sleep } from "../fixtures/index.ts"
 import { type Ledger, workloadOf } from "./churn.ts"
 import { type Fleet, mintIdentity, NS, propagateSecret, type WorkloadIdentity } from "./fleet.ts"
 
@@ -16,8 +16,6 @@ export const restartWorkload = async (fleet: Fleet, k: number, downMs: number): 
   await sleep(downMs)
   return (await fleet.plane.startApiserver(k + 1)).ms
 }
-
-const MERGE_PATCH = "application/merge-patch+json"
 
 /**
  * New ServiceAccounts for the operator's Clusters and `krtt propagate` on workload cluster `k`:
@@ -38,11 +36,7 @@ export const rotateCredentials = async (
   fleet.operatorIdentity[k] = operator
   fleet.propagateIdentity[k] = propagate
   for (const name of ledger.capi.live.filter((n) => workloadOf(n) === k))
-    await steady(fleet.mgmt, "PATCH", paths.secret(NS.capi, `${name}-kubeconfig`), {
-      body: { data: { value: Buffer.from(operator.kubeconfig).toString("base64") } },
-      contentType: MERGE_PATCH,
-      ok: [200],
-    })
+    await rotateKubeconfig(fleet.mgmt, NS.capi, name, operator.kubeconfig)
   await apply(fleet.mgmt, propagateSecret(workload.name, propagate.kubeconfig))
   await oldOperator.revoke()
   await oldPropagate.revoke()
