@@ -67,11 +67,13 @@ describe("WorkLedger.unresetBackoffs", () => {
     const ledger = new WorkLedger()
     fail(ledger, p1, 6)
     ledger.booked("cluster", p1, "terminal")
-    fail(ledger, p1, 11)
+    fail(ledger, p1, 13)
     ledger.booked("cluster", p1, "requeue_after")
     fail(ledger, p1, 12)
+    fail(ledger, p2, 11)
     expect(ledger.unresetBackoffs()).toEqual([
       "backoff: cluster retried chaos/p1 after 12 ms at its first failure since a reset, where a first failure waits 6 ms: its backoff was not reset",
+      "backoff: cluster retried chaos/p1 after 13 ms at its first failure since a reset, where a first failure waits 6 ms: its backoff was not reset",
     ])
   })
 })
@@ -120,15 +122,17 @@ describe("untruthfulMetrics", () => {
         bookings(),
         Effect.all(
           [
-            Metric.update(series.total("error"), 3),
+            Metric.update(series.total("error"), 2),
             Metric.update(series.total("requeue"), 1),
-            Metric.update(series.errors, 3),
+            Metric.update(series.errors, 2),
             Metric.update(QueueMetrics.forQueue("cluster").retries, 1),
           ],
           { discard: true },
         ),
       )
       assert.deepStrictEqual(problems, [
+        "metrics: controller_runtime_reconcile_errors_total{controller=cluster} reads 2, the controller booked 3",
+        "metrics: controller_runtime_reconcile_total{controller=cluster,result=error} reads 2, the controller booked 3",
         "metrics: controller_runtime_reconcile_total{controller=cluster,result=requeue} reads 1, the controller booked 0",
         "metrics: controller_runtime_reconcile_total{controller=cluster,result=success} reads 0, the controller booked 1",
         "metrics: controller_runtime_terminal_reconcile_errors_total{controller=cluster} reads 0, the controller booked 1",
