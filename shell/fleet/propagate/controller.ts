@@ -34,7 +34,7 @@ import { type Enqueue, isSourceOrReleasing, makeFollow, sweepClusters } from "./
 import { resourceOf } from "./observe.ts"
 import type { PropagateOptions, Propagator } from "./options.ts"
 import { makePending } from "./pending.ts"
-import { cleanReturnedCluster, reconcileSource, type SourceDeps } from "./source.ts"
+import { cleanReleasedSource, reconcileSource, type SourceDeps } from "./source.ts"
 
 /**
  * Adds the propagation controllers to `manager` (before or after `start`). `hub` is the hub's
@@ -63,7 +63,7 @@ export const addToManager = (
       config,
       component: options.component ?? "krtt-propagate",
       follow: makeFollow(scope, enqueue),
-      pending: makePending(hub, options.pendingNamespace),
+      pending: makePending(hub, options.pendingNamespace, config.retryInterval),
       namespaceOf: (cluster, namespace) =>
         copyNamespace === undefined ? namespace : copyNamespace(cluster, namespace),
       labelsOf: (cluster) => options.clusterLabels?.(cluster) ?? Effect.succeed({}),
@@ -83,7 +83,10 @@ export const addToManager = (
         .complete(reconcileSource(deps, kind))
       byKind.set(kind, controller)
     }
-    const cleanPending = cleanReturnedCluster(deps)
-    yield* sweepClusters({ manager, kinds, config, enqueue, follow: deps.follow, cleanPending }, scope)
+    const clean = cleanReleasedSource(deps)
+    yield* sweepClusters(
+      { manager, kinds, config, enqueue, follow: deps.follow, pending: deps.pending, clean },
+      scope,
+    )
     return { controllers: [...byKind.values()], config }
   })

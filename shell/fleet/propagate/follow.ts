@@ -7,14 +7,14 @@
  *   `krtt.io/propagated-from` label names; a scoped cache, followed once, enqueues the sources
  *   that depend on an informer that lost its permission.
  * - `sweepClusters`: every `clusterPollInterval`, the engaged clusters are compared with the last
- *   sweep's. A cluster engaged (new, or back) gets every source and its pending cleanups; a
- *   cluster gone gets every source too, so that `krtt.io/propagated-to` counts the clusters
+ *   sweep's. A cluster engaged (new, or back) gets every source and is owed its pending cleanups
+ *   (`pending.ts`: the owed and due are cleaned at every sweep); a cluster gone gets every source too, so that `krtt.io/propagated-to` counts the clusters
  *   engaged now, not until the source next changes (`krtt chaos --scenario propagate-delete`
  *   holds a restarted operator's count to a fault-free one's).
  *
  * # Guarantees
  * - A cache or informer is followed at most once; followers live as long as `scope`.
- * - A failed sweep or cleanup is logged and tried again at the next change.
+ * - A failed sweep is logged and tried again at the next poll; a failed cleanup after `retryInterval`.
  *
  * @module
  */
@@ -32,11 +32,11 @@ import {
   type SourceKind,
 } from "../../../core/propagate/index.ts"
 import type { Cache } from "../../cache/types.ts"
-import type { KubeError } from "../../kube/errors.ts"
 import type { KubeObject } from "../../kube/resource.ts"
-import type { Cluster, MultiClusterManager } from "../../multicluster/index.ts"
+import type { MultiClusterManager } from "../../multicluster/index.ts"
 import { asScopedCache } from "../../scopedcache/index.ts"
 import { type Follow, resourceOf } from "./observe.ts"
+import type { CleanSource, Pending } from "./pending.ts"
 
 /** Enqueues the source of `kind` named `namespace/name` with its controller. */
 export type Enqueue = (kind: SourceKind, namespace: string, name: string) => Effect.Effect<void>
@@ -85,14 +85,16 @@ export const makeFollow = (scope: Scope.Scope, enqueue: Enqueue): Follow => {
   return { cache, informer }
 }
 
-/** What a sweep needs: the manager, the kinds, how to enqueue, follow and clean a cluster. */
+/** What a sweep needs: the manager, the kinds, how to enqueue, follow and clean clusters. */
 export interface SweepDeps {
   readonly manager: MultiClusterManager
   readonly kinds: ReadonlyArray<SourceKind>
   readonly config: PropagateConfig
   readonly enqueue: Enqueue
   readonly follow: Follow
-  readonly cleanPending: (cluster: Cluster) => Effect.Effect<void, KubeError>
+  /** The pending cleanups: a cluster engaged anew is owed one; the owed and due are cleaned. */
+  readonly pending: Pick<Pending, "owe" | "cleanDue">
+  readonly clean: CleanSource
 }
 
 const sweepOnce = (deps: SweepDeps, known: Ref.Ref<ReadonlySet<string>>) =>
@@ -102,28 +104,26 @@ const sweepOnce = (deps: SweepDeps, known: Ref.Ref<ReadonlySet<string>>) =>
     const before = yield* Ref.getAndSet(known, now)
     const fresh = clusters.filter((c) => !before.has(c.name))
     const gone = [...before].filter((name) => !now.has(name))
-    if (fresh.length === 0 && gone.length === 0) return
-    for (const cluster of fresh) yield* deps.follow.cache(cluster.cache)
-    for (const kind of deps.kinds) {
-      const all = yield* deps.manager.hub.cache.list(resourceOf(kind)).pipe(Effect.orElseSucceed(() => []))
-      for (const o of all.filter(isSourceOrReleasing))
-        yield* deps.enqueue(kind, o.metadata.namespace ?? "", o.metadata.name ?? "")
+    if (fresh.length > 0 || gone.length > 0) {
+      for (const cluster of fresh) yield* deps.follow.cache(cluster.cache)
+      yield* enqueueSources(deps)
+      yield* deps.pending.owe(fresh.map((c) => c.name))
     }
-    yield* Effect.forEach(
-      fresh,
-      (c) =>
-        deps
-          .cleanPending(c)
-          .pipe(
-            Effect.catch((e: KubeError) =>
-              Effect.logWarning("pending cleanup failed; retried when the cluster is engaged again").pipe(
-                Effect.annotateLogs({ cluster: c.name, error: `${e._tag}: ${e.message}` }),
-              ),
-            ),
-          ),
-      { concurrency: "unbounded", discard: true },
-    )
+    yield* deps.pending.cleanDue(clusters, deps.clean)
   })
+
+/** Enqueues every source, and every released one still holding our finalizer. */
+const enqueueSources = (deps: SweepDeps) =>
+  Effect.forEach(
+    deps.kinds,
+    (kind) =>
+      Effect.gen(function* () {
+        const all = yield* deps.manager.hub.cache.list(resourceOf(kind)).pipe(Effect.orElseSucceed(() => []))
+        for (const o of all.filter(isSourceOrReleasing))
+          yield* deps.enqueue(kind, o.metadata.namespace ?? "", o.metadata.name ?? "")
+      }),
+    { discard: true },
+  )
 
 /** Sweeps the engaged clusters every `clusterPollInterval`, in `scope`. */
 export const sweepClusters = (deps: SweepDeps, scope: Scope.Scope): Effect.Effect<void> =>

@@ -5,16 +5,20 @@
  *
  * # Expected flow
  * A source released while clusters the provider knows were not engaged gets their names
- * (`remember`); when one of them is engaged again, `cleanCluster` runs the pair's table for each
- * source it holds, as a source no longer wanted, and forgets the cluster once it is `Clean`.
+ * (`remember`). A cluster so remembered, or engaged anew (`owe`), is owed a cleanup: while it is
+ * engaged, `cleanDue` runs the pair's table there for each source it holds, as a source no longer
+ * wanted, and forgets the cluster of each source once it is `Clean`.
  *
  * # Guarantees
  * - Every write is built on the data just read and checked against its resourceVersion; a
  *   conflict (another reconcile's write) reads and writes again, at most three times.
+ * - No cleanup is lost: a cluster stays owed until one cleanup finds it clean of every source
+ *   it holds; one that fails or is not clean yet is tried again `retryInterval` later.
  * - A value that does not parse counts as no cluster; a key of another shape is left alone.
  *
  * @module
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { Source, SourceKind } from "../../../core/propagate/index.ts"
 import type { KubeClientShape } from "../../kube/client.ts"
@@ -26,18 +30,17 @@ import { strings } from "./observe.ts"
 /** The hub ConfigMap that remembers the clusters still to clean of released sources. */
 export const PendingConfigMap = "krtt-propagate-pending"
 
+/** Runs the source's table in a cluster, as a source no longer wanted; answers whether it is clean there. */
+export type CleanSource = (cluster: Cluster, source: Source, uid: string) => Effect.Effect<boolean>
+
 /** The pending cleanups of one hub namespace. */
 export interface Pending {
-  /** Adds `clusters` to the source's list. */
+  /** Adds `clusters` to the source's list, and owes each of them a cleanup. */
   readonly remember: (source: Source, clusters: ReadonlyArray<string>) => Effect.Effect<void, KubeError>
-  /**
-   * Cleans `cluster` of every source it is pending for: `clean` runs the source's table there
-   * and answers whether the cluster is clean of it.
-   */
-  readonly cleanCluster: (
-    cluster: Cluster,
-    clean: (source: Source, uid: string) => Effect.Effect<boolean>,
-  ) => Effect.Effect<void, KubeError>
+  /** Owes `clusters` a cleanup at once (clusters engaged anew). */
+  readonly owe: (clusters: ReadonlyArray<string>) => Effect.Effect<void>
+  /** Cleans each of `engaged` that is owed a cleanup and due, with `clean` for each source it holds. */
+  readonly cleanDue: (engaged: ReadonlyArray<Cluster>, clean: CleanSource) => Effect.Effect<void>
 }
 
 const keyOf = (kind: SourceKind, namespace: string, name: string) => `${kind}.${namespace}.${name}`
@@ -60,8 +63,8 @@ const releasedSource = (key: string): Source | undefined => {
   return { kind, namespace: namespace ?? "", name: rest.join("."), labelled: false, deleting: true, content }
 }
 
-/** The pending cleanups kept in `namespace` of the hub through `hub`. */
-export const makePending = (hub: KubeClientShape, namespace: string): Pending => {
+/** The pending cleanups kept in `namespace` of the hub through `hub`; one not clean is tried again after `retryInterval` ms. */
+export const makePending = (hub: KubeClientShape, namespace: string, retryInterval: number): Pending => {
   const ref = { namespace, name: PendingConfigMap }
   const read = hub.get(Resources.configMaps, ref).pipe(
     Effect.map((o) => ({ data: strings(o.data), resourceVersion: o.metadata.resourceVersion })),
@@ -82,12 +85,18 @@ export const makePending = (hub: KubeClientShape, namespace: string): Pending =>
       if (JSON.stringify(next) !== JSON.stringify(data)) yield* write(next, resourceVersion)
     }).pipe(Effect.retry({ times: 3, while: (e) => e._tag === "Conflict" || e._tag === "AlreadyExists" }))
 
+  /** When each owed cluster is next due (ms, `Clock` time). */
+  const owed = new Map<string, number>()
+  const owe = (clusters: ReadonlyArray<string>) =>
+    Effect.sync(() => {
+      for (const c of clusters) owed.set(c, 0)
+    })
   const remember = (source: Source, clusters: ReadonlyArray<string>) =>
     update((d) => {
       const k = keyOf(source.kind, source.namespace, source.name)
       d[k] = JSON.stringify([...new Set([...clustersOf(d[k]), ...clusters])].sort())
       return d
-    })
+    }).pipe(Effect.andThen(owe(clusters)))
   const forget = (key: string, cluster: string) =>
     update((d) => {
       const left = clustersOf(d[key]).filter((c) => c !== cluster)
@@ -95,13 +104,18 @@ export const makePending = (hub: KubeClientShape, namespace: string): Pending =>
       else d[key] = JSON.stringify(left)
       return d
     })
-  const cleanCluster: Pending["cleanCluster"] = (cluster, clean) =>
+  /** Cleans `cluster` of every source it is pending for; whether it is clean of all of them. */
+  const cleanCluster = (cluster: Cluster, clean: CleanSource) =>
     Effect.gen(function* () {
       const { data } = yield* read
+      let clear = true
       for (const [key, value] of Object.entries(data)) {
         const source = releasedSource(key)
         if (source === undefined || !clustersOf(value).includes(cluster.name)) continue
-        if (!(yield* clean(source, `pending:${key}`))) continue
+        if (!(yield* clean(cluster, source, `pending:${key}`))) {
+          clear = false
+          continue
+        }
         yield* forget(key, cluster.name)
         yield* Effect.logInfo("cleaned a cluster that came back").pipe(
           Effect.annotateLogs({
@@ -110,6 +124,28 @@ export const makePending = (hub: KubeClientShape, namespace: string): Pending =>
           }),
         )
       }
+      return clear
     })
-  return { remember, cleanCluster }
+  /** One owed cluster's cleanup: no longer owed once clean, else due again after `retryInterval`. */
+  const settle = (cluster: Cluster, clean: CleanSource) =>
+    Effect.gen(function* () {
+      const result = yield* Effect.result(cleanCluster(cluster, clean))
+      const now = yield* Clock.currentTimeMillis
+      if (result._tag === "Success" && result.success) owed.delete(cluster.name)
+      else owed.set(cluster.name, now + retryInterval)
+      if (result._tag === "Failure")
+        yield* Effect.logWarning("pending cleanup failed; tried again later").pipe(
+          Effect.annotateLogs({
+            cluster: cluster.name,
+            error: `${result.failure._tag}: ${result.failure.message}`,
+          }),
+        )
+    })
+  const cleanDue: Pending["cleanDue"] = (engaged, clean) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const due = engaged.filter((c) => (owed.get(c.name) ?? Number.POSITIVE_INFINITY) <= now)
+      yield* Effect.forEach(due, (c) => settle(c, clean), { concurrency: "unbounded", discard: true })
+    })
+  return { remember, owe, cleanDue }
 }

@@ -42,7 +42,7 @@ import type { Cluster, MultiClusterManager } from "../../multicluster/index.ts"
 import type { Request } from "../../workqueue/request.ts"
 import { type CopyPlace, type Follow, releaseCopyInformer, resourceOf, sourceOf } from "./observe.ts"
 import { type ClusterRun, runPair } from "./pair.ts"
-import type { Pending } from "./pending.ts"
+import type { CleanSource, Pending } from "./pending.ts"
 
 /** Everything a source's reconcile works with. */
 export interface SourceDeps {
@@ -209,16 +209,15 @@ export const reconcileSource =
     )
 
 /**
- * Cleans a cluster engaged again of the copies of sources released while it was away: each is
- * run as the table sees a gone source, and forgotten once the cluster is `Clean` of it.
+ * Cleans a cluster engaged again of the copy of a source released while it was away: the pair's
+ * table runs as it sees a gone source; answers whether the cluster is `Clean` of it.
  */
-export const cleanReturnedCluster =
-  (deps: SourceDeps) =>
-  (cluster: Cluster): Effect.Effect<void, KubeError> =>
-    deps.pending.cleanCluster(cluster, (source, uid) => {
-      const place = placeOf(deps, cluster, source, uid)
-      return runCluster(deps, place).pipe(
-        Effect.tap(() => releaseCopyInformer(place)),
-        Effect.map((run) => run.outcome.status === "Clean"),
-      )
-    })
+export const cleanReleasedSource =
+  (deps: SourceDeps): CleanSource =>
+  (cluster, source, uid) => {
+    const place = placeOf(deps, cluster, source, uid)
+    return runCluster(deps, place).pipe(
+      Effect.tap(() => releaseCopyInformer(place)),
+      Effect.map((run) => run.outcome.status === "Clean"),
+    )
+  }
