@@ -54,6 +54,12 @@ describe("bugs the campaign found, kept as regressions (docs/reliability.md)", (
       4,
       "propagate's propagated-to annotation kept counting a cluster that left",
     ],
+    [
+      "propagate-away",
+      "transient",
+      56,
+      "a pending cleanup of a cluster back from an outage, refused once, was never tried again",
+    ],
   ] as const)
     it.effect(
       `${what}: ${scenario} ${kind} at ${at} passes`,

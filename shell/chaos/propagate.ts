@@ -3,15 +3,17 @@
  * `propagate.copy` of core/propagate) on the multi-cluster manager with the kubeconfig-secrets
  * provider over in-memory workload servers, in the situations of e2e/fleet/propagate.test.ts: a
  * labelled source reaches every engaged cluster (namespace created), a cluster added later gets
- * it, a source whose label is removed and one that is deleted have their copies removed, and an
- * object of the same name that is not a copy is left alone.
+ * it, a source whose label is removed and one that is deleted have their copies removed (a
+ * cluster down meanwhile when it is back), and an object of the same name that is not a copy is
+ * left alone.
  *
  * Safety on every committed write (what table `propagate.copy` and the summary promise):
  * - an object in a workload cluster that is not a copy (no `krtt.io/propagated-from` label) is
  *   never changed or deleted by the operator ("it is left alone");
- * - a source's `krtt.io/propagate` finalizer is removed only when no engaged cluster (one whose
- *   kubeconfig Secret names its server) holds a copy of it ("released once every engaged cluster
- *   is clean").
+ * - a source's `krtt.io/propagate` finalizer is removed only when no cluster of the fleet (one
+ *   whose kubeconfig Secret names its server) holds a copy of it, but for a cluster whose server
+ *   is down and that `krtt-propagate-pending` lists ("released once every engaged cluster is
+ *   clean"; the cluster away is cleaned when it is back, which the final state shows).
  *
  * Deviation from `krtt propagate`: the workload caches are the scoped cache without access
  * reviews (the in-memory server has no authorization; `propagate.copy#7` is not exercised here).
@@ -21,10 +23,22 @@
 import * as Effect from "effect/Effect"
 import { PropagatedFromLabel, PropagateFinalizer, PropagateLabel } from "../../core/propagate/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
-import { addToManager as addPropagateToManager, kubeconfigSecretLabels } from "../fleet/propagate/index.ts"
+import {
+  addToManager as addPropagateToManager,
+  kubeconfigSecretLabels,
+  PendingConfigMap,
+} from "../fleet/propagate/index.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
-import { addCluster, FLEET, fleetServers, removeCluster, startManager, urlOf } from "./multicluster.ts"
+import {
+  addCluster,
+  FLEET,
+  fleetServers,
+  outage,
+  removeCluster,
+  startManager,
+  urlOf,
+} from "./multicluster.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { patchStep, type Scenario, type Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
@@ -122,6 +136,21 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
     ],
   },
   {
+    name: "propagate-away",
+    description:
+      "a source deleted while a workload API server is down (its cluster disengaged but known): the finalizer goes, the cluster is remembered in krtt-propagate-pending and cleaned when it is back",
+    source:
+      "e2e/fleet/propagate.test.ts: a deleted source is removed everywhere, a cluster down during the delete included",
+    steps: [
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      createSource("settings"),
+      outage("west", false, 80_000),
+      deleteSource("settings"),
+      outage("west", true, 60_000),
+    ],
+  },
+  {
     name: "propagate-foreign",
     description: "a cluster already holding another's ConfigMap of the source's name: it is left alone",
     source: "core/propagate table propagate.copy: an object that is not a copy of this source is left alone",
@@ -141,15 +170,33 @@ const serverOf = (secret: KubeObject): string | undefined => {
   return /server: "([^"]+)"/.exec(Buffer.from(encoded, "base64").toString("utf8"))?.[1]
 }
 
+/** The clusters `krtt-propagate-pending` lists for a source key (`ConfigMap.<namespace>.<name>`). */
+const pendingFor = (mgmt: FakeApiServer, key: string): ReadonlyArray<string> => {
+  const pending = mgmt
+    .objects(Resources.configMaps)
+    .find((o) => o.metadata.namespace === SYSTEM && o.metadata.name === PendingConfigMap)
+  const value = (pending as { data?: Record<string, string> } | undefined)?.data?.[key]
+  try {
+    const parsed: unknown = JSON.parse(value ?? "[]")
+    return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : []
+  } catch {
+    return []
+  }
+}
+
 /** The invariants of the module comment. */
 const propagateInvariants = (
   mgmt: FakeApiServer,
   workloads: ReadonlyMap<FakeApiServer, string>,
   violations: Array<string>,
 ) => {
-  const engaged = () => {
-    const urls = new Set(mgmt.objects(Resources.secrets).flatMap((s) => serverOf(s) ?? []))
-    return [...workloads].filter(([, url]) => urls.has(url))
+  /** The clusters of the fleet: name (its Secret's) and server, for each Secret naming a server we know. */
+  const fleet = () => {
+    const byUrl = new Map([...workloads].map(([server, url]) => [url, server]))
+    return mgmt.objects(Resources.secrets).flatMap((s) => {
+      const server = byUrl.get(serverOf(s) ?? "")
+      return server === undefined ? [] : [{ name: s.metadata.name ?? "", server, url: serverOf(s) }]
+    })
   }
   const offHub = mgmt.onCommit(({ resource, type, object, old }) => {
     if (resource !== "/configmaps" || old === undefined) return
@@ -157,14 +204,16 @@ const propagateInvariants = (
     const has = type !== "DELETED" && object.metadata.finalizers?.includes(PropagateFinalizer) === true
     if (!had || has) return
     const key = `${object.metadata.namespace}.${object.metadata.name}`
-    for (const [server, url] of engaged()) {
+    const remembered = pendingFor(mgmt, `ConfigMap.${key}`)
+    for (const { name, server, url } of fleet()) {
       const copy = server
         .objects(Resources.configMaps)
         .find((o) => o.metadata.labels?.[PropagatedFromLabel] === key)
-      if (copy !== undefined)
-        violations.push(
-          `source ${object.metadata.namespace}/${object.metadata.name}: finalizer ${PropagateFinalizer} removed while ${url} holds its copy ${copy.metadata.namespace}/${copy.metadata.name} (rv ${object.metadata.resourceVersion})`,
-        )
+      // A server that is down cannot be cleaned now: it must be remembered for when it is back.
+      if (copy === undefined || (!server.isUp() && remembered.includes(name))) continue
+      violations.push(
+        `source ${object.metadata.namespace}/${object.metadata.name}: finalizer ${PropagateFinalizer} removed while ${url} holds its copy ${copy.metadata.namespace}/${copy.metadata.name}${server.isUp() ? "" : ` and ${PendingConfigMap} does not list ${name}`} (rv ${object.metadata.resourceVersion})`,
+      )
     }
   })
   return offHub

@@ -33,6 +33,7 @@ export const ChaosFlagNames = {
     "mc-outage",
     "propagate-copies",
     "propagate-delete",
+    "propagate-away",
     "propagate-foreign",
   ],
   perturbations: ["crash", "drop", "stale", "transient", "reorder", "slow"],
