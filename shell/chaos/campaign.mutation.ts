@@ -31,15 +31,15 @@ interface Baseline {
 // whole campaign. A change to the scenarios, the suites or `ChaosDefaults.fastPoints` calls for
 // taking it again.
 const Baselines: ReadonlyArray<Baseline> = [
-  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false, reference: "acc3753c836aff2f" },
-  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false, reference: "4c859707e32c11dd" },
-  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false, reference: "3cd6ebc8ec46c8df" },
-  { scenario: "outage", skipDraws: 42, quiet: ["slow"], concurrent: false, reference: "5d9fcbd96709f5c9" },
-  { scenario: "concurrent", skipDraws: 56, quiet: [], concurrent: true, reference: "30b7187eb6c4f57d" },
-  { scenario: "ipam-concurrent", skipDraws: 70, quiet: [], concurrent: true, reference: "32a4c37a25c0846a" },
-  { scenario: "ipam-delete", skipDraws: 79, quiet: [], concurrent: false, reference: "44ab65105be519d0" },
-  { scenario: "ipam-config", skipDraws: 88, quiet: [], concurrent: true, reference: "5cf9a1a528016535" },
-  { scenario: "ipam-exhausted", skipDraws: 97, quiet: [], concurrent: true, reference: "ac20fe8fdec29c02" },
+  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false, reference: "4de281d27d342df9" },
+  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false, reference: "2016c0873415080e" },
+  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false, reference: "7743112efff90b3c" },
+  { scenario: "outage", skipDraws: 42, quiet: ["slow"], concurrent: false, reference: "cbda2a1b7fcb4d08" },
+  { scenario: "concurrent", skipDraws: 56, quiet: [], concurrent: true, reference: "dde77696f560d33d" },
+  { scenario: "ipam-concurrent", skipDraws: 70, quiet: [], concurrent: true, reference: "b8301bf62125c58a" },
+  { scenario: "ipam-delete", skipDraws: 79, quiet: [], concurrent: false, reference: "fcc4017c6b9d9c30" },
+  { scenario: "ipam-config", skipDraws: 88, quiet: [], concurrent: true, reference: "d60bec8bf352af81" },
+  { scenario: "ipam-exhausted", skipDraws: 97, quiet: [], concurrent: true, reference: "84800a01eb578221" },
   {
     scenario: "mc-engage",
     skipDraws: 106,
@@ -75,7 +75,7 @@ const Baselines: ReadonlyArray<Baseline> = [
     skipDraws: 160,
     quiet: [],
     concurrent: false,
-    reference: "6e0613042fe9671c",
+    reference: "2539f6ee0240e8c5",
   },
 ]
 

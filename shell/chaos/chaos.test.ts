@@ -3,6 +3,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
+import { FakeApiServer } from "../apiserver/server.ts"
+import { Resources } from "../kube/resource.ts"
 import {
   type CampaignOptions,
   type Failure,
@@ -16,7 +18,7 @@ import {
 import { isKnown, KnownBugs, sameRun } from "./known.ts"
 import { mutantNamed } from "./mutants.ts"
 import { ChaosDefaults, PerturbationKinds, TransientKinds } from "./perturbations.ts"
-import { firstDifference, mask, stateDigest } from "./snapshot.ts"
+import { eventLines, firstDifference, mask, stateDigest } from "./snapshot.ts"
 import { Scenarios } from "./suites.ts"
 
 const quiet = <A, E>(e: Effect.Effect<A, E>) =>
@@ -109,7 +111,33 @@ describe("chaos campaign", () => {
     assert.notStrictEqual(stateDigest(["configmaps a/x {}"], { "a/x": "+", "a/y": "+-+" }), digest)
     assert.strictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, []), digest)
     assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [["configmaps a/x {}"]]), digest)
+    const withEvents = stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [], ["e"])
+    assert.notStrictEqual(withEvents, digest)
+    assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [], ["f"]), withEvents)
   })
+
+  it.effect("lists each server's Events once, by what they say, times masked", () =>
+    Effect.gen(function* () {
+      const server = yield* FakeApiServer.make()
+      const event = (name: string, reason: string, time: string) => ({
+        metadata: { namespace: "a", name },
+        involvedObject: { kind: "Cluster", namespace: "a", name: "c", uid: "u1" },
+        type: "Warning",
+        reason,
+        message: "the write was refused",
+        reportingComponent: "krtt",
+        firstTimestamp: time,
+      })
+      yield* server.client().create(Resources.events, event("e1", "Failed", "2026-01-01T00:00:00Z"))
+      yield* server.client().create(Resources.events, event("e2", "Failed", "2026-01-01T00:00:09Z"))
+      yield* server.client().create(Resources.events, event("e3", "Other", "2026-01-01T00:00:09Z"))
+      yield* server.client().create(Resources.configMaps, { metadata: { namespace: "a", name: "x" } })
+      assert.deepStrictEqual(eventLines([["https://w", server]]), [
+        'https://w ["Cluster","a","c","Warning","Failed","the write was refused","krtt"]',
+        'https://w ["Cluster","a","c","Warning","Other","the write was refused","krtt"]',
+      ])
+    }),
+  )
 
   it("masks what differs between equal runs, and nothing else", () => {
     const o = {
@@ -165,6 +193,7 @@ describe("chaos campaign", () => {
       leaks: [],
       lostWork: [],
       peakConcurrency: 1,
+      events: [],
     }
     const bad = { ...ref, final: ["y"], lifecycle: { a: "+-+" }, convergedAfter: undefined }
     assert.deepStrictEqual(

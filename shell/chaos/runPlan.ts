@@ -31,7 +31,7 @@ import { bootOperator, type Operator } from "./processes.ts"
 import { busyGauges, clientName, leakedWatches, untruthfulMetrics } from "./resources.ts"
 import type { Scenario } from "./scenarios.ts"
 import { makeRunServers, type RunServers } from "./servers.ts"
-import { firstDifference, sameState } from "./snapshot.ts"
+import { eventLines, firstDifference, sameState } from "./snapshot.ts"
 import type { Suite } from "./suite.ts"
 
 export interface RunPlan {
@@ -53,6 +53,8 @@ export interface RunResult {
   readonly lifecycle: Readonly<Record<string, string>>
   /** The masked state at the end of each step (once it settled for the step's time). */
   readonly steps: ReadonlyArray<ReadonlyArray<string>>
+  /** The Events of every server at the end (`eventLines`). */
+  readonly events: ReadonlyArray<string>
   /** Safety violations, in order. */
   readonly violations: ReadonlyArray<string>
   /** Successful writes of the operator (the points a crash can follow). */
@@ -103,6 +105,7 @@ const runPlan = (
     state.staleRv = undefined
     const { convergedAfter, unstable } = yield* converge(servers, operator, target)
     const final = servers.snap()
+    const events = eventLines(servers.all())
     const { leaks, lostWork } = yield* leftovers(plan.suite, servers, state, operator)
     state.incarnation++
     servers.close()
@@ -110,6 +113,7 @@ const runPlan = (
       final,
       lifecycle: servers.lifecycle,
       steps,
+      events,
       violations: servers.violations,
       writes: state.writes,
       requests: state.requests,

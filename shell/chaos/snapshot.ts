@@ -74,22 +74,56 @@ export const snapshot = (
     )
     .sort()
 
+/**
+ * The Events of every server, one line each, without duplicates (a retry may emit one more):
+ * where, about what, type, reason, message (times masked) and reporting component. Not compared
+ * by the oracles (a perturbed run may emit Events the fault-free one does not); the fault-free
+ * run's are part of its digest, so that a runtime emitting other Events is told apart.
+ */
+export const eventLines = (
+  servers: ReadonlyArray<readonly [string, FakeApiServer]>,
+): ReadonlyArray<string> => {
+  const lines = servers.flatMap(([url, server]) =>
+    server
+      .resources()
+      .filter((r) => r.resource === "events")
+      .flatMap((r) =>
+        server.objects(r).map((o) => {
+          const e = o as KubeObject & Record<string, unknown>
+          const about = e.involvedObject as Record<string, unknown> | undefined
+          const fields = [
+            about?.kind,
+            about?.namespace,
+            about?.name,
+            e.type,
+            e.reason,
+            e.message,
+            e.reportingComponent,
+          ]
+          return `${url} ${JSON.stringify(mask(fields))}`
+        }),
+      ),
+  )
+  return [...new Set(lines)].sort()
+}
+
 export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i])
 
 /**
- * A short digest of a final state, of every object's creates and deletes and of the states
- * between (`steps`): runs that pass through the same states and end alike, by way of the same
- * creates and deletes, have equal digests.
+ * A short digest of a final state, of every object's creates and deletes, of the states between
+ * (`steps`) and of the Events emitted (`eventLines`): runs that pass through the same states and
+ * end alike, by way of the same creates and deletes and with the same Events, have equal digests.
  */
 export const stateDigest = (
   final: ReadonlyArray<string>,
   lifecycle: Readonly<Record<string, string>>,
   steps: ReadonlyArray<ReadonlyArray<string>> = [],
+  events: ReadonlyArray<string> = [],
 ): string => {
   const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
   return createHash("sha256")
-    .update(JSON.stringify([final, history, steps]))
+    .update(JSON.stringify(events.length === 0 ? [final, history, steps] : [final, history, steps, events]))
     .digest("hex")
     .slice(0, 16)
 }
