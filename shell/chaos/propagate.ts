@@ -21,14 +21,22 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { PropagatedFromLabel, PropagateFinalizer, PropagateLabel } from "../../core/propagate/index.ts"
+import {
+  PropagatedFromLabel,
+  PropagateFinalizer,
+  PropagateLabel,
+  PropagationAnnotation,
+} from "../../core/propagate/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import {
   addToManager as addPropagateToManager,
   kubeconfigSecretLabels,
   PendingConfigMap,
 } from "../fleet/propagate/index.ts"
-import { type KubeObject, Resources } from "../kube/resource.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
 import {
   addCluster,
@@ -106,6 +114,47 @@ const foreign = (server: string, name: string): Step => ({
     }),
 })
 
+/** A Secret source of `type`, labelled. */
+const secretSource = (name: string, type: string): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Secret",
+  metadata: { namespace: TEAM, name, labels: { [PropagateLabel]: "true" } },
+  type,
+  data: {
+    username: Buffer.from("admin").toString("base64"),
+    password: Buffer.from("s3cret").toString("base64"),
+  },
+})
+
+/** A step done in workload server `server` by someone else than the operator. */
+const inWorkload = (
+  server: string,
+  name: string,
+  settleMillis: number,
+  run: (c: KubeClientShape) => Effect.Effect<unknown, KubeError>,
+): Step => ({
+  name: `${name} in ${server}`,
+  settleMillis,
+  run: ({ workload }) => Effect.asVoid(run(workload(urlOf(server)).client())),
+})
+
+/** The copy of Secret source `name` replaced in `server` by one of another type, still marked a copy. */
+const replaceCopy = (server: string, name: string): Step =>
+  inWorkload(server, `the copy of Secret ${TEAM}/${name} replaced by an Opaque one`, 20_000, (c) =>
+    Effect.gen(function* () {
+      const copy = yield* c.get(Resources.secrets, { namespace: TEAM, name })
+      yield* c.delete(Resources.secrets, { namespace: TEAM, name })
+      const labels = copy.metadata.labels ?? {}
+      yield* c.create(Resources.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { namespace: TEAM, name, labels },
+        type: "Opaque",
+        data: { stale: Buffer.from("yes").toString("base64") },
+      })
+    }),
+  )
+
 const PropagateScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-copies",
@@ -151,6 +200,63 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
     ],
   },
   {
+    name: "propagate-drift",
+    description:
+      "a Secret source; its copies edited, deleted, their namespace deleted and one replaced by another type (all undone); then a selector on the clusters' labels, then the source deleted",
+    source:
+      "e2e/fleet/propagate.test.ts: restores drift, follows the selector; table propagate.copy rows 1 (namespace missing) and the type change",
+    steps: [
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      patchStep(
+        "kubeconfig Secret east labelled env=prod",
+        5_000,
+        Resources.secrets,
+        { namespace: FLEET, name: "east" },
+        {
+          metadata: { labels: { env: "prod" } },
+        },
+      ),
+      {
+        name: `source Secret ${TEAM}/creds created`,
+        settleMillis: 20_000,
+        run: ({ mgmt }) =>
+          Effect.asVoid(
+            mgmt.client().create(Resources.secrets, secretSource("creds", "kubernetes.io/basic-auth")),
+          ),
+      },
+      inWorkload("east", `the copy of Secret ${TEAM}/creds edited`, 20_000, (c) =>
+        c.patch(
+          Resources.secrets,
+          { namespace: TEAM, name: "creds" },
+          mergePatch({ data: { password: "ZWRpdGVk" } }),
+        ),
+      ),
+      inWorkload("west", `the copy of Secret ${TEAM}/creds deleted`, 20_000, (c) =>
+        c.delete(Resources.secrets, { namespace: TEAM, name: "creds" }),
+      ),
+      inWorkload("west", `namespace ${TEAM} deleted`, 30_000, (c) =>
+        c.delete(Resources.namespaces, { name: TEAM }),
+      ),
+      replaceCopy("east", "creds"),
+      patchStep(
+        `source Secret ${TEAM}/creds selects env=prod`,
+        20_000,
+        Resources.secrets,
+        { namespace: TEAM, name: "creds" },
+        {
+          metadata: { annotations: { [PropagationAnnotation]: "env=prod" } },
+        },
+      ),
+      {
+        name: `source Secret ${TEAM}/creds deleted`,
+        settleMillis: 30_000,
+        run: ({ mgmt }) =>
+          Effect.asVoid(mgmt.client().delete(Resources.secrets, { namespace: TEAM, name: "creds" })),
+      },
+    ],
+  },
+  {
     name: "propagate-foreign",
     description: "a cluster already holding another's ConfigMap of the source's name: it is left alone",
     source: "core/propagate table propagate.copy: an object that is not a copy of this source is left alone",
@@ -168,6 +274,12 @@ const serverOf = (secret: KubeObject): string | undefined => {
   const encoded = (secret as { data?: Record<string, string> }).data?.kubeconfig
   if (encoded === undefined) return undefined
   return /server: "([^"]+)"/.exec(Buffer.from(encoded, "base64").toString("utf8"))?.[1]
+}
+
+/** The kinds the suite propagates, by the resource path the servers' commits name. */
+const KINDS: Readonly<Record<string, { readonly name: string; readonly ref: ResourceRef }>> = {
+  "/configmaps": { name: "ConfigMap", ref: Resources.configMaps },
+  "/secrets": { name: "Secret", ref: Resources.secrets },
 }
 
 /** The clusters `krtt-propagate-pending` lists for a source key (`ConfigMap.<namespace>.<name>`). */
@@ -199,16 +311,15 @@ const propagateInvariants = (
     })
   }
   const offHub = mgmt.onCommit(({ resource, type, object, old }) => {
-    if (resource !== "/configmaps" || old === undefined) return
+    const kind = KINDS[resource]
+    if (kind === undefined || old === undefined) return
     const had = old.metadata.finalizers?.includes(PropagateFinalizer) === true
     const has = type !== "DELETED" && object.metadata.finalizers?.includes(PropagateFinalizer) === true
     if (!had || has) return
     const key = `${object.metadata.namespace}.${object.metadata.name}`
-    const remembered = pendingFor(mgmt, `ConfigMap.${key}`)
+    const remembered = pendingFor(mgmt, `${kind.name}.${key}`)
     for (const { name, server, url } of fleet()) {
-      const copy = server
-        .objects(Resources.configMaps)
-        .find((o) => o.metadata.labels?.[PropagatedFromLabel] === key)
+      const copy = server.objects(kind.ref).find((o) => o.metadata.labels?.[PropagatedFromLabel] === key)
       // A server that is down cannot be cleaned now: it must be remembered for when it is back.
       if (copy === undefined || (!server.isUp() && remembered.includes(name))) continue
       violations.push(
@@ -228,11 +339,12 @@ const copyEditor = thirdPartyOn(Resources.configMaps, { condition: false, hold: 
  */
 const leftAlone = (server: FakeApiServer, url: string, violations: Array<string>) =>
   server.onCommit(({ resource, type, object, old }) => {
-    if (resource !== "/configmaps" || old === undefined) return
+    const kind = KINDS[resource]
+    if (kind === undefined || old === undefined) return
     if (old.metadata.labels?.[PropagatedFromLabel] !== undefined) return
     if (type !== "DELETED" && givenBack(old, object, PropagatedFromLabel)) return
     violations.push(
-      `${url}: ConfigMap ${object.metadata.namespace}/${object.metadata.name}, not a copy, ${type === "DELETED" ? "deleted" : "changed"} (rv ${object.metadata.resourceVersion})`,
+      `${url}: ${kind.name} ${object.metadata.namespace}/${object.metadata.name}, not a copy, ${type === "DELETED" ? "deleted" : "changed"} (rv ${object.metadata.resourceVersion})`,
     )
   })
 
@@ -256,7 +368,7 @@ export const PropagateSuite: Suite = {
         addPropagateToManager(manager, ctx.client, {
           pendingNamespace: SYSTEM,
           clusterLabels: kubeconfigSecretLabels(manager, FLEET),
-          kinds: ["ConfigMap"],
+          kinds: ["ConfigMap", "Secret"],
         }),
       { cacheFactory: scopedCacheFactory },
     ).pipe(Effect.catch(() => ctx.exit)),
@@ -296,4 +408,6 @@ export const PropagateSuite: Suite = {
   fastPoints: ChaosDefaults.fastPointsLater,
   engagedServers: fleetServers,
   snapshotWorkloads: true,
+  // A copy's namespace must exist in its cluster (propagate.copy#1 creates it), as on a real server.
+  workloadNamespaces: true,
 }

@@ -64,7 +64,7 @@ export const makeRunServers = (suite: Suite): Effect.Effect<RunServers, KubeErro
     const workload = (url: string) => {
       let w = made.get(url)
       if (w === undefined) {
-        w = Effect.runSync(FakeApiServer.make())
+        w = Effect.runSync(FakeApiServer.make({ namespaceLifecycle: suite.workloadNamespaces === true }))
         made.set(url, w)
         if (suite.snapshotWorkloads) unfollow.push(follow(w, `${url} `))
       }

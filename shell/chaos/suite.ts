@@ -81,6 +81,11 @@ export interface Suite {
   /** Whether the workload servers' objects are part of the compared state. */
   readonly snapshotWorkloads: boolean
   /**
+   * Whether the workload servers' namespaces have a lifecycle (`FakeApiServerOptions.namespaceLifecycle`:
+   * content needs its namespace, deleting one deletes its content). Default false.
+   */
+  readonly workloadNamespaces?: boolean | undefined
+  /**
    * Which of the operator's lists a `stale` run serves from the lagging view (default: every
    * list). A list the real API server answers with a consistent read can be left out.
    */

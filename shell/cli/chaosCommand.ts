@@ -34,6 +34,7 @@ export const ChaosFlagNames = {
     "propagate-copies",
     "propagate-delete",
     "propagate-away",
+    "propagate-drift",
     "propagate-foreign",
   ],
   perturbations: ["crash", "drop", "stale", "transient", "reorder", "slow"],
