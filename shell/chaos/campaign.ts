@@ -341,7 +341,7 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
       runs: counts,
       failures: tally.failures.length - before,
       referenceWrites: ref.writes,
-      reference: stateDigest(ref.final, ref.lifecycle, ref.steps, ref.events),
+      reference: stateDigest(ref.final, ref.lifecycle, ref),
     })
   })
 

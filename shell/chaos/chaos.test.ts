@@ -109,11 +109,16 @@ describe("chaos campaign", () => {
     assert.strictEqual(stateDigest([...final], { "a/y": "+-+", "a/x": "+" }), digest)
     assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+" }), digest)
     assert.notStrictEqual(stateDigest(["configmaps a/x {}"], { "a/x": "+", "a/y": "+-+" }), digest)
-    assert.strictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, []), digest)
-    assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [["configmaps a/x {}"]]), digest)
-    const withEvents = stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [], ["e"])
-    assert.notStrictEqual(withEvents, digest)
-    assert.notStrictEqual(stateDigest(final, { "a/x": "+", "a/y": "+-+" }, [], ["f"]), withEvents)
+    const lifecycle = { "a/x": "+", "a/y": "+-+" }
+    assert.strictEqual(stateDigest(final, lifecycle, { steps: [], events: [], logs: [] }), digest)
+    const traces = [
+      { steps: [["configmaps a/x {}"]] },
+      { events: ["e"] },
+      { events: ["f"] },
+      { logs: ["INFO x []"] },
+    ]
+    const digests = traces.map((t) => stateDigest(final, lifecycle, t))
+    assert.strictEqual(new Set([digest, ...digests]).size, 5)
   })
 
   it.effect("lists each server's Events once, by what they say, times masked", () =>
@@ -194,6 +199,7 @@ describe("chaos campaign", () => {
       lostWork: [],
       peakConcurrency: 1,
       events: [],
+      logs: [],
     }
     const bad = { ...ref, final: ["y"], lifecycle: { a: "+-+" }, convergedAfter: undefined }
     assert.deepStrictEqual(

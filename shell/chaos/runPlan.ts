@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import type { KubeError } from "../kube/errors.ts"
 import type { ChaosState } from "./faultyClient.ts"
 import { makeChaosState } from "./faultyClient.ts"
+import { captureLogs } from "./logLines.ts"
 import type { Mutant } from "./mutants.ts"
 import {
   ChaosDefaults,
@@ -55,6 +56,8 @@ export interface RunResult {
   readonly steps: ReadonlyArray<ReadonlyArray<string>>
   /** The Events of every server at the end (`eventLines`). */
   readonly events: ReadonlyArray<string>
+  /** What a fault-free run logged (`captureLogs`); none for a perturbed run. */
+  readonly logs: ReadonlyArray<string>
   /** Safety violations, in order. */
   readonly violations: ReadonlyArray<string>
   /** Successful writes of the operator (the points a crash can follow). */
@@ -87,7 +90,10 @@ export interface RunResult {
 export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
   Effect.acquireUseRelease(
     Effect.sync(() => plan.mutant?.patch?.()),
-    () => runPlan(plan, target),
+    () =>
+      plan.perturbation.kind === "none"
+        ? Effect.map(captureLogs(runPlan(plan, target)), ([run, logs]) => ({ ...run, logs }))
+        : runPlan(plan, target),
     (restore) => Effect.sync(() => restore?.()),
   )
 
@@ -114,6 +120,7 @@ const runPlan = (
       lifecycle: servers.lifecycle,
       steps,
       events,
+      logs: [],
       violations: servers.violations,
       writes: state.writes,
       requests: state.requests,

@@ -110,20 +110,31 @@ export const eventLines = (
 export const sameState = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i])
 
+/** What a run did besides its final state and its creates and deletes. */
+export interface RunTrace {
+  /** The states at the end of each step. */
+  readonly steps?: ReadonlyArray<ReadonlyArray<string>> | undefined
+  /** The Events emitted (`eventLines`). */
+  readonly events?: ReadonlyArray<string> | undefined
+  /** What it logged (`captureLogs`). */
+  readonly logs?: ReadonlyArray<string> | undefined
+}
+
 /**
- * A short digest of a final state, of every object's creates and deletes, of the states between
- * (`steps`) and of the Events emitted (`eventLines`): runs that pass through the same states and
- * end alike, by way of the same creates and deletes and with the same Events, have equal digests.
+ * A short digest of a final state, of every object's creates and deletes, and of what `trace`
+ * holds (the states between, the Events emitted, the log): runs that pass through the same
+ * states and end alike, by way of the same creates and deletes, with the same Events and the
+ * same log, have equal digests.
  */
 export const stateDigest = (
   final: ReadonlyArray<string>,
   lifecycle: Readonly<Record<string, string>>,
-  steps: ReadonlyArray<ReadonlyArray<string>> = [],
-  events: ReadonlyArray<string> = [],
+  trace: RunTrace = {},
 ): string => {
   const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
+  const { steps = [], events = [], logs = [] } = trace
   return createHash("sha256")
-    .update(JSON.stringify(events.length === 0 ? [final, history, steps] : [final, history, steps, events]))
+    .update(JSON.stringify([final, history, steps, events, logs]))
     .digest("hex")
     .slice(0, 16)
 }
