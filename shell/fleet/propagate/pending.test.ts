@@ -132,6 +132,28 @@ describe("the pending cleanups of released sources (krtt-propagate-pending)", ()
       }),
   )
 
+  it.effect(
+    "a cluster remembered again while its cleanup runs stays owed for what that cleanup could not see",
+    () =>
+      Effect.gen(function* () {
+        const { pending, stored } = yield* setup
+        yield* pending.remember(released("a"), ["w2"])
+        const calls: Array<string> = []
+        const clean = (_: Cluster, s: Source) =>
+          Effect.gen(function* () {
+            calls.push(s.name)
+            // Another reconcile releases "b" meanwhile, still seeing w2 away.
+            if (s.name === "a") yield* Effect.orDie(pending.remember(released("b"), ["w2"]))
+            return true
+          })
+        yield* pending.cleanDue([cluster("w2")], clean)
+        assert.deepStrictEqual(yield* stored, { "ConfigMap.team-a.b": '["w2"]' })
+        yield* pending.cleanDue([cluster("w2")], clean)
+        assert.deepStrictEqual(calls, ["a", "b"])
+        assert.deepStrictEqual(yield* stored, {})
+      }),
+  )
+
   it.effect("a key of another shape is left alone; a value that does not parse counts as no cluster", () =>
     Effect.gen(function* () {
       const { hub, pending, stored } = yield* setup

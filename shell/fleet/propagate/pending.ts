@@ -63,6 +63,36 @@ const releasedSource = (key: string): Source | undefined => {
   return { kind, namespace: namespace ?? "", name: rest.join("."), labelled: false, deleting: true, content }
 }
 
+/** One cluster's debt: a cleanup owed from some time on. */
+interface Debt {
+  readonly due: number
+}
+
+/**
+ * Which clusters are owed a cleanup, and when each is next due (`Clock` time). A debt owed
+ * again while a cleanup runs is not settled by that cleanup (it may have read the list before).
+ */
+const makeOwed = (retryInterval: number) => {
+  const debts = new Map<string, Debt>()
+  return {
+    owe: (clusters: ReadonlyArray<string>) =>
+      Effect.sync(() => {
+        for (const c of clusters) debts.set(c, { due: 0 })
+      }),
+    debtOf: (cluster: string) => debts.get(cluster),
+    dueAmong: (engaged: ReadonlyArray<Cluster>) =>
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        engaged.filter((c) => (debts.get(c.name)?.due ?? Number.POSITIVE_INFINITY) <= now),
+      ),
+    settled: (cluster: string, debt: Debt | undefined, clean: boolean) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        if (debts.get(cluster) !== debt) return
+        if (clean) debts.delete(cluster)
+        else debts.set(cluster, { due: now + retryInterval })
+      }),
+  }
+}
+
 /** The pending cleanups kept in `namespace` of the hub through `hub`; one not clean is tried again after `retryInterval` ms. */
 export const makePending = (hub: KubeClientShape, namespace: string, retryInterval: number): Pending => {
   const ref = { namespace, name: PendingConfigMap }
@@ -85,18 +115,13 @@ export const makePending = (hub: KubeClientShape, namespace: string, retryInterv
       if (JSON.stringify(next) !== JSON.stringify(data)) yield* write(next, resourceVersion)
     }).pipe(Effect.retry({ times: 3, while: (e) => e._tag === "Conflict" || e._tag === "AlreadyExists" }))
 
-  /** When each owed cluster is next due (ms, `Clock` time). */
-  const owed = new Map<string, number>()
-  const owe = (clusters: ReadonlyArray<string>) =>
-    Effect.sync(() => {
-      for (const c of clusters) owed.set(c, 0)
-    })
+  const owed = makeOwed(retryInterval)
   const remember = (source: Source, clusters: ReadonlyArray<string>) =>
     update((d) => {
       const k = keyOf(source.kind, source.namespace, source.name)
       d[k] = JSON.stringify([...new Set([...clustersOf(d[k]), ...clusters])].sort())
       return d
-    }).pipe(Effect.andThen(owe(clusters)))
+    }).pipe(Effect.andThen(owed.owe(clusters)))
   const forget = (key: string, cluster: string) =>
     update((d) => {
       const left = clustersOf(d[key]).filter((c) => c !== cluster)
@@ -129,10 +154,9 @@ export const makePending = (hub: KubeClientShape, namespace: string, retryInterv
   /** One owed cluster's cleanup: no longer owed once clean, else due again after `retryInterval`. */
   const settle = (cluster: Cluster, clean: CleanSource) =>
     Effect.gen(function* () {
+      const debt = owed.debtOf(cluster.name)
       const result = yield* Effect.result(cleanCluster(cluster, clean))
-      const now = yield* Clock.currentTimeMillis
-      if (result._tag === "Success" && result.success) owed.delete(cluster.name)
-      else owed.set(cluster.name, now + retryInterval)
+      yield* owed.settled(cluster.name, debt, result._tag === "Success" && result.success)
       if (result._tag === "Failure")
         yield* Effect.logWarning("pending cleanup failed; tried again later").pipe(
           Effect.annotateLogs({
@@ -142,10 +166,8 @@ export const makePending = (hub: KubeClientShape, namespace: string, retryInterv
         )
     })
   const cleanDue: Pending["cleanDue"] = (engaged, clean) =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const due = engaged.filter((c) => (owed.get(c.name) ?? Number.POSITIVE_INFINITY) <= now)
-      yield* Effect.forEach(due, (c) => settle(c, clean), { concurrency: "unbounded", discard: true })
-    })
-  return { remember, owe, cleanDue }
+    Effect.flatMap(owed.dueAmong(engaged), (due) =>
+      Effect.forEach(due, (c) => settle(c, clean), { concurrency: "unbounded", discard: true }),
+    )
+  return { remember, owe: owed.owe, cleanDue }
 }
