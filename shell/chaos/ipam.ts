@@ -17,7 +17,16 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { CIDR_FINALIZER, cidrOf, overlaps } from "../../core/ipam/index.ts"
+import {
+  APPLIED_RULES_ANNOTATION,
+  CIDR_FINALIZER,
+  cidrOf,
+  clusterConfigName,
+  OPERATION_ANNOTATION,
+  OPERATION_IGNORE,
+  OPERATION_RECONCILE,
+  overlaps,
+} from "../../core/ipam/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { makeIpamController } from "../ipam/controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
@@ -138,6 +147,19 @@ const createSmallConfig: Step = {
     ),
 }
 
+/** A merge patch of an object by someone else than the controller (a user, another tool). */
+const patchOf = (ref: ResourceRef, name: string, body: unknown, what: string, namespaced = true): Step => ({
+  name: what,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().patch(ref, namespaced ? { namespace: NS, name } : { name }, mergePatch(body)),
+    ),
+})
+
+const annotate = (ref: ResourceRef, name: string, annotations: Record<string, string | null>, what: string) =>
+  patchOf(ref, name, { metadata: { annotations } }, what)
+
 const IpamScenarios: ReadonlyArray<Scenario> = [
   {
     name: "ipam-concurrent",
@@ -184,6 +206,48 @@ const IpamScenarios: ReadonlyArray<Scenario> = [
     source:
       "e2e/ipam/upstream.test.ts: retries an exhausted Cluster and allocates it within seconds of another Cluster's release",
     steps: [createSmallConfig, createClusters(["e1", "e2"]), createClusters(["e3"]), deleteCluster("e1")],
+  },
+  {
+    name: "ipam-operations",
+    description:
+      "the operation annotation (reconcile, used up; ignore, then removed), a ClusterConfig's patches removed by hand, a garbled applied-rules annotation",
+    source:
+      "openmcp platform-service-gardener-ipam: openmcp.cloud/operation reconcile and ignore; core/ipam table ipam.reconcile rows 5 (annotation to ClusterConfigs) and the invalid annotation",
+    steps: [
+      createConfig(false),
+      createClusters(["o1", "o2"], { purposes: ["mcp", "workload"] }),
+      annotate(
+        OpenmcpClusterResource,
+        "o1",
+        { [OPERATION_ANNOTATION]: OPERATION_RECONCILE },
+        "Cluster o1 asks for a reconcile",
+      ),
+      patchOf(
+        ClusterConfigResource,
+        clusterConfigName("o1", "nodes"),
+        { metadata: { annotations: { [OPERATION_ANNOTATION]: OPERATION_RECONCILE } }, spec: { patches: [] } },
+        "o1's ClusterConfig loses its patches and asks for a reconcile",
+      ),
+      annotate(
+        OpenmcpClusterResource,
+        "o2",
+        { [OPERATION_ANNOTATION]: OPERATION_IGNORE },
+        "Cluster o2 ignored",
+      ),
+      changeConfig(ipamConfig(true).spec, "add the pods rule to the IPAMConfig"),
+      annotate(
+        OpenmcpClusterResource,
+        "o2",
+        { [OPERATION_ANNOTATION]: null },
+        "Cluster o2 no longer ignored",
+      ),
+      annotate(
+        OpenmcpClusterResource,
+        "o1",
+        { [APPLIED_RULES_ANNOTATION]: "{not json", [OPERATION_ANNOTATION]: OPERATION_RECONCILE },
+        "Cluster o1's applied rules garbled, and a reconcile asked for",
+      ),
+    ],
   },
 ]
 

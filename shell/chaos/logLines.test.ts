@@ -6,7 +6,7 @@ import { captureLogs } from "./logLines.ts"
 
 describe("the log of a fault-free chaos run", () => {
   it.effect(
-    "captures every level, forked fibers too, sorted, a failure by its first line, without times",
+    "captures every level, forked fibers too, each line once, sorted, a failure by its first line, without times",
     () =>
       Effect.gen(function* () {
         const [value, lines] = yield* captureLogs(
@@ -18,6 +18,7 @@ describe("the log of a fault-free chaos run", () => {
               Effect.annotateLogs({ error: "Conflict: the object was modified\n    at stack (file.ts:1:2)" }),
             )
             yield* Effect.logInfo("cluster engaged", { cycle: { self: 1n } })
+            yield* Effect.logInfo("cluster engaged", { cycle: { self: 2n } })
             yield* Fiber.join(child)
             return 7
           }),

@@ -1,8 +1,8 @@
 /**
  * What a fault-free chaos run logged, as lines that equal runs share: level, message and fields
  * (a failure's text by its first line: a stack trace names places in the code, not what
- * happened), without the time. The lines are sorted, so that concurrent fibers logging in
- * another order still give the same list.
+ * happened), without the time; each distinct line once (how often a retry with a jittered
+ * backoff logs during an outage is chance), sorted (concurrent fibers log in either order).
  *
  * Guarantees: every entry of every level is captured while `captureLogs` runs, and nothing is
  * written anywhere; a value that does not serialize is written as its `String`.
@@ -23,7 +23,7 @@ const fieldValue = (key: string, value: unknown): unknown => {
   }
 }
 
-/** Runs `effect` logging every level into the returned lines (sorted once it ends), and nowhere else. */
+/** Runs `effect` logging every level into the returned lines (distinct, sorted), and nowhere else. */
 export const captureLogs = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
 ): Effect.Effect<readonly [A, ReadonlyArray<string>], E, R> =>
@@ -37,6 +37,6 @@ export const captureLogs = <A, E, R>(
     return effect.pipe(
       Effect.provide(Logger.layer([capture])),
       Effect.provideService(References.MinimumLogLevel, "All"),
-      Effect.map((a) => [a, [...lines].sort()] as const),
+      Effect.map((a) => [a, [...new Set(lines)].sort()] as const),
     )
   })

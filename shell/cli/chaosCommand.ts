@@ -28,6 +28,7 @@ export const ChaosFlagNames = {
     "ipam-delete",
     "ipam-config",
     "ipam-exhausted",
+    "ipam-operations",
     "mc-engage",
     "mc-rotate",
     "mc-outage",
