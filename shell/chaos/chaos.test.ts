@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as References from "effect/References"
 import { FakeApiServer } from "../apiserver/server.ts"
 import { Resources } from "../kube/resource.ts"
+import { Baselines } from "./baselines.ts"
 import {
   type CampaignOptions,
   type Failure,
@@ -224,6 +225,12 @@ describe("chaos campaign", () => {
           )
         for (const kind of PerturbationKinds) assert.isAbove(report.fired[kind], 0, `${kind} never fired`)
         assert.isAbove(report.peakConcurrency, 1, "no controller ever ran two reconciles at once")
+        // The mutation campaign holds each scenario to these digests of the fault-free run.
+        assert.deepStrictEqual(
+          report.perScenario.map((s) => `${s.scenario} ${s.reference}`),
+          Baselines.map((b) => `${b.scenario} ${b.reference}`),
+          "a fault-free run changed (its states, Events or log): take the baselines of shell/chaos/baselines.ts again (KRTT_CHAOS_BASELINE=1 npx vitest run --config shell/chaos/vitest.mutation.config.ts)",
+        )
       }),
     120_000,
   )

@@ -16,6 +16,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import type { KubeError } from "../kube/errors.ts"
 import type { ChaosState } from "./faultyClient.ts"
 import { makeChaosState } from "./faultyClient.ts"
@@ -84,6 +85,15 @@ export interface RunResult {
 }
 
 /**
+ * The seed of a run's random draws (the jitter of backoffs and watch timeouts): the same plan
+ * draws the same numbers, in the campaign and in its replay.
+ */
+const seedOf = (plan: RunPlan): string => {
+  const p = plan.perturbation
+  return `krtt-chaos/${plan.scenario.name}/${p.kind}/${p.kind === "none" ? "" : p.at}/${plan.transientKind ?? ""}`
+}
+
+/**
  * Runs one plan to its end. `target` is the reference run's final state: convergence is measured
  * against it; without it (the reference run itself), against the state ceasing to change.
  */
@@ -91,9 +101,10 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
   Effect.acquireUseRelease(
     Effect.sync(() => plan.mutant?.patch?.()),
     () =>
-      plan.perturbation.kind === "none"
+      (plan.perturbation.kind === "none"
         ? Effect.map(captureLogs(runPlan(plan, target)), ([run, logs]) => ({ ...run, logs }))
-        : runPlan(plan, target),
+        : runPlan(plan, target)
+      ).pipe(Random.withSeed(seedOf(plan))),
     (restore) => Effect.sync(() => restore?.()),
   )
 
