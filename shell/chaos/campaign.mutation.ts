@@ -1,17 +1,19 @@
 // The fixed fast campaign of `krtt chaos` as the only test of `npm run mutation:chaos`
 // (stryker.chaos.json, docs/reliability.md), one test per scenario, so that Stryker's per-test
-// coverage runs a mutant only in the scenarios that execute it. A runtime mutant is killed when a
-// scenario reports a failure (any oracle), a perturbation kind stops firing in a scenario where it
-// fires, a scenario whose controllers run two reconciles at once no longer does, or the fault-free
-// run ends in another state (or by other creates and deletes) than the real runtime's. Each scenario
-// stops at its first failure, since one is enough; named *.mutation.ts so that `npm test` does not
-// run the campaign twice.
+// coverage runs a mutant only in the scenarios that execute it, and the replays of the bugs the
+// campaign found (`regressions.ts`), one test each. A runtime mutant is killed when a scenario
+// reports a failure (any oracle), a perturbation kind stops firing in a scenario where it fires,
+// a scenario whose controllers run two reconciles at once no longer does, the fault-free run
+// differs from the real runtime's (`baselines.ts`: its states, creates and deletes, Events and
+// log), or a replay fails. Each stops at its first failure, since one is enough; named
+// *.mutation.ts so that `npm test` does not run the campaign twice.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
 import { Baselines } from "./baselines.ts"
 import { runCampaign } from "./campaign.ts"
 import { PerturbationKinds } from "./perturbations.ts"
+import { Regressions } from "./regressions.ts"
 import { Scenarios } from "./suites.ts"
 
 const quiet = <A>(e: Effect.Effect<A>) => e.pipe(Effect.provideService(References.MinimumLogLevel, "None"))
@@ -73,6 +75,30 @@ describe("krtt chaos, the fixed campaign (mutation test)", () => {
             b.reference,
             "the fault-free run ended in another state, or by other creates and deletes, than the real runtime's",
           )
+        }),
+      300_000,
+    )
+})
+
+describe("krtt chaos, the replays of the bugs it found (mutation test)", () => {
+  for (const r of Regressions)
+    it.effect(
+      `replay ${r.scenario} ${r.kind} at ${r.at}`,
+      () =>
+        Effect.gen(function* () {
+          const report = yield* quiet(
+            runCampaign({
+              seed: 1,
+              depth: "full",
+              scenarios: [r.scenario],
+              perturbations: [r.kind],
+              at: r.at,
+              stopAtFirstFailure: true,
+            }),
+          )
+          const failures = report.failures.map((f) => `${f.replay} [${f.oracle}] ${f.message.slice(0, 300)}`)
+          assert.deepStrictEqual(failures, [], r.what)
+          assert.isAbove(report.fired[r.kind], 0, `${r.kind} never fired`)
         }),
       300_000,
     )

@@ -19,6 +19,7 @@ import {
 import { isKnown, KnownBugs, sameRun } from "./known.ts"
 import { mutantNamed } from "./mutants.ts"
 import { ChaosDefaults, PerturbationKinds, TransientKinds } from "./perturbations.ts"
+import { Regressions } from "./regressions.ts"
 import { eventLines, firstDifference, mask, stateDigest } from "./snapshot.ts"
 import { Scenarios } from "./suites.ts"
 
@@ -42,28 +43,7 @@ const pinned = (scenario: string, kind: (typeof PerturbationKinds)[number], at: 
   })
 
 describe("bugs the campaign found, kept as regressions (docs/reliability.md)", () => {
-  for (const [scenario, kind, at, what] of [
-    [
-      "ipam-concurrent",
-      "reorder",
-      4,
-      "the IPAM controller's Cluster condition write dropped another writer's condition",
-    ],
-    ["ipam-concurrent", "transient", 34, "a refused Cluster condition write was dropped, never retried"],
-    ["ipam-config", "transient", 34, "a refused IPAMConfig status write was dropped, never retried"],
-    [
-      "propagate-delete",
-      "stale",
-      4,
-      "propagate's propagated-to annotation kept counting a cluster that left",
-    ],
-    [
-      "propagate-away",
-      "transient",
-      56,
-      "a pending cleanup of a cluster back from an outage, refused once, was never tried again",
-    ],
-  ] as const)
+  for (const { scenario, kind, at, what } of Regressions)
     it.effect(
       `${what}: ${scenario} ${kind} at ${at} passes`,
       () =>
