@@ -15,7 +15,9 @@ import * as Effect from "effect/Effect"
 import { ClusterControllerDefaults } from "../../core/cluster/index.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { ClusterResource, type ConnectionFactory } from "../clustercache/service.ts"
+import type { KubeObject } from "../kube/resource.ts"
 import { make as makeOperator, type OperatorController } from "../manager/operator.ts"
+import { GeneratedPrefix } from "./clusterCa.ts"
 import { watchInvariants } from "./invariants.ts"
 import { ChaosDefaults, type ControllerName } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
@@ -55,6 +57,11 @@ export const OperatorSuite: Suite = {
   start: (ctx) => Effect.orDie(startOperator(ctx)),
   invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
   thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true, hold: true }),
+  // The generated cluster's CA and the kubeconfig signed by it hold random keys.
+  maskObject: (resource, o) =>
+    resource === "secrets" && (o.metadata.name ?? "").startsWith(GeneratedPrefix)
+      ? ({ ...o, data: "<random keys>" } as KubeObject)
+      : o,
   // The ClusterCache's accessors: one per Cluster, reaching the server its kubeconfig Secret names.
   engagedServers: (mgmt) => {
     const clusters = new Set(mgmt.objects(ClusterResource).map((c) => `${c.metadata.name}-kubeconfig`))

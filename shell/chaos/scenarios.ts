@@ -23,6 +23,7 @@ import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+import { clusterCa, GeneratedCluster } from "./clusterCa.ts"
 
 export const INFRA_GROUP = "infrastructure.chaos.krtt.dev"
 export const CONTROL_PLANE_GROUP = "controlplane.chaos.krtt.dev"
@@ -245,6 +246,43 @@ const outage = (name: string, up: boolean, settleMillis: number): Step => ({
     }),
 })
 
+/**
+ * A Cluster without a control plane provider (no controlPlaneRef) and its `-ca` Secret: once the
+ * infrastructure is provisioned, the Cluster controller makes `<cluster>-kubeconfig` itself,
+ * signed by that CA (upstream's reconcileKubeconfig).
+ */
+const createClusterWithoutControlPlane = (name: string): Step => ({
+  name: `create Cluster ${name} without a control plane provider, with its CA`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.gen(function* () {
+      const c = mgmt.client()
+      const ca = clusterCa()
+      yield* c.create(INFRA, {
+        apiVersion: `${INFRA_GROUP}/v1alpha1`,
+        kind: INFRA.kind,
+        metadata: key(name),
+        spec: { controlPlaneEndpoint: endpoint(name) },
+      })
+      yield* c.create(Resources.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        type: KubeconfigSecretType,
+        metadata: { ...key(`${name}-ca`), labels: { [ClusterNameLabel]: name } },
+        data: {
+          "tls.crt": Buffer.from(ca.certificate).toString("base64"),
+          "tls.key": Buffer.from(ca.key).toString("base64"),
+        },
+      })
+      yield* c.create(ClusterResource, {
+        apiVersion: ClusterApiVersion,
+        kind: "Cluster",
+        metadata: key(name),
+        spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: INFRA.kind, name } },
+      })
+    }),
+})
+
 /** The scenarios of the operator suite (ClusterCache and Cluster controller). */
 export const OperatorScenarios: ReadonlyArray<Scenario> = [
   {
@@ -275,6 +313,14 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
     description: "a kubeconfig Secret rotated to another server and token",
     source: "e2e/operator/operator.test.ts: a rotated kubeconfig Secret is used at once",
     steps: [createCluster("r1", { provisioned: true }), rotateKubeconfig("r1", "r1b")],
+  },
+  {
+    name: "kubeconfig",
+    description:
+      "a Cluster without a control plane provider: the controller makes its kubeconfig Secret from the cluster CA, and the ClusterCache connects with it",
+    source:
+      "e2e/operator/operator.test.ts: the Cluster controller's reconcileKubeconfig (a kubeconfig Secret signed by <cluster>-ca)",
+    steps: [createClusterWithoutControlPlane(GeneratedCluster), provisionInfrastructure(GeneratedCluster)],
   },
   {
     name: "outage",

@@ -22,6 +22,7 @@ export const ChaosFlagNames = {
     "provision",
     "delete",
     "rotate",
+    "kubeconfig",
     "outage",
     "concurrent",
     "ipam-concurrent",
