@@ -8,9 +8,10 @@
  *   that depend on an informer that lost its permission.
  * - `sweepClusters`: every `clusterPollInterval`, the engaged clusters are compared with the last
  *   sweep's. A cluster engaged (new, or back) gets every source and is owed its pending cleanups
- *   (`pending.ts`: the owed and due are cleaned at every sweep); a cluster gone gets every source too, so that `krtt.io/propagated-to` counts the clusters
- *   engaged now, not until the source next changes (`krtt chaos --scenario propagate-delete`
- *   holds a restarted operator's count to a fault-free one's).
+ *   (`pending.ts`: the owed and due are cleaned at every sweep); a cluster gone gets every source
+ *   too, so that `krtt.io/propagated-to` counts the clusters engaged now, not until the source
+ *   next changes (`krtt chaos --scenario propagate-delete` holds a restarted operator's count to a
+ *   fault-free one's).
  *
  * # Guarantees
  * - A cache or informer is followed at most once; followers live as long as `scope`.
