@@ -21,6 +21,12 @@ export interface Regression {
 
 export const Regressions: ReadonlyArray<Regression> = [
   {
+    scenario: "provision",
+    kind: "reorder",
+    at: 1,
+    what: "a Cluster status write duplicated another writer's conditions (a write storm)",
+  },
+  {
     scenario: "ipam-concurrent",
     kind: "reorder",
     at: 4,
