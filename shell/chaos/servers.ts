@@ -12,6 +12,7 @@
 import * as Effect from "effect/Effect"
 import { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeError } from "../kube/errors.ts"
+import { aboutOf, malformedEvent } from "./events.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import type { Stage } from "./scenarios.ts"
 import { nameOf, snapshot } from "./snapshot.ts"
@@ -54,7 +55,14 @@ export const makeRunServers = (suite: Suite): Effect.Effect<RunServers, KubeErro
       server.onCommit(({ resource, type, object }) => {
         if (oversized === undefined && JSON.stringify(object).length > ChaosDefaults.maxObjectBytes)
           oversized = `${object.kind ?? resource} ${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""} grew past ${ChaosDefaults.maxObjectBytes} bytes`
-        if (resource === "/events") return
+        if (resource === "/events") {
+          const bad = type === "DELETED" ? undefined : malformedEvent(object)
+          if (bad !== undefined)
+            violations.push(
+              `${prefix}Event ${object.metadata.namespace ?? ""}/${nameOf(object)} about ${aboutOf(object)}: ${bad}`,
+            )
+          return
+        }
         const k = `${prefix}${resource} ${object.metadata.namespace ?? ""}/${nameOf(object)}`
         if (type === "ADDED") lifecycle[k] = `${lifecycle[k] ?? ""}+`
         else if (type === "DELETED") lifecycle[k] = `${lifecycle[k] ?? ""}-`
