@@ -1,8 +1,9 @@
 /**
  * What a fault-free chaos run logged, as lines that equal runs share: level, message and fields
  * (a failure's text by its first line: a stack trace names places in the code, not what
- * happened), without the time; each distinct line once (how often a retry with a jittered
- * backoff logs during an outage is chance), sorted (concurrent fibers log in either order).
+ * happened), without the time; each distinct line once (how often a retry logs during an outage
+ * follows its backoff's random draws more than what the runtime does), sorted (concurrent fibers
+ * log in either order).
  *
  * Guarantees: every entry of every level is captured while `captureLogs` runs, and nothing is
  * written anywhere; a value that does not serialize is written as its `String`.
