@@ -1,8 +1,8 @@
 /**
- * The bugs the campaign found, by the replay that showed each (docs/reliability.md, "Bugs the
- * campaign found"): with the real runtime each run passes. A point is a position in the run's
- * sequence of requests or writes, so a change to a suite can move it: each replay was checked to
- * fail with its bug put back when it was last set. `npm test` runs them
+ * The bugs the campaign found, by the replay that showed each (docs/reliability.md, "Bugs found
+ * in our controllers"): with the real runtime each run passes, with its bug put back it fails. A
+ * point is a position in the run's sequence of requests or writes, so a change to a suite can
+ * move it: set a replay again where its bug, put back, fails it. `npm test` runs them
  * (`chaos.test.ts`) and so does `npm run mutation:chaos` (`campaign.mutation.ts`), so that a
  * mutant bringing a bug back is killed by its replay.
  *
