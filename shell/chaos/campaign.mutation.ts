@@ -11,12 +11,19 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
 import { Baselines } from "./baselines.ts"
-import { runCampaign } from "./campaign.ts"
+import { type CampaignOptions, runCampaign } from "./campaign.ts"
 import { PerturbationKinds } from "./perturbations.ts"
 import { Regressions } from "./regressions.ts"
 import { Scenarios } from "./suites.ts"
 
 const quiet = <A>(e: Effect.Effect<A>) => e.pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+
+/** A quiet campaign that stops at its first failure (one is enough to kill a mutant), and its failures as lines. */
+const untilFailure = (options: CampaignOptions) =>
+  Effect.map(quiet(runCampaign({ ...options, stopAtFirstFailure: true })), (report) => ({
+    report,
+    failures: report.failures.map((f) => `${f.replay} [${f.oracle}] ${f.message.slice(0, 300)}`),
+  }))
 
 describe.runIf(process.env.KRTT_CHAOS_BASELINE === "1")("the baselines, taken again", () => {
   it.effect(
@@ -55,16 +62,12 @@ describe("krtt chaos, the fixed campaign (mutation test)", () => {
       `scenario ${b.scenario}`,
       () =>
         Effect.gen(function* () {
-          const report = yield* quiet(
-            runCampaign({
-              seed: 1,
-              depth: "fast",
-              scenarios: [b.scenario],
-              skipDraws: b.skipDraws,
-              stopAtFirstFailure: true,
-            }),
-          )
-          const failures = report.failures.map((f) => `${f.replay} [${f.oracle}] ${f.message.slice(0, 300)}`)
+          const { report, failures } = yield* untilFailure({
+            seed: 1,
+            depth: "fast",
+            scenarios: [b.scenario],
+            skipDraws: b.skipDraws,
+          })
           assert.deepStrictEqual(failures, [])
           for (const kind of PerturbationKinds)
             if (!b.quiet.includes(kind)) assert.isAbove(report.fired[kind], 0, `${kind} never fired`)
@@ -73,7 +76,7 @@ describe("krtt chaos, the fixed campaign (mutation test)", () => {
           assert.strictEqual(
             report.perScenario[0]?.reference,
             b.reference,
-            "the fault-free run ended in another state, or by other creates and deletes, than the real runtime's",
+            "the fault-free run differs from the real runtime's (its states, creates and deletes, Events or log)",
           )
         }),
       300_000,
@@ -86,17 +89,13 @@ describe("krtt chaos, the replays of the bugs it found (mutation test)", () => {
       `replay ${r.scenario} ${r.kind} at ${r.at}`,
       () =>
         Effect.gen(function* () {
-          const report = yield* quiet(
-            runCampaign({
-              seed: 1,
-              depth: "full",
-              scenarios: [r.scenario],
-              perturbations: [r.kind],
-              at: r.at,
-              stopAtFirstFailure: true,
-            }),
-          )
-          const failures = report.failures.map((f) => `${f.replay} [${f.oracle}] ${f.message.slice(0, 300)}`)
+          const { report, failures } = yield* untilFailure({
+            seed: 1,
+            depth: "full",
+            scenarios: [r.scenario],
+            perturbations: [r.kind],
+            at: r.at,
+          })
           assert.deepStrictEqual(failures, [], r.what)
           assert.isAbove(report.fired[r.kind], 0, `${r.kind} never fired`)
         }),

@@ -35,7 +35,7 @@ import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.t
 import { heldFinalizerLost } from "./hold.ts"
 import { foreignConditionLost } from "./invariants.ts"
 import { ChaosDefaults } from "./perturbations.ts"
-import type { Scenario, Step } from "./scenarios.ts"
+import { patchStep, type Scenario, type Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 import { thirdPartyOn } from "./thirdParty.ts"
 
@@ -147,18 +147,9 @@ const createSmallConfig: Step = {
     ),
 }
 
-/** A merge patch of an object by someone else than the controller (a user, another tool). */
-const patchOf = (ref: ResourceRef, name: string, body: unknown, what: string, namespaced = true): Step => ({
-  name: what,
-  settleMillis: 20_000,
-  run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt.client().patch(ref, namespaced ? { namespace: NS, name } : { name }, mergePatch(body)),
-    ),
-})
-
+/** Annotations of an object set (or, `null`, removed) by someone else than the controller. */
 const annotate = (ref: ResourceRef, name: string, annotations: Record<string, string | null>, what: string) =>
-  patchOf(ref, name, { metadata: { annotations } }, what)
+  patchStep(what, 20_000, ref, { namespace: NS, name }, { metadata: { annotations } })
 
 const IpamScenarios: ReadonlyArray<Scenario> = [
   {
@@ -222,11 +213,12 @@ const IpamScenarios: ReadonlyArray<Scenario> = [
         { [OPERATION_ANNOTATION]: OPERATION_RECONCILE },
         "Cluster o1 asks for a reconcile",
       ),
-      patchOf(
-        ClusterConfigResource,
-        clusterConfigName("o1", "nodes"),
-        { metadata: { annotations: { [OPERATION_ANNOTATION]: OPERATION_RECONCILE } }, spec: { patches: [] } },
+      patchStep(
         "o1's ClusterConfig loses its patches and asks for a reconcile",
+        20_000,
+        ClusterConfigResource,
+        { namespace: NS, name: clusterConfigName("o1", "nodes") },
+        { metadata: { annotations: { [OPERATION_ANNOTATION]: OPERATION_RECONCILE } }, spec: { patches: [] } },
       ),
       annotate(
         OpenmcpClusterResource,

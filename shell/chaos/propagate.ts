@@ -33,6 +33,7 @@ import {
   kubeconfigSecretLabels,
   PendingConfigMap,
 } from "../fleet/propagate/index.ts"
+import { clustersOf } from "../fleet/propagate/pending.ts"
 import type { KubeClientShape } from "../kube/client.ts"
 import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
@@ -287,13 +288,7 @@ const pendingFor = (mgmt: FakeApiServer, key: string): ReadonlyArray<string> => 
   const pending = mgmt
     .objects(Resources.configMaps)
     .find((o) => o.metadata.namespace === SYSTEM && o.metadata.name === PendingConfigMap)
-  const value = (pending as { data?: Record<string, string> } | undefined)?.data?.[key]
-  try {
-    const parsed: unknown = JSON.parse(value ?? "[]")
-    return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : []
-  } catch {
-    return []
-  }
+  return clustersOf((pending as { data?: Record<string, string> } | undefined)?.data?.[key])
 }
 
 /** The invariants of the module comment. */

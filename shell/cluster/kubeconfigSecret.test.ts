@@ -1,31 +1,12 @@
-import { generateKeyPairSync, X509Certificate } from "node:crypto"
-import forge from "node-forge"
+import { X509Certificate } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
+import { clusterCa } from "../chaos/clusterCa.ts"
 import { makeAdminKubeconfig } from "./kubeconfigSecret.ts"
-
-/** A self-signed cluster CA, as a `<cluster>-ca` Secret holds it (PKCS#1 key, as kubeadm writes). */
-const makeCa = () => {
-  const keys = generateKeyPairSync("rsa", { modulusLength: 2048 })
-  const cert = forge.pki.createCertificate()
-  cert.publicKey = forge.pki.publicKeyFromPem(
-    keys.publicKey.export({ type: "spki", format: "pem" }).toString(),
-  )
-  cert.serialNumber = "01"
-  cert.validity.notBefore = new Date(Date.now() - 60_000)
-  cert.validity.notAfter = new Date(Date.now() + 3_600_000)
-  const subject = [{ name: "commonName", value: "kubernetes" }]
-  cert.setSubject(subject)
-  cert.setIssuer(subject)
-  cert.setExtensions([{ name: "basicConstraints", cA: true }])
-  const pkcs1 = keys.privateKey.export({ type: "pkcs1", format: "pem" }).toString()
-  cert.sign(forge.pki.privateKeyFromPem(pkcs1), forge.md.sha256.create())
-  return { certificate: forge.pki.certificateToPem(cert), key: pkcs1 }
-}
 
 describe("the generated kubeconfig Secret", () => {
   it("holds a client certificate for kubernetes-admin (system:masters) signed by the cluster CA", () => {
-    const ca = makeCa()
+    const ca = clusterCa()
     const now = Date.now()
     const kc = parse(makeAdminKubeconfig("c1", "https://10.0.0.1:6443", ca, now)) as {
       clusters: Array<{ cluster: { server: string; "certificate-authority-data": string } }>

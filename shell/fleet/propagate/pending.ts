@@ -45,8 +45,8 @@ export interface Pending {
 
 const keyOf = (kind: SourceKind, namespace: string, name: string) => `${kind}.${namespace}.${name}`
 
-/** The cluster names of a value; none when it does not parse. */
-const clustersOf = (v: string | undefined): Array<string> => {
+/** The cluster names of a value of the pending ConfigMap; none when it does not parse. */
+export const clustersOf = (v: string | undefined): Array<string> => {
   try {
     const parsed: unknown = JSON.parse(v ?? "[]")
     return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === "string") : []
