@@ -18,6 +18,7 @@ const with_ = (patch: Record<string, unknown>) => ({ ...good, ...patch }) as typ
 describe("the Event oracle", () => {
   it("takes an Event as krtt's recorder writes it", () => {
     assert.isUndefined(malformedEvent(good))
+    assert.isUndefined(malformedEvent(with_({ type: "Normal", reason: "Provisioned" })))
     assert.strictEqual(aboutOf(good), "ConfigMap team-a/settings")
   })
 
@@ -26,6 +27,8 @@ describe("the Event oracle", () => {
       [{ type: "Error" }, 'type "Error" is neither Normal nor Warning'],
       [{ reason: "" }, 'reason "" is not UpperCamelCase'],
       [{ reason: "propagation failed" }, 'reason "propagation failed" is not UpperCamelCase'],
+      [{ reason: "bad Reason" }, 'reason "bad Reason" is not UpperCamelCase'],
+      [{ reason: "Reason bad" }, 'reason "Reason bad" is not UpperCamelCase'],
       [{ message: "" }, "no message"],
       [{ involvedObject: { ...involved, kind: "" } }, "involvedObject has no kind"],
       [{ involvedObject: { ...involved, apiVersion: undefined } }, "involvedObject has no apiVersion"],

@@ -19,6 +19,7 @@ describe("the log of a fault-free chaos run", () => {
             )
             yield* Effect.logInfo("cluster engaged", { cycle: { self: 1n } })
             yield* Effect.logInfo("cluster engaged", { cycle: { self: 2n } })
+            yield* Effect.logInfo("cluster engaged", { endpoint: { port: 6443 } })
             yield* Fiber.join(child)
             return 7
           }),
@@ -27,6 +28,7 @@ describe("the log of a fault-free chaos run", () => {
         assert.deepStrictEqual(lines, [
           'Debug table decided [["row","cluster#3"]]',
           'Info cluster engaged [["cycle","[object Object]"]]',
+          'Info cluster engaged [["endpoint",{"port":6443}]]',
           'Warn write refused [["verb","patch"],["err","Conflict: the object was modified"]]',
         ])
       }),
