@@ -33,9 +33,21 @@ const setup = Effect.gen(function* () {
   const requests = { get: 0, create: 0, update: 0 }
   const counted: KubeClientShape = {
     ...client,
-    get: (resource, key) => Effect.suspend(() => ((requests.get += 1), client.get(resource, key))),
-    create: (resource, o) => Effect.suspend(() => ((requests.create += 1), client.create(resource, o))),
-    update: (resource, o) => Effect.suspend(() => ((requests.update += 1), client.update(resource, o))),
+    get: (resource, key) =>
+      Effect.suspend(() => {
+        requests.get += 1
+        return client.get(resource, key)
+      }),
+    create: (resource, o) =>
+      Effect.suspend(() => {
+        requests.create += 1
+        return client.create(resource, o)
+      }),
+    update: (resource, o) =>
+      Effect.suspend(() => {
+        requests.update += 1
+        return client.update(resource, o)
+      }),
   }
   const pending = makePending(counted, NS, RETRY)
   const stored = hub
