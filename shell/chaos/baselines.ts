@@ -23,75 +23,75 @@ export interface Baseline {
  * run --config shell/chaos/vitest.mutation.config.ts` prints them): every scenario alone from its
  * `skipDraws` runs the points, fires the perturbations and reaches the concurrency it does in the
  * whole campaign. A change to the scenarios, the suites, `ChaosDefaults.fastPoints`, or to what
- * the runtime writes, emits as Events or logs in a fault-free run, calls for taking them again
- * (`npm test` checks the references: shell/chaos/chaos.test.ts).
+ * the runtime writes, emits as Events or logs in a fault-free run, or how often its informers
+ * list, calls for taking them again (`npm test` checks the references: shell/chaos/chaos.test.ts).
  */
 export const Baselines: ReadonlyArray<Baseline> = [
-  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false, reference: "c0675029f3f7e14f" },
-  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false, reference: "0a6d4244fae88d0d" },
-  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false, reference: "76a78e891ae1e1f3" },
-  { scenario: "kubeconfig", skipDraws: 42, quiet: [], concurrent: false, reference: "01f5ab9676952cd4" },
+  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false, reference: "f3e9d44fa97ca234" },
+  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false, reference: "ed8c5329a2761256" },
+  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false, reference: "cc1591afabf87a8f" },
+  { scenario: "kubeconfig", skipDraws: 42, quiet: [], concurrent: false, reference: "889a8bc07f4eae9f" },
   {
     scenario: "outage",
     skipDraws: 56,
     quiet: ["drop", "slow"],
     concurrent: false,
-    reference: "546c23d6be3f4962",
+    reference: "c5f62f4455875de3",
   },
-  { scenario: "concurrent", skipDraws: 70, quiet: [], concurrent: true, reference: "e74178383373a935" },
-  { scenario: "ipam-concurrent", skipDraws: 84, quiet: [], concurrent: true, reference: "f9ebc22f3533fe10" },
-  { scenario: "ipam-delete", skipDraws: 93, quiet: [], concurrent: false, reference: "4db335516fee7ce2" },
-  { scenario: "ipam-config", skipDraws: 102, quiet: [], concurrent: false, reference: "247bd7b8e458c52b" },
-  { scenario: "ipam-exhausted", skipDraws: 111, quiet: [], concurrent: true, reference: "0c6868dab474dcb6" },
+  { scenario: "concurrent", skipDraws: 70, quiet: [], concurrent: true, reference: "0e6411db0dd64b2e" },
+  { scenario: "ipam-concurrent", skipDraws: 84, quiet: [], concurrent: true, reference: "2b232686bb0f28ac" },
+  { scenario: "ipam-delete", skipDraws: 93, quiet: [], concurrent: false, reference: "9d750a843c692faf" },
+  { scenario: "ipam-config", skipDraws: 102, quiet: [], concurrent: false, reference: "0137e39f2cde54f0" },
+  { scenario: "ipam-exhausted", skipDraws: 111, quiet: [], concurrent: true, reference: "87338a13a98f84dc" },
   {
     scenario: "ipam-operations",
     skipDraws: 120,
     quiet: ["slow"],
     concurrent: false,
-    reference: "5f4f8efcccf06086",
+    reference: "aefb0ab2d07eff6f",
   },
-  { scenario: "mc-engage", skipDraws: 129, quiet: [], concurrent: false, reference: "fc7951d4fbbd7a3a" },
+  { scenario: "mc-engage", skipDraws: 129, quiet: [], concurrent: false, reference: "74443e8f622fdaf2" },
   {
     scenario: "mc-rotate",
     skipDraws: 138,
     quiet: ["slow"],
     concurrent: false,
-    reference: "df88659851c59c7f",
+    reference: "546b8e812ef97c67",
   },
-  { scenario: "mc-outage", skipDraws: 147, quiet: [], concurrent: false, reference: "fb87345ded2b44a2" },
+  { scenario: "mc-outage", skipDraws: 147, quiet: [], concurrent: false, reference: "be180812af838d84" },
   {
     scenario: "propagate-copies",
     skipDraws: 156,
     quiet: [],
     concurrent: false,
-    reference: "dc2f036bf447de60",
+    reference: "ebd22f6bd1d35773",
   },
   {
     scenario: "propagate-delete",
     skipDraws: 165,
     quiet: [],
     concurrent: false,
-    reference: "855eeccf98d07352",
+    reference: "a2f1ecd6dfb6d2db",
   },
   {
     scenario: "propagate-away",
     skipDraws: 174,
     quiet: ["drop"],
     concurrent: false,
-    reference: "160cefaedeed9e73",
+    reference: "589fd80436d611b3",
   },
   {
     scenario: "propagate-drift",
     skipDraws: 183,
     quiet: ["reorder"],
     concurrent: false,
-    reference: "3085529f38c13394",
+    reference: "30b0b7ffcb3ffea6",
   },
   {
     scenario: "propagate-foreign",
     skipDraws: 192,
     quiet: [],
     concurrent: false,
-    reference: "dde2f31875a7daf5",
+    reference: "22f1fc6e3a520d42",
   },
 ]

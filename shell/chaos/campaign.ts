@@ -63,7 +63,15 @@ export interface CampaignOptions {
   readonly skipDraws?: number | undefined
 }
 
-export type Oracle = "safety" | "final-state" | "lifecycle" | "esr" | "leak" | "lost-work" | "error"
+export type Oracle =
+  | "safety"
+  | "final-state"
+  | "lifecycle"
+  | "esr"
+  | "leak"
+  | "lost-work"
+  | "informer"
+  | "error"
 
 export interface Failure {
   readonly scenario: string
@@ -191,6 +199,7 @@ export const judge = (
   for (const v of run.violations) found.push({ oracle: "safety", message: v })
   for (const v of run.leaks) found.push({ oracle: "leak", message: v })
   for (const v of run.lostWork) found.push({ oracle: "lost-work", message: v })
+  for (const v of run.informers) found.push({ oracle: "informer", message: v })
   if (run.convergedAfter === undefined && run.unstable !== undefined)
     found.push({ oracle: "esr", message: run.unstable })
   else if (run.convergedAfter === undefined)
@@ -332,6 +341,7 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
     for (const v of ref.violations) fail("none", undefined, "safety", v)
     for (const v of ref.leaks) fail("none", undefined, "leak", v)
     for (const v of ref.lostWork) fail("none", undefined, "lost-work", v)
+    for (const v of ref.informers) fail("none", undefined, "informer", v)
     if (ref.convergedAfter === undefined || ref.unstable !== undefined)
       fail("none", undefined, "esr", `the fault-free run did not settle: ${ref.unstable ?? "still changing"}`)
     for (const kind of options.perturbations ?? PerturbationKinds)

@@ -178,6 +178,8 @@ describe("chaos campaign", () => {
       unstable: undefined,
       leaks: [],
       lostWork: [],
+      informers: [],
+      lists: [],
       peakConcurrency: 1,
       events: [],
       logs: [],
@@ -401,6 +403,24 @@ describe("chaos campaign", () => {
         "detached-poller",
         "leak",
         /the management server holds 1 watch open for operator#0, whose process ended \(cluster\.x-k8s\.io\/clusters in chaos\)/,
+      ],
+      [
+        "an informer store that keeps objects the server deleted (the reflector's store holds what its server holds)",
+        "delete",
+        "crash",
+        1,
+        "deletes-ignored",
+        "informer",
+        /informer chaoscontrolplanes \(chaoscontrolplanes\) holds chaos\/d1, which its server no longer has/,
+      ],
+      [
+        "an informer store whose indexes keep the values of objects gone (its indexes agree with its objects)",
+        "delete",
+        "crash",
+        2,
+        "index-kept",
+        "informer",
+        /informer chaoscontrolplanes \(chaoscontrolplanes\) index owner keeps the value "fake-uid-\d+", which no object has/,
       ],
     ] as const)
       it.effect(

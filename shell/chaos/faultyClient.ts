@@ -38,6 +38,8 @@ export interface ChaosState {
   /** Requests are answered late (`slow`). */
   slow: boolean
   staleRv: string | undefined
+  /** The harness reads through the operator's clients (an oracle): not counted, not perturbed. */
+  inspecting: boolean
   readonly fired: Fired
 }
 
@@ -50,6 +52,7 @@ export const makeChaosState = (): ChaosState => ({
   dropping: false,
   slow: false,
   staleRv: undefined,
+  inspecting: false,
   fired: noneFired(),
 })
 
@@ -128,6 +131,7 @@ const makeGuard =
   (verb, ref, key, run) =>
     Effect.suspend(() => {
       if (dead()) return Effect.never
+      if (state.inspecting) return run()
       const error = injectTransient(state, hooks, verb, ref, key)
       if (error !== undefined) return Effect.fail(error)
       if (state.slow) state.fired.slow++

@@ -17,6 +17,7 @@ import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources
 import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
+import { Store } from "../reflector/store.ts"
 import { ItemBackoff } from "../workqueue/backoff.ts"
 import { FairQueue } from "../workqueue/fairQueue.ts"
 import { type Request, requestKey } from "../workqueue/request.ts"
@@ -312,6 +313,34 @@ const detachedPoller: Mutant = {
     ),
 }
 
+/** The reflector's store never takes an object out of its indexes: a changed or deleted object stays under its old values. */
+const indexKept: Mutant = {
+  name: "index-kept",
+  bug: "the informers' stores never take an object out of their indexes: a relabelled or deleted object stays under its old label, owner and namespace",
+  patch: () => {
+    const proto = Store.prototype as unknown as { unindex: (key: string, object: KubeObject) => void }
+    const original = proto.unindex
+    proto.unindex = () => {}
+    return () => {
+      proto.unindex = original
+    }
+  },
+}
+
+/** The reflector's store ignores removals: an object deleted on the server stays in every informer. */
+const deletesIgnored: Mutant = {
+  name: "deletes-ignored",
+  bug: "the informers' stores ignore removals: an object deleted on the server stays in the cache for good",
+  patch: () => {
+    const proto = Store.prototype as unknown as { remove: (key: string) => KubeObject | undefined }
+    const original = proto.remove
+    proto.remove = () => undefined
+    return () => {
+      proto.remove = original
+    }
+  },
+}
+
 export const Mutants: ReadonlyArray<Mutant> = [
   finalizerEarly,
   statusWithoutResourceVersion,
@@ -326,6 +355,8 @@ export const Mutants: ReadonlyArray<Mutant> = [
   depthDrift,
   backoffKept,
   detachedPoller,
+  indexKept,
+  deletesIgnored,
 ]
 
 export const mutantNamed = (name: string): Mutant | undefined => Mutants.find((m) => m.name === name)

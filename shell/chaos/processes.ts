@@ -23,18 +23,21 @@ import { Faults } from "../apiserver/faults.ts"
 import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape } from "../kube/client.ts"
+import { ReflectorObserver } from "../reflector/observer.ts"
 import { WorkObserver } from "../workqueue/observer.ts"
 import { type ChaosState, chaosClient } from "./faultyClient.ts"
+import { InformerLedger } from "./informers.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { clientName, FiberCounter, leakedWatches, WorkLedger } from "./resources.ts"
 import type { RunPlan } from "./runPlan.ts"
 import type { RunServers, ServerEntry } from "./servers.ts"
 import type { SuiteContext } from "./suite.ts"
 
-/** One operator process's live fibers, work and metrics. */
+/** One operator process's live fibers, work, reflectors and metrics. */
 export interface Process {
   readonly fibers: FiberCounter
   readonly work: WorkLedger
+  readonly informers: InformerLedger
   readonly metrics: Metric.MetricRegistry
 }
 
@@ -133,7 +136,12 @@ export const bootOperator = (
     const boot = () =>
       Effect.gen(function* () {
         const me = state.incarnation
-        const process = { fibers: new FiberCounter(), work: new WorkLedger(), metrics: new Map() }
+        const process = {
+          fibers: new FiberCounter(),
+          work: new WorkLedger(),
+          informers: new InformerLedger(),
+          metrics: new Map(),
+        }
         processes[me] = process
         const base = yield* makeMemoryClient(servers.mgmt, {}, clientName(me))
         const s = yield* Scope.make()
@@ -142,6 +150,7 @@ export const bootOperator = (
           .pipe(
             Scope.provide(s),
             Effect.provideService(WorkObserver, process.work),
+            Effect.provideService(ReflectorObserver, process.informers),
             Effect.provideService(Metric.FiberRuntimeMetrics, process.fibers.service),
             Effect.provideService(Metric.MetricRegistry, process.metrics),
           )

@@ -6,8 +6,9 @@
  * Expected flow: make the servers and boot the operator → play the scenario's steps, turning the
  * perturbation on at its step or write → the faults stop: measure how long until the reference
  * state is reached (ESR), then that it is kept → collect what was left behind (`resources.ts`):
- * work accepted and never reconciled, watches a server holds for a cluster the operator has no
- * reason to watch, and, once the operator stopped, any fiber or watch of any of its processes.
+ * work accepted and never reconciled, informers that disagree with their servers
+ * (`informers.ts`), watches a server holds for a cluster the operator has no reason to watch,
+ * and, once the operator stopped, any fiber or watch of any of its processes.
  *
  * Guarantees: safety invariants are checked on every committed write of the management server
  * (the suite's `invariants`), whatever the run does after; a write storm (too many writes, or an
@@ -20,6 +21,7 @@ import * as Random from "effect/Random"
 import type { KubeError } from "../kube/errors.ts"
 import type { ChaosState } from "./faultyClient.ts"
 import { makeChaosState } from "./faultyClient.ts"
+import { unfaithfulInformers } from "./informers.ts"
 import { captureLogs } from "./logLines.ts"
 import type { Mutant } from "./mutants.ts"
 import {
@@ -80,6 +82,13 @@ export interface RunResult {
    * active-worker gauges that do not read 0 once nothing is queued or running.
    */
   readonly lostWork: ReadonlyArray<string>
+  /**
+   * What the live operator's informers do not keep of their promise once the run settled: a store
+   * that differs from its server, indexes that differ from the store, a status that says otherwise.
+   */
+  readonly informers: ReadonlyArray<string>
+  /** How often each informer of every process listed (`InformerLedger.lists`). */
+  readonly lists: ReadonlyArray<string>
   /** The most reconciles one controller of the operator ran at once. */
   readonly peakConcurrency: number
 }
@@ -123,7 +132,7 @@ const runPlan = (
     const { convergedAfter, unstable } = yield* converge(servers, operator, target)
     const final = servers.snap()
     const events = eventLines(servers.all())
-    const { leaks, lostWork } = yield* leftovers(plan.suite, servers, state, operator)
+    const { leaks, lostWork, informers } = yield* leftovers(plan.suite, servers, state, operator)
     state.incarnation++
     servers.close()
     return {
@@ -140,6 +149,8 @@ const runPlan = (
       unstable,
       leaks,
       lostWork,
+      informers,
+      lists: operator.processes.flatMap((p) => p.informers.lists()),
       peakConcurrency: Math.max(0, ...operator.processes.map((p) => p.work.peak)),
     }
   })
@@ -235,6 +246,9 @@ const leftovers = (suite: Suite, servers: RunServers, state: ChaosState, operato
   Effect.gen(function* () {
     const settled = operator.storm() ? undefined : operator.processes[state.incarnation]
     const lostWork = settled === undefined ? [] : [...settled.work.lost()]
+    state.inspecting = true
+    const informers = settled === undefined ? [] : yield* unfaithfulInformers(settled.informers)
+    state.inspecting = false
     if (settled !== undefined) lostWork.push(...(yield* busyGauges(settled.metrics)))
     for (const p of operator.processes)
       lostWork.push(...p.work.unresetBackoffs(), ...(yield* untruthfulMetrics(p.metrics, p.work)))
@@ -246,5 +260,5 @@ const leftovers = (suite: Suite, servers: RunServers, state: ChaosState, operato
       .flatMap(([url, server]) => leakedWatches(url, server, live, url === "" || engaged.has(url)))
     // The operator stops (its scope closes, as on SIGTERM): then nothing of any process may be left.
     leaks.push(...(yield* operator.stop))
-    return { leaks, lostWork }
+    return { leaks, lostWork, informers }
   })

@@ -118,6 +118,8 @@ export interface RunTrace {
   readonly events?: ReadonlyArray<string> | undefined
   /** What it logged (`captureLogs`). */
   readonly logs?: ReadonlyArray<string> | undefined
+  /** How often each informer listed (`InformerLedger.lists`). */
+  readonly lists?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -132,9 +134,9 @@ export const stateDigest = (
   trace: RunTrace = {},
 ): string => {
   const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
-  const { steps = [], events = [], logs = [] } = trace
+  const { steps = [], events = [], logs = [], lists = [] } = trace
   return createHash("sha256")
-    .update(JSON.stringify([final, history, steps, events, logs]))
+    .update(JSON.stringify([final, history, steps, events, logs, lists]))
     .digest("hex")
     .slice(0, 16)
 }

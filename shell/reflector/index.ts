@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+export { type ObservedReflector, ReflectorObserver, type ReflectorObserverShape } from "./observer.ts"
 export {
   backoffDelay,
   type ReconnectBackoff,

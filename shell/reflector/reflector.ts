@@ -35,6 +35,7 @@ import type { KubeError } from "../kube/errors.ts"
 import type { KubeObject, ResourceRef } from "../kube/resource.ts"
 import { type ReflectorState, runLoop } from "./loop.ts"
 import { subscribe } from "./mirror.ts"
+import { type ObservedReflector, ReflectorObserver } from "./observer.ts"
 import { type ReconnectBackoff, type ReflectorTiming, reflectorTiming } from "./options.ts"
 import { type IndexFunc, type ReadonlyStore, Store } from "./store.ts"
 
@@ -133,6 +134,7 @@ export const make = <T extends KubeObject = KubeObject>(
       },
     }
     const name = options.name ?? options.resource.resource
+    yield* witness(s, name)
     yield* Effect.forkScoped(Effect.annotateLogs(runLoop(s), { reflector: name }))
     return {
       store: s.store,
@@ -142,4 +144,22 @@ export const make = <T extends KubeObject = KubeObject>(
       status: Effect.sync(() => s.status),
       undecodable: Effect.sync(() => new Map(s.undecodable)),
     }
+  })
+
+/** Tells the process's `ReflectorObserver`, if any, that this reflector runs until its scope closes. */
+const witness = <T extends KubeObject>(s: ReflectorState<T>, name: string) =>
+  Effect.gen(function* () {
+    const observer = yield* ReflectorObserver
+    if (observer === undefined) return
+    const view: ObservedReflector = {
+      name,
+      options: s.options as ReflectorOptions<KubeObject>,
+      client: s.client,
+      store: s.store,
+      status: () => s.status,
+      undecodable: () => new Set(s.undecodable.keys()),
+      decodes: (object) => Result.isSuccess(s.decode(object)),
+    }
+    observer.started(view)
+    yield* Effect.addFinalizer(() => Effect.sync(() => observer.stopped(view)))
   })
