@@ -138,6 +138,12 @@ describe("the informer oracle", () => {
     }),
   )
 
+  it.effect("says when the process told of no running reflector", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* check(), ["informer: the live process told of no running reflector"])
+    }),
+  )
+
   it.effect("names each informer by its resource, namespace and selectors; lists each line once", () =>
     Effect.gen(function* () {
       const options = {
@@ -160,6 +166,7 @@ describe("the informer oracle", () => {
     ledger.started(a)
     ledger.stopped(b)
     assert.deepStrictEqual(ledger.live(), [a])
+    assert.deepStrictEqual(ledger.stillRunning(), ["informer a (configmaps, in a)"])
     assert.deepStrictEqual(ledger.lists(), [
       "informer a (configmaps, in a): 1 list(s)",
       "informer b (configmaps, in a): 3 list(s)",

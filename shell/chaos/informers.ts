@@ -44,6 +44,11 @@ export class InformerLedger implements ReflectorObserverShape {
     return [...this.running]
   }
 
+  /** One line per reflector still running (a leak once the process's scope has closed). */
+  stillRunning(): ReadonlyArray<string> {
+    return this.live().map((r) => `informer ${describe(r)}`)
+  }
+
   /** How often each reflector the process ever ran listed, one sorted line each. */
   lists(): ReadonlyArray<string> {
     return this.ever.map((r) => `informer ${describe(r)}: ${r.status().lists} list(s)`).sort()
@@ -151,30 +156,33 @@ export const inconsistentIndexes = (
 /**
  * What the live reflectors of a settled process do not keep of their promise, each line naming
  * the informer. Each server is listed through the reflector's own client, which the run lets
- * through unperturbed while it inspects (`ChaosState.inspecting`); a server that refuses is said so.
+ * through unperturbed while it inspects (`ChaosState.inspecting`); a server that refuses is said so,
+ * and so is a process that told of no reflector (every suite's controllers run on informers).
  */
 export const unfaithfulInformers = (ledger: InformerLedger): Effect.Effect<ReadonlyArray<string>> =>
-  Effect.map(
-    Effect.forEach(ledger.live(), (r) =>
-      Effect.gen(function* () {
-        if (r.status().stopped === true) return []
-        const o = r.options
-        const listed = yield* Effect.result(
-          r.client.listAll(o.resource, {
-            namespace: o.namespace,
-            labelSelector: o.labelSelector,
-            fieldSelector: o.fieldSelector,
+  ledger.live().length === 0
+    ? Effect.succeed(["informer: the live process told of no running reflector"])
+    : Effect.map(
+        Effect.forEach(ledger.live(), (r) =>
+          Effect.gen(function* () {
+            if (r.status().stopped === true) return []
+            const o = r.options
+            const listed = yield* Effect.result(
+              r.client.listAll(o.resource, {
+                namespace: o.namespace,
+                labelSelector: o.labelSelector,
+                fieldSelector: o.fieldSelector,
+              }),
+            )
+            const found = [
+              ...untruthfulStatus(r),
+              ...(Result.isSuccess(listed)
+                ? staleEntries(r, listed.success.items)
+                : [`cannot be checked: its server refuses the list (${listed.failure._tag})`]),
+              ...inconsistentIndexes(r.store, o.indexers),
+            ]
+            return found.map((f) => `informer ${describe(r)} ${f}`)
           }),
-        )
-        const found = [
-          ...untruthfulStatus(r),
-          ...(Result.isSuccess(listed)
-            ? staleEntries(r, listed.success.items)
-            : [`cannot be checked: its server refuses the list (${listed.failure._tag})`]),
-          ...inconsistentIndexes(r.store, o.indexers),
-        ]
-        return found.map((f) => `informer ${describe(r)} ${f}`)
-      }),
-    ),
-    (lines) => [...new Set(lines.flat())].sort(),
-  )
+        ),
+        (lines) => [...new Set(lines.flat())].sort(),
+      )

@@ -195,7 +195,7 @@ const STOP_TICKS = 60
  */
 const stopAll = (
   scope: Scope.Closeable,
-  processes: ReadonlyArray<{ readonly fibers: FiberCounter }>,
+  processes: ReadonlyArray<Process>,
   servers: () => ReadonlyArray<ServerEntry>,
 ) =>
   Effect.gen(function* () {
@@ -204,6 +204,9 @@ const stopAll = (
     const found: Array<string> = []
     if (closing.pollUnsafe() === undefined)
       found.push(`leak: the operator's scope did not close within ${STOP_TICKS} ticks of its stop`)
+    for (const [n, p] of processes.entries())
+      for (const informer of p.informers.stillRunning())
+        found.push(`leak: ${informer} of ${clientName(n)} still running after its scope closed`)
     for (const [n, p] of processes.entries())
       if (p.fibers.live > 0)
         found.push(
