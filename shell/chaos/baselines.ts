@@ -8,90 +8,181 @@ import type { PerturbationKind } from "./perturbations.ts"
 
 export interface Baseline {
   readonly scenario: string
-  /** The sampler draws the scenarios before it take in the whole campaign (their fast runs but the references). */
+  /** The sampler draws the scenarios before it take in the whole campaign (their `ScenarioReport.draws`). */
   readonly skipDraws: number
   /** The perturbation kinds that never fire in it. */
   readonly quiet: ReadonlyArray<PerturbationKind>
   /** Whether some controller runs two reconciles at once in it. */
   readonly concurrent: boolean
-  /** The fault-free run's states, creates and deletes, Events and log, digested (`stateDigest`). */
+  /**
+   * The fault-free run's states, creates and deletes, Events, log, informers' lists and traffic
+   * (requests and writes), digested (`stateDigest`).
+   */
   readonly reference: string
+  /** The same of every perturbed run, with its point, in order (`ScenarioReport.perturbed`). */
+  readonly perturbed: string
 }
 
 /**
  * Taken from the seed-1 fast campaign with the real runtime (`KRTT_CHAOS_BASELINE=1 npx vitest
  * run --config shell/chaos/vitest.mutation.config.ts` prints them): every scenario alone from its
  * `skipDraws` runs the points, fires the perturbations and reaches the concurrency it does in the
- * whole campaign. A change to the scenarios, the suites, `ChaosDefaults.fastPoints`, or to what
- * the runtime writes, emits as Events or logs in a fault-free run, or how often its informers
- * list, calls for taking them again (`npm test` checks the references: shell/chaos/chaos.test.ts).
+ * whole campaign. Runs are deterministic (virtual time, seeded draws), perturbed ones too. A
+ * change to the scenarios, the suites, `ChaosDefaults.fastPoints`, or to what the runtime writes,
+ * emits as Events or logs, how often its informers list or how many requests it sends, in any
+ * run, calls for taking them again (`npm test` checks them: shell/chaos/chaos.test.ts).
  */
 export const Baselines: ReadonlyArray<Baseline> = [
-  { scenario: "provision", skipDraws: 0, quiet: [], concurrent: false, reference: "f3e9d44fa97ca234" },
-  { scenario: "delete", skipDraws: 14, quiet: [], concurrent: false, reference: "ed8c5329a2761256" },
-  { scenario: "rotate", skipDraws: 28, quiet: [], concurrent: false, reference: "cc1591afabf87a8f" },
-  { scenario: "kubeconfig", skipDraws: 42, quiet: [], concurrent: false, reference: "889a8bc07f4eae9f" },
   {
-    scenario: "outage",
-    skipDraws: 56,
-    quiet: ["drop", "slow"],
-    concurrent: false,
-    reference: "c5f62f4455875de3",
-  },
-  { scenario: "concurrent", skipDraws: 70, quiet: [], concurrent: true, reference: "0e6411db0dd64b2e" },
-  { scenario: "ipam-concurrent", skipDraws: 84, quiet: [], concurrent: true, reference: "2b232686bb0f28ac" },
-  { scenario: "ipam-delete", skipDraws: 93, quiet: [], concurrent: false, reference: "9d750a843c692faf" },
-  { scenario: "ipam-config", skipDraws: 102, quiet: [], concurrent: false, reference: "0137e39f2cde54f0" },
-  { scenario: "ipam-exhausted", skipDraws: 111, quiet: [], concurrent: true, reference: "87338a13a98f84dc" },
-  {
-    scenario: "ipam-operations",
-    skipDraws: 120,
-    quiet: ["slow"],
-    concurrent: false,
-    reference: "aefb0ab2d07eff6f",
-  },
-  { scenario: "mc-engage", skipDraws: 129, quiet: [], concurrent: false, reference: "74443e8f622fdaf2" },
-  {
-    scenario: "mc-rotate",
-    skipDraws: 138,
-    quiet: ["slow"],
-    concurrent: false,
-    reference: "546b8e812ef97c67",
-  },
-  { scenario: "mc-outage", skipDraws: 147, quiet: [], concurrent: false, reference: "be180812af838d84" },
-  {
-    scenario: "propagate-copies",
-    skipDraws: 156,
+    scenario: "provision",
+    skipDraws: 0,
     quiet: [],
     concurrent: false,
-    reference: "ebd22f6bd1d35773",
+    reference: "6cd9b8e0f14cbaa3",
+    perturbed: "b65db94d9d915864",
+  },
+  {
+    scenario: "delete",
+    skipDraws: 12,
+    quiet: [],
+    concurrent: false,
+    reference: "b38ab4918e9ea57f",
+    perturbed: "a5d860dfcdb95c42",
+  },
+  {
+    scenario: "rotate",
+    skipDraws: 24,
+    quiet: ["slow"],
+    concurrent: false,
+    reference: "8a521c889a2fe0bf",
+    perturbed: "ea5e882fbb28858b",
+  },
+  {
+    scenario: "kubeconfig",
+    skipDraws: 36,
+    quiet: [],
+    concurrent: false,
+    reference: "fdd6c5db8858c36b",
+    perturbed: "cc5d9c151e38cdb0",
+  },
+  {
+    scenario: "outage",
+    skipDraws: 48,
+    quiet: ["drop", "slow"],
+    concurrent: false,
+    reference: "1db1382d3e142c91",
+    perturbed: "5f2e68fcf62f91fc",
+  },
+  {
+    scenario: "concurrent",
+    skipDraws: 60,
+    quiet: [],
+    concurrent: false,
+    reference: "08e0f2c8a0dd8d9a",
+    perturbed: "c9a467751c0ed63a",
+  },
+  {
+    scenario: "ipam-concurrent",
+    skipDraws: 72,
+    quiet: [],
+    concurrent: true,
+    reference: "2f587cc250fa7e29",
+    perturbed: "80f686457ef835be",
+  },
+  {
+    scenario: "ipam-delete",
+    skipDraws: 79,
+    quiet: [],
+    concurrent: false,
+    reference: "421d141bafd3e1a3",
+    perturbed: "eaa786591758cb39",
+  },
+  {
+    scenario: "ipam-config",
+    skipDraws: 86,
+    quiet: [],
+    concurrent: true,
+    reference: "e192194d8a132ce0",
+    perturbed: "0db0a009e71ec914",
+  },
+  {
+    scenario: "ipam-exhausted",
+    skipDraws: 93,
+    quiet: [],
+    concurrent: false,
+    reference: "0dd616f948657d5d",
+    perturbed: "80bd09e99ed0c499",
+  },
+  {
+    scenario: "ipam-operations",
+    skipDraws: 100,
+    quiet: [],
+    concurrent: false,
+    reference: "fa9564c04d33478d",
+    perturbed: "d655d0c77df2fd6f",
+  },
+  {
+    scenario: "mc-engage",
+    skipDraws: 107,
+    quiet: [],
+    concurrent: false,
+    reference: "5a8ece64ff5d3bb5",
+    perturbed: "2100b26529c5bcd8",
+  },
+  {
+    scenario: "mc-rotate",
+    skipDraws: 114,
+    quiet: [],
+    concurrent: false,
+    reference: "ac1e795614e1dc1a",
+    perturbed: "10ccae20ef2e10cf",
+  },
+  {
+    scenario: "mc-outage",
+    skipDraws: 121,
+    quiet: [],
+    concurrent: false,
+    reference: "66059dec18280e6c",
+    perturbed: "4cf1e0ba2c1792aa",
+  },
+  {
+    scenario: "propagate-copies",
+    skipDraws: 128,
+    quiet: [],
+    concurrent: false,
+    reference: "4dcef5ec30a80b23",
+    perturbed: "4f0a43489729e497",
   },
   {
     scenario: "propagate-delete",
-    skipDraws: 165,
+    skipDraws: 135,
     quiet: [],
     concurrent: false,
-    reference: "a2f1ecd6dfb6d2db",
+    reference: "5a80d4b790005a48",
+    perturbed: "f215e5087bbaf4e7",
   },
   {
     scenario: "propagate-away",
-    skipDraws: 174,
+    skipDraws: 142,
     quiet: ["drop"],
     concurrent: false,
-    reference: "589fd80436d611b3",
+    reference: "b2d827ac7a390fa2",
+    perturbed: "b232e1d426a3adf7",
   },
   {
     scenario: "propagate-drift",
-    skipDraws: 183,
+    skipDraws: 149,
     quiet: ["reorder"],
     concurrent: false,
-    reference: "30b0b7ffcb3ffea6",
+    reference: "c6a55ebbd4ed7166",
+    perturbed: "883ce79e4c7f8b32",
   },
   {
     scenario: "propagate-foreign",
-    skipDraws: 192,
+    skipDraws: 156,
     quiet: [],
     concurrent: false,
-    reference: "22f1fc6e3a520d42",
+    reference: "0f9a07cffb96b642",
+    perturbed: "402518e82f4f1f82",
   },
 ]

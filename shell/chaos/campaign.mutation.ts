@@ -3,9 +3,9 @@
 // coverage runs a mutant only in the scenarios that execute it, and the replays of the bugs the
 // campaign found (`regressions.ts`), one test each. A runtime mutant is killed when a scenario
 // reports a failure (any oracle), a perturbation kind stops firing in a scenario where it fires,
-// a scenario whose controllers run two reconciles at once no longer does, the fault-free run
-// differs from the real runtime's (`baselines.ts`: its states, creates and deletes, Events and
-// log), or a replay fails. Each stops at its first failure, since one is enough; named
+// a scenario whose controllers run two reconciles at once no longer does, a run differs from the
+// real runtime's same run (`baselines.ts`: its states, creates and deletes, Events, log and
+// traffic; the runs are deterministic), or a replay fails. Each stops at its first failure, since one is enough; named
 // *.mutation.ts so that `npm test` does not run the campaign twice.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -39,9 +39,9 @@ describe.runIf(process.env.KRTT_CHAOS_BASELINE === "1")("the baselines, taken ag
           )
           const quietKinds = PerturbationKinds.filter((k) => alone.fired[k] === 0)
           lines.push(
-            `  { scenario: ${JSON.stringify(s.scenario)}, skipDraws: ${skipDraws}, quiet: ${JSON.stringify(quietKinds)}, concurrent: ${alone.peakConcurrency > 1}, reference: ${JSON.stringify(alone.perScenario[0]?.reference)} },`,
+            `  { scenario: ${JSON.stringify(s.scenario)}, skipDraws: ${skipDraws}, quiet: ${JSON.stringify(quietKinds)}, concurrent: ${alone.peakConcurrency > 1}, reference: ${JSON.stringify(alone.perScenario[0]?.reference)}, perturbed: ${JSON.stringify(alone.perScenario[0]?.perturbed)} },`,
           )
-          for (const [kind, n] of Object.entries(s.runs)) if (kind !== "none") skipDraws += n
+          skipDraws += s.draws
         }
         console.log(lines.join("\n"))
       }),
@@ -76,7 +76,12 @@ describe("krtt chaos, the fixed campaign (mutation test)", () => {
           assert.strictEqual(
             report.perScenario[0]?.reference,
             b.reference,
-            "the fault-free run differs from the real runtime's (its states, creates and deletes, Events or log)",
+            "the fault-free run differs from the real runtime's (its states, creates and deletes, Events, log or traffic)",
+          )
+          assert.strictEqual(
+            report.perScenario[0]?.perturbed,
+            b.perturbed,
+            "a perturbed run differs from the real runtime's (its states, creates and deletes, Events, log or traffic)",
           )
         }),
       300_000,

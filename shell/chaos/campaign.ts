@@ -56,9 +56,9 @@ export interface CampaignOptions {
   /** Start no run after the first failure (mutation testing: one failure is enough). */
   readonly stopAtFirstFailure?: boolean | undefined
   /**
-   * Draws of the point sampler to skip first. The sampler is one sequence over the campaign, and
-   * each sampled point takes one draw, so a scenario run alone after skipping the fast runs (all
-   * but the reference) of the scenarios before it samples the points it has in the whole campaign.
+   * Draws of the point sampler to skip first. The sampler is one sequence over the campaign, so a
+   * scenario run alone after skipping the draws of the scenarios before it
+   * (`ScenarioReport.draws`) samples the points it has in the whole campaign.
    */
   readonly skipDraws?: number | undefined
 }
@@ -93,6 +93,13 @@ export interface ScenarioReport {
    * digested (`stateDigest`); "" when it failed.
    */
   readonly reference: string
+  /**
+   * The perturbed runs, each with its point, digested in order (`stateDigest` with their
+   * requests and writes): deterministic runs of the same runtime have equal digests.
+   */
+  readonly perturbed: string
+  /** The numbers the scenario drew from the campaign's sampler to choose its points. */
+  readonly draws: number
 }
 
 export interface CampaignReport {
@@ -239,6 +246,8 @@ interface Campaign {
   readonly controllers: ReadonlyArray<ControllerName>
   /** The sampler of the points: one sequence over the whole campaign, scenario after scenario. */
   readonly random: () => number
+  /** How many numbers `random` has drawn so far. */
+  readonly drawn: () => number
   readonly tally: Tally
   /** Whether the budget is spent (or, with `stopAtFirstFailure`, a run failed). */
   readonly overBudget: () => boolean
@@ -283,8 +292,13 @@ export const runCampaign = (options: CampaignOptions): Effect.Effect<CampaignRep
     const overBudget = () =>
       (options.budgetSeconds !== undefined && (Date.now() - started) / 1000 >= options.budgetSeconds) ||
       (options.stopAtFirstFailure === true && tally.failures.length > 0)
-    const random = prngFrom(options.seed, options.skipDraws ?? 0)
-    const campaign: Campaign = { options, controllers, random, tally, overBudget }
+    const sampler = prngFrom(options.seed, options.skipDraws ?? 0)
+    let draws = 0
+    const random = () => {
+      draws++
+      return sampler()
+    }
+    const campaign: Campaign = { options, controllers, random, drawn: () => draws, tally, overBudget }
     for (const { suite, scenario } of scenarios) {
       if (overBudget()) {
         tally.truncated = true
@@ -333,6 +347,8 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
         failures: 1,
         referenceWrites: 0,
         reference: "",
+        perturbed: "",
+        draws: 0,
       })
       return
     }
@@ -344,14 +360,18 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
     for (const v of ref.informers) fail("none", undefined, "informer", v)
     if (ref.convergedAfter === undefined || ref.unstable !== undefined)
       fail("none", undefined, "esr", `the fault-free run did not settle: ${ref.unstable ?? "still changing"}`)
+    const traces: Array<string> = []
+    const drawnBefore = c.drawn()
     for (const kind of options.perturbations ?? PerturbationKinds)
-      yield* runPoints(c, suite, scenario, ref, kind, counts, fail)
+      yield* runPoints(c, suite, scenario, ref, kind, counts, fail, traces)
     tally.perScenario.push({
       scenario: scenario.name,
       runs: counts,
       failures: tally.failures.length - before,
       referenceWrites: ref.writes,
       reference: stateDigest(ref.final, ref.lifecycle, ref),
+      perturbed: stateDigest(traces, {}),
+      draws: c.drawn() - drawnBefore,
     })
   })
 
@@ -364,6 +384,7 @@ const runPoints = (
   kind: PerturbationKind,
   counts: Record<string, number>,
   fail: Fail,
+  traces: Array<string>,
 ) =>
   Effect.gen(function* () {
     const { options, tally } = c
@@ -397,6 +418,8 @@ const runPoints = (
         fail(kind, at, "error", `${result.failure._tag}: ${result.failure.message}`)
         continue
       }
+      const run = result.success
+      traces.push(`${kind} ${at} ${tk ?? ""} ${stateDigest(run.final, run.lifecycle, run)}`)
       for (const k of Object.keys(tally.fired) as Array<keyof Fired>)
         tally.fired[k] += result.success.fired[k]
       tally.peakConcurrency = Math.max(tally.peakConcurrency, result.success.peakConcurrency)

@@ -207,11 +207,11 @@ describe("chaos campaign", () => {
           )
         for (const kind of PerturbationKinds) assert.isAbove(report.fired[kind], 0, `${kind} never fired`)
         assert.isAbove(report.peakConcurrency, 1, "no controller ever ran two reconciles at once")
-        // The mutation campaign holds each scenario to these digests of the fault-free run.
+        // The mutation campaign holds each scenario to these digests of its runs.
         assert.deepStrictEqual(
-          report.perScenario.map((s) => `${s.scenario} ${s.reference}`),
-          Baselines.map((b) => `${b.scenario} ${b.reference}`),
-          "a fault-free run changed (its states, Events or log): take the baselines of shell/chaos/baselines.ts again (KRTT_CHAOS_BASELINE=1 npx vitest run --config shell/chaos/vitest.mutation.config.ts)",
+          report.perScenario.map((s) => `${s.scenario} ${s.reference} ${s.perturbed}`),
+          Baselines.map((b) => `${b.scenario} ${b.reference} ${b.perturbed}`),
+          "a run changed (its states, Events, log or traffic): take the baselines of shell/chaos/baselines.ts again (KRTT_CHAOS_BASELINE=1 npx vitest run --config shell/chaos/vitest.mutation.config.ts)",
         )
       }),
     120_000,

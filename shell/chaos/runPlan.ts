@@ -59,7 +59,7 @@ export interface RunResult {
   readonly steps: ReadonlyArray<ReadonlyArray<string>>
   /** The Events of every server at the end (`eventLines`). */
   readonly events: ReadonlyArray<string>
-  /** What a fault-free run logged (`captureLogs`); none for a perturbed run. */
+  /** What the run logged (`captureLogs`). */
   readonly logs: ReadonlyArray<string>
   /** Safety violations, in order. */
   readonly violations: ReadonlyArray<string>
@@ -110,10 +110,9 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
   Effect.acquireUseRelease(
     Effect.sync(() => plan.mutant?.patch?.()),
     () =>
-      (plan.perturbation.kind === "none"
-        ? Effect.map(captureLogs(runPlan(plan, target)), ([run, logs]) => ({ ...run, logs }))
-        : runPlan(plan, target)
-      ).pipe(Random.withSeed(seedOf(plan))),
+      Effect.map(captureLogs(runPlan(plan, target)), ([run, logs]) => ({ ...run, logs })).pipe(
+        Random.withSeed(seedOf(plan)),
+      ),
     (restore) => Effect.sync(() => restore?.()),
   )
 

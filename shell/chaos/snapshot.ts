@@ -120,13 +120,16 @@ export interface RunTrace {
   readonly logs?: ReadonlyArray<string> | undefined
   /** How often each informer listed (`InformerLedger.lists`). */
   readonly lists?: ReadonlyArray<string> | undefined
+  /** The requests and the successful writes of the operator. */
+  readonly requests?: number | undefined
+  readonly writes?: number | undefined
 }
 
 /**
  * A short digest of a final state, of every object's creates and deletes, and of what `trace`
- * holds (the states between, the Events emitted, the log): runs that pass through the same
- * states and end alike, by way of the same creates and deletes, with the same Events and the
- * same log, have equal digests.
+ * holds (the states between, the Events emitted, the log, the informers' lists, the requests and
+ * writes): runs that pass through the same states and end alike, by way of the same creates and
+ * deletes, with the same Events, log and traffic, have equal digests.
  */
 export const stateDigest = (
   final: ReadonlyArray<string>,
@@ -134,9 +137,9 @@ export const stateDigest = (
   trace: RunTrace = {},
 ): string => {
   const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
-  const { steps = [], events = [], logs = [], lists = [] } = trace
+  const { steps = [], events = [], logs = [], lists = [], requests = 0, writes = 0 } = trace
   return createHash("sha256")
-    .update(JSON.stringify([final, history, steps, events, logs, lists]))
+    .update(JSON.stringify([final, history, steps, events, logs, lists, requests, writes]))
     .digest("hex")
     .slice(0, 16)
 }
