@@ -2,7 +2,8 @@
  * The multi-cluster engagement suite: the multi-cluster manager (shell/multicluster, seed 003)
  * with the kubeconfig-secrets provider over in-memory workload servers, and a small uniform
  * controller as in examples/multicluster/uniform.ts (it stamps every labelled ConfigMap with the
- * name of the cluster it was reconciled in), in the situations of e2e/multicluster/providers:
+ * name of the cluster it was reconciled in) and, added once the manager runs, a census of them
+ * per namespace through a field index (`census.ts`), in the situations of e2e/multicluster/providers:
  * clusters engaged and disengaged live (a kubeconfig Secret deleted, a kubeconfig rotated to
  * another server, a workload API server outage past the failure threshold).
  *
@@ -38,6 +39,7 @@ import {
 } from "../multicluster/index.ts"
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
+import { addCensus } from "./census.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
@@ -271,6 +273,8 @@ export const startManager = <A, E>(
   options: {
     readonly epochs?: WeakMap<Cluster, Epoch> | undefined
     readonly cacheFactory?: CacheFactory | undefined
+    /** What is added to the manager once it has started. */
+    readonly late?: ((manager: MultiClusterManager) => Effect.Effect<void, unknown, Scope.Scope>) | undefined
   } = {},
 ) =>
   Effect.gen(function* () {
@@ -300,6 +304,7 @@ export const startManager = <A, E>(
     })
     yield* add(manager)
     yield* manager.start
+    if (options.late !== undefined) yield* options.late(manager)
   })
 
 export const MulticlusterSuite: Suite = {
@@ -325,7 +330,7 @@ export const MulticlusterSuite: Suite = {
               predicates: [(e) => e.object.metadata.labels?.[STAMP_LABEL] === "true"],
             })
             .complete(reconcile(manager, epochs, ctx, remembered)),
-        { epochs },
+        { epochs, late: (manager) => addCensus(manager, STAMP_LABEL) },
       )
     }).pipe(Effect.catch(() => ctx.exit)),
   invariants: () => () => undefined,

@@ -1,0 +1,73 @@
+/**
+ * The census: a second controller of the multi-cluster suite, added to the manager after it
+ * started, with a field index added after it started too (controller-runtime's and
+ * multicluster-runtime's `Add` and `IndexField` on a running manager: the index reaches the hub,
+ * the provider and every cluster engaged so far, and each cluster engaged later). For every
+ * namespace of a cluster it annotates each ConfigMap to stamp with how many there are, as the
+ * cluster's cache counts them through the index.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { done, type ReconcileResult } from "../controller/result.ts"
+import { mergePatch } from "../kube/patch.ts"
+import { type KubeObject, Resources } from "../kube/resource.ts"
+import {
+  type Cluster,
+  controllerManagedBy,
+  enqueueRequestsFromMapFunc,
+  type MultiClusterManager,
+} from "../multicluster/index.ts"
+import type { Request } from "../workqueue/request.ts"
+
+/** The annotation the census writes: how many ConfigMaps to stamp its namespace holds. */
+export const CENSUS_ANNOTATION = "krtt.dev/census"
+const INDEX = "chaos-stamped"
+/** The name of a namespace's census request. */
+const CENSUS = "census"
+
+/** Counts the namespace's ConfigMaps to stamp (through the index) and writes the count on each. */
+const reconcile =
+  (manager: MultiClusterManager) =>
+  (request: Request): Effect.Effect<ReconcileResult, unknown> =>
+    Effect.gen(function* () {
+      const cluster: Cluster = yield* manager.getCluster(request.cluster)
+      const stamped = yield* cluster.cache.list(Resources.configMaps, {
+        namespace: request.namespace,
+        index: { name: INDEX, value: "true" },
+      })
+      const count = String(stamped.length)
+      for (const o of stamped) {
+        if (o.metadata.annotations?.[CENSUS_ANNOTATION] === count) continue
+        yield* cluster.client.patch(
+          Resources.configMaps,
+          { namespace: request.namespace, name: o.metadata.name ?? "" },
+          mergePatch({ metadata: { annotations: { [CENSUS_ANNOTATION]: count } } }),
+        )
+      }
+      return done()
+    })
+
+/**
+ * Adds the census to a started manager: its index first, then the controller (which starts and
+ * is engaged with every cluster at once). `stampLabel` marks the ConfigMaps it counts.
+ */
+export const addCensus = (
+  manager: MultiClusterManager,
+  stampLabel: string,
+): Effect.Effect<void, unknown, Scope.Scope> =>
+  Effect.gen(function* () {
+    const stamped = (o: KubeObject) => o.metadata.labels?.[stampLabel] === "true"
+    yield* manager.indexField(Resources.configMaps, INDEX, (o) => (stamped(o) ? ["true"] : []))
+    yield* controllerManagedBy(manager)
+      .named("chaos-census")
+      .watches(
+        Resources.configMaps,
+        enqueueRequestsFromMapFunc((o: KubeObject, c: Cluster) => [
+          { cluster: c.name, namespace: o.metadata.namespace ?? "", name: CENSUS },
+        ]),
+        { predicates: [(e) => stamped(e.object)] },
+      )
+      .complete(reconcile(manager))
+  }).pipe(Effect.asVoid)
