@@ -155,7 +155,12 @@ const fleet = Effect.gen(function* () {
   const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
   yield* addToManager(manager, hubClient, {
     pendingNamespace: fleetNs,
-    config: { retryInterval: 500, clusterPollInterval: 200, clusterTimeout: 5_000 },
+    config: {
+      retryInterval: 500,
+      clusterPollInterval: 200,
+      clusterTimeout: 5_000,
+      permissionRecheckInterval: 1_000,
+    },
     clusterLabels: kubeconfigSecretLabels(manager, fleetNs),
   })
   yield* manager.start

@@ -178,11 +178,19 @@ export const Baselines: ReadonlyArray<Baseline> = [
     perturbed: "883ce79e4c7f8b32",
   },
   {
-    scenario: "propagate-foreign",
+    scenario: "propagate-forbidden",
     skipDraws: 156,
     quiet: [],
     concurrent: false,
+    reference: "dd80c3cc6b3ec49d",
+    perturbed: "f1e17016ebc6a862",
+  },
+  {
+    scenario: "propagate-foreign",
+    skipDraws: 163,
+    quiet: ["drop"],
+    concurrent: false,
     reference: "0f9a07cffb96b642",
-    perturbed: "402518e82f4f1f82",
+    perturbed: "efd77606dafc2cda",
   },
 ]

@@ -71,6 +71,7 @@ export type Oracle =
   | "leak"
   | "lost-work"
   | "informer"
+  | "busy"
   | "error"
 
 export interface Failure {
@@ -207,6 +208,7 @@ export const judge = (
   for (const v of run.leaks) found.push({ oracle: "leak", message: v })
   for (const v of run.lostWork) found.push({ oracle: "lost-work", message: v })
   for (const v of run.informers) found.push({ oracle: "informer", message: v })
+  for (const v of run.busy) found.push({ oracle: "busy", message: v })
   if (run.convergedAfter === undefined && run.unstable !== undefined)
     found.push({ oracle: "esr", message: run.unstable })
   else if (run.convergedAfter === undefined)
@@ -358,6 +360,7 @@ const runScenario = (c: Campaign, suite: Suite, scenario: Scenario) =>
     for (const v of ref.leaks) fail("none", undefined, "leak", v)
     for (const v of ref.lostWork) fail("none", undefined, "lost-work", v)
     for (const v of ref.informers) fail("none", undefined, "informer", v)
+    for (const v of ref.busy) fail("none", undefined, "busy", v)
     if (ref.convergedAfter === undefined || ref.unstable !== undefined)
       fail("none", undefined, "esr", `the fault-free run did not settle: ${ref.unstable ?? "still changing"}`)
     const traces: Array<string> = []

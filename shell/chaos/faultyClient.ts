@@ -40,6 +40,8 @@ export interface ChaosState {
   staleRv: string | undefined
   /** The harness reads through the operator's clients (an oracle): not counted, not perturbed. */
   inspecting: boolean
+  /** Ticks of the virtual clock so far. */
+  ticks: number
   readonly fired: Fired
 }
 
@@ -53,6 +55,7 @@ export const makeChaosState = (): ChaosState => ({
   slow: false,
   staleRv: undefined,
   inspecting: false,
+  ticks: 0,
   fired: noneFired(),
 })
 

@@ -60,6 +60,14 @@ export const ChaosDefaults = {
   keepTicks: 60,
   /** A run whose operator writes more than this many times is stopped as a write storm. */
   writeStorm: 300,
+  /**
+   * A request reconciled more often than `busyReconciles` times within `busyWindowTicks` is in a
+   * busy loop: work repeated without backing off. A failing request's rate-limited retries double
+   * from 5 ms, so about eleven fit in 10 s; the real controllers stay at or under 12 in every
+   * run of the full campaign.
+   */
+  busyReconciles: 20,
+  busyWindowTicks: 10,
   /** An object larger than this (bytes of JSON) stops the run (kube-apiserver refuses ~3 MB requests). */
   maxObjectBytes: 262_144,
   /** Transient errors per burst. */

@@ -56,10 +56,13 @@ export interface Operator {
   readonly stop: Effect.Effect<ReadonlyArray<string>>
 }
 
-/** Advances the virtual clock by `ticks` ticks. */
-const advance = (ticks: number): Effect.Effect<void> =>
+/** Advances the virtual clock by `ticks` ticks, counting them in `state`. */
+const advance = (state: ChaosState, ticks: number): Effect.Effect<void> =>
   Effect.gen(function* () {
-    for (let i = 0; i < ticks; i++) yield* TestClock.adjust(ChaosDefaults.tickMillis)
+    for (let i = 0; i < ticks; i++) {
+      yield* TestClock.adjust(ChaosDefaults.tickMillis)
+      state.ticks++
+    }
   })
 
 /** The perturbed clients of a run: every process's, on the management server and on workload servers. */
@@ -138,7 +141,7 @@ export const bootOperator = (
         const me = state.incarnation
         const process = {
           fibers: new FiberCounter(),
-          work: new WorkLedger(),
+          work: new WorkLedger(() => state.ticks),
           informers: new InformerLedger(),
           metrics: new Map(),
         }
@@ -171,7 +174,7 @@ export const bootOperator = (
     const settle = (ticks: number) =>
       Effect.gen(function* () {
         for (let i = 0; i < ticks && !storm(); i++) {
-          yield* advance(1)
+          yield* advance(state, 1)
           if (state.crashed) yield* restart
         }
       })
@@ -181,7 +184,7 @@ export const bootOperator = (
       restart,
       storm,
       settle,
-      stop: Effect.suspend(() => stopAll(scope, processes, servers.all)),
+      stop: Effect.suspend(() => stopAll(state, scope, processes, servers.all)),
     }
     return operator
   })
@@ -194,13 +197,14 @@ const STOP_TICKS = 60
  * must have ended and no server may hold a watch for any of them.
  */
 const stopAll = (
+  state: ChaosState,
   scope: Scope.Closeable,
   processes: ReadonlyArray<Process>,
   servers: () => ReadonlyArray<ServerEntry>,
 ) =>
   Effect.gen(function* () {
     const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
-    for (let t = 0; t < STOP_TICKS && closing.pollUnsafe() === undefined; t++) yield* advance(1)
+    for (let t = 0; t < STOP_TICKS && closing.pollUnsafe() === undefined; t++) yield* advance(state, 1)
     const found: Array<string> = []
     if (closing.pollUnsafe() === undefined)
       found.push(`leak: the operator's scope did not close within ${STOP_TICKS} ticks of its stop`)

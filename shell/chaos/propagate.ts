@@ -156,6 +156,21 @@ const replaceCopy = (server: string, name: string): Step =>
     }),
   )
 
+/**
+ * The operator's access to ConfigMaps of the team's namespace in workload server `server` revoked
+ * (every call of it there answered 403 Forbidden, as with its Role taken away), or given back.
+ */
+const access = (server: string, allowed: boolean, settleMillis: number): Step => ({
+  name: `the operator's access to ConfigMaps of ${TEAM} in ${server} ${allowed ? "given back" : "revoked"}`,
+  settleMillis,
+  run: ({ workload }) =>
+    Effect.sync(() => {
+      const w = workload(urlOf(server))
+      if (allowed) w.clearFaults()
+      else w.inject({ resource: "configmaps", namespace: TEAM, error: "Forbidden" })
+    }),
+})
+
 const PropagateScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-copies",
@@ -255,6 +270,22 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
         run: ({ mgmt }) =>
           Effect.asVoid(mgmt.client().delete(Resources.secrets, { namespace: TEAM, name: "creds" })),
       },
+    ],
+  },
+  {
+    name: "propagate-forbidden",
+    description:
+      "a cluster where the operator may not touch the source's kind: reported Forbidden, copied once access is back",
+    source:
+      "core/propagate table propagate.copy#7: a namespace the identity may not read or write is Forbidden, and retried",
+    steps: [
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      access("east", false, 1_000),
+      createSource("settings"),
+      editSource("settings"),
+      access("east", true, 60_000),
+      deleteSource("settings"),
     ],
   },
   {

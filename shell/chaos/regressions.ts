@@ -56,4 +56,10 @@ export const Regressions: ReadonlyArray<Regression> = [
     at: 59,
     what: "a pending cleanup of a cluster back from an outage, refused once, was never tried again",
   },
+  {
+    scenario: "propagate-forbidden",
+    kind: "crash",
+    at: 1,
+    what: "a namespace that refused the identity in a cluster was asked again at once: a busy loop of reconciles and LISTs while the Role was missing",
+  },
 ]

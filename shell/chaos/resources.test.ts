@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest"
 import * as ControllerMetrics from "../controller/metrics.ts"
 import * as QueueMetrics from "../workqueue/metrics.ts"
 import { HubCluster, makeRequest, type Request } from "../workqueue/request.ts"
+import { ChaosDefaults } from "./perturbations.ts"
 import { untruthfulMetrics, WorkLedger } from "./resources.ts"
 
 const p1 = makeRequest({ namespace: "chaos", name: "p1" }, HubCluster)
@@ -140,4 +141,45 @@ describe("untruthfulMetrics", () => {
       ])
     }),
   )
+})
+
+describe("WorkLedger.busy", () => {
+  const reconcile = (ledger: WorkLedger, request: typeof p1, times: number) => {
+    for (let i = 0; i < times; i++) {
+      ledger.started("cluster", request)
+      ledger.finished("cluster", request)
+    }
+  }
+
+  it("names a request reconciled more than busyReconciles times within busyWindowTicks", () => {
+    let tick = 0
+    const ledger = new WorkLedger(() => tick, 3)
+    reconcile(ledger, p1, 3)
+    tick = ChaosDefaults.busyWindowTicks - 1
+    reconcile(ledger, p2, 3)
+    expect(ledger.busy()).toEqual([])
+    reconcile(ledger, p1, 1)
+    expect(ledger.busy()).toEqual([
+      `busy loop: cluster reconciled chaos/p1 more than 3 times within ${ChaosDefaults.busyWindowTicks} ticks (${(ChaosDefaults.busyWindowTicks * ChaosDefaults.tickMillis) / 1000} s)`,
+    ])
+    expect(ledger.peakInWindow).toBe(4)
+  })
+
+  it("counts only the reconciles of the last busyWindowTicks", () => {
+    let tick = 0
+    const ledger = new WorkLedger(() => tick, 3)
+    reconcile(ledger, p1, 3)
+    tick = ChaosDefaults.busyWindowTicks
+    reconcile(ledger, p1, 3)
+    expect(ledger.busy()).toEqual([])
+    expect(ledger.peakInWindow).toBe(3)
+  })
+
+  it("holds the real controllers' numbers by default", () => {
+    const ledger = new WorkLedger()
+    reconcile(ledger, p1, ChaosDefaults.busyReconciles)
+    expect(ledger.busy()).toEqual([])
+    reconcile(ledger, p1, 1)
+    expect(ledger.busy()).toHaveLength(1)
+  })
 })

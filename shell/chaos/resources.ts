@@ -24,6 +24,7 @@ import type { FakeApiServer } from "../apiserver/server.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import type { BookedOutcome, WorkObserverShape } from "../workqueue/observer.ts"
 import { type Request, requestKey } from "../workqueue/request.ts"
+import { ChaosDefaults } from "./perturbations.ts"
 
 /** The name of process `incarnation`'s clients. */
 export const clientName = (incarnation: number) => `operator#${incarnation}`
@@ -47,6 +48,8 @@ interface Entry {
   added: number
   started: number
   running: number
+  /** The ticks its reconciles started in, within the last `busyWindowTicks`. */
+  readonly recent: Array<number>
   /** Rate-limited retries since the controller last booked a reconcile that resets the backoff. */
   retries: number
 }
@@ -91,12 +94,25 @@ export class WorkLedger implements WorkObserverShape {
   readonly retryCounts = new Map<string, number>()
   /** Per queue, the first retries of requests (see `retried`). */
   private readonly firstRetries = new Map<string, Array<FirstRetry>>()
+  /** Requests reconciled more than `busyReconciles` times within `busyWindowTicks`. */
+  private readonly busyLoops = new Set<string>()
+  /** The most reconciles of one request that started within `busyWindowTicks`. */
+  peakInWindow = 0
+
+  private readonly tick: () => number
+  private readonly busyReconciles: number
+
+  /** `tick` reads the harness's virtual clock, in ticks. */
+  constructor(tick: () => number = () => 0, busyReconciles: number = ChaosDefaults.busyReconciles) {
+    this.tick = tick
+    this.busyReconciles = busyReconciles
+  }
 
   private entry(queue: string, request: Request): Entry {
     const k = `${queue} ${requestKey(request)}`
     let e = this.entries.get(k)
     if (e === undefined) {
-      e = { queue, request, added: 0, started: 0, running: 0, retries: 0 }
+      e = { queue, request, added: 0, started: 0, running: 0, recent: [], retries: 0 }
       this.entries.set(k, e)
     }
     return e
@@ -109,11 +125,19 @@ export class WorkLedger implements WorkObserverShape {
   readonly started = (queue: string, request: Request) => {
     const e = this.entry(queue, request)
     e.started = ++this.seq
+    const now = this.tick()
+    e.recent.push(now)
+    while ((e.recent[0] ?? now) <= now - ChaosDefaults.busyWindowTicks) e.recent.shift()
+    this.peakInWindow = Math.max(this.peakInWindow, e.recent.length)
+    if (e.recent.length > this.busyReconciles)
+      this.busyLoops.add(
+        `busy loop: ${queue} reconciled ${describe(request)} more than ${this.busyReconciles} times within ${ChaosDefaults.busyWindowTicks} ticks (${(ChaosDefaults.busyWindowTicks * ChaosDefaults.tickMillis) / 1000} s)`,
+      )
     if (e.running > 0) this.overlapping.add(`${queue} reconciled ${describe(request)} twice at once`)
     e.running++
-    const now = (this.active.get(queue) ?? 0) + 1
-    this.active.set(queue, now)
-    this.peak = Math.max(this.peak, now)
+    const active = (this.active.get(queue) ?? 0) + 1
+    this.active.set(queue, active)
+    this.peak = Math.max(this.peak, active)
   }
 
   readonly finished = (queue: string, request: Request) => {
@@ -154,6 +178,11 @@ export class WorkLedger implements WorkObserverShape {
           )
     }
     return [...new Set(out)].sort()
+  }
+
+  /** Requests reconciled in a busy loop (see `busyReconciles`), each once. */
+  busy(): ReadonlyArray<string> {
+    return [...this.busyLoops].sort()
   }
 
   /** Requests reconciled by two workers at once. */

@@ -87,6 +87,8 @@ export interface RunResult {
    * that differs from its server, indexes that differ from the store, a status that says otherwise.
    */
   readonly informers: ReadonlyArray<string>
+  /** Requests some process reconciled in a busy loop (`WorkLedger.busy`). */
+  readonly busy: ReadonlyArray<string>
   /** How often each informer of every process listed (`InformerLedger.lists`). */
   readonly lists: ReadonlyArray<string>
   /** The most reconciles one controller of the operator ran at once. */
@@ -149,6 +151,7 @@ const runPlan = (
       leaks,
       lostWork,
       informers,
+      busy: operator.processes.flatMap((p) => p.work.busy()),
       lists: operator.processes.flatMap((p) => p.informers.lists()),
       peakConcurrency: Math.max(0, ...operator.processes.map((p) => p.work.peak)),
     }

@@ -37,6 +37,7 @@ export const ChaosFlagNames = {
     "propagate-delete",
     "propagate-away",
     "propagate-drift",
+    "propagate-forbidden",
     "propagate-foreign",
   ],
   perturbations: ["crash", "drop", "stale", "transient", "reorder", "slow"],
@@ -54,6 +55,8 @@ export const ChaosFlagNames = {
     "depth-drift",
     "backoff-kept",
     "detached-poller",
+    "index-kept",
+    "deletes-ignored",
   ],
 } as const
 

@@ -34,6 +34,7 @@ import { type Enqueue, isSourceOrReleasing, makeFollow, sweepClusters } from "./
 import { resourceOf } from "./observe.ts"
 import type { PropagateOptions, Propagator } from "./options.ts"
 import { makePending } from "./pending.ts"
+import { makeRefusals } from "./refusals.ts"
 import { cleanReleasedSource, reconcileSource, type SourceDeps } from "./source.ts"
 
 /**
@@ -62,7 +63,7 @@ export const addToManager = (
       hub,
       config,
       component: options.component ?? "krtt-propagate",
-      follow: makeFollow(scope, enqueue),
+      follow: makeFollow(scope, enqueue, makeRefusals(config.permissionRecheckInterval)),
       pending: makePending(hub, options.pendingNamespace, config.retryInterval),
       namespaceOf: (cluster, namespace) =>
         copyNamespace === undefined ? namespace : copyNamespace(cluster, namespace),

@@ -38,6 +38,7 @@ import type { MultiClusterManager } from "../../multicluster/index.ts"
 import { asScopedCache } from "../../scopedcache/index.ts"
 import { type Follow, resourceOf } from "./observe.ts"
 import type { CleanSource, Pending } from "./pending.ts"
+import type { Refusals } from "./refusals.ts"
 
 /** Enqueues the source of `kind` named `namespace/name` with its controller. */
 export type Enqueue = (kind: SourceKind, namespace: string, name: string) => Effect.Effect<void>
@@ -47,7 +48,7 @@ export const isSourceOrReleasing = (o: KubeObject): boolean =>
   o.metadata.labels?.[PropagateLabel] === "true" || (o.metadata.finalizers ?? []).includes(PropagateFinalizer)
 
 /** Follows caches and informers for the lifetime of `scope`. */
-export const makeFollow = (scope: Scope.Scope, enqueue: Enqueue): Follow => {
+export const makeFollow = (scope: Scope.Scope, enqueue: Enqueue, refusals: Refusals): Follow => {
   const caches = new WeakSet<object>()
   const informers = new WeakSet<object>()
   const cache = (c: Cache) =>
@@ -83,7 +84,7 @@ export const makeFollow = (scope: Scope.Scope, enqueue: Enqueue): Follow => {
         })
         .pipe(Scope.provide(scope))
     })
-  return { cache, informer }
+  return { cache, informer, refusals }
 }
 
 /** What a sweep needs: the manager, the kinds, how to enqueue, follow and clean clusters. */

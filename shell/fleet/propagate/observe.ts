@@ -13,6 +13,8 @@
  * # Guarantees
  * - An informer refused (the scoped cache's access review) or a read refused is
  *   `access: "Forbidden"` (row 7), never an error; a copy that is not there is `copy: null`.
+ * - A namespace that refused is not asked again (no informer added, nothing read) before
+ *   `permissionRecheckInterval` has passed (`refusals.ts`): it is `Forbidden` meanwhile.
  * - Only names and labels are read into logs: a Secret's data stays in `Content`.
  *
  * @module
@@ -35,6 +37,7 @@ import { Resources } from "../../kube/resource.ts"
 import { matchesRequirements, parseLabelSelector } from "../../kube/selector.ts"
 import type { Cluster, MultiClusterManager } from "../../multicluster/index.ts"
 import { asScopedCache } from "../../scopedcache/index.ts"
+import type { Refusals } from "./refusals.ts"
 
 /** The hub and cluster resource of a source kind. */
 export const resourceOf = (kind: SourceKind): ResourceRef =>
@@ -113,6 +116,8 @@ export const forbiddenCopy: SeenCopy = { access: "Forbidden", copy: null }
 export interface Follow {
   readonly cache: (cache: Cache) => Effect.Effect<void>
   readonly informer: (cache: Cache, kind: SourceKind, namespace: string) => Effect.Effect<void>
+  /** The namespaces that refused us lately: not asked again before their interval. */
+  readonly refusals: Refusals
 }
 
 /** One source's copy in one cluster: where it is, and who depends on its informer. */
@@ -146,6 +151,9 @@ export const observeCopy = (
     const { cluster, source } = place
     const resource = resourceOf(source.kind)
     const key = { namespace: place.namespace, name: source.name }
+    const where = { cache: cluster.cache, kind: source.kind, namespace: place.namespace }
+    if (yield* follow.refusals.recent(where)) return forbiddenCopy
+    const refused = Effect.as(follow.refusals.refused(where), forbiddenCopy)
     const scoped = asScopedCache(cluster.cache)
     if (scoped !== undefined) {
       yield* follow.cache(cluster.cache)
@@ -153,7 +161,7 @@ export const observeCopy = (
         .addInformer({ resource, namespace: place.namespace, dependent: dependentOf(place) })
         .pipe(Effect.result)
       if (added._tag === "Failure") {
-        if (added.failure._tag === "Forbidden") return forbiddenCopy
+        if (added.failure._tag === "Forbidden") return yield* refused
         return yield* Effect.fail(added.failure)
       }
     }
@@ -161,6 +169,8 @@ export const observeCopy = (
     const read = yield* (live ? cluster.client.get(resource, key) : cluster.cache.get(resource, key)).pipe(
       Effect.result,
     )
+    if (read._tag === "Failure" && read.failure._tag === "Forbidden") return yield* refused
+    follow.refusals.answered(where)
     if (read._tag === "Success") {
       const o = read.success
       const copy = {
@@ -170,7 +180,6 @@ export const observeCopy = (
       return { access: "Allowed", copy, resourceVersion: o.metadata.resourceVersion }
     }
     if (read.failure._tag === "NotFound") return { access: "Allowed", copy: null }
-    if (read.failure._tag === "Forbidden") return forbiddenCopy
     return yield* Effect.fail(read.failure)
   })
 

@@ -10,6 +10,7 @@ import { type KubeObject, Resources } from "../../kube/resource.ts"
 import type { Cluster } from "../../multicluster/index.ts"
 import type { Follow } from "./observe.ts"
 import { type PairDeps, runPair } from "./pair.ts"
+import { makeRefusals } from "./refusals.ts"
 
 const content = { data: { color: "blue" }, binaryData: {}, labels: {}, annotations: {}, type: undefined }
 const source = (labelled = true): Source => ({
@@ -20,7 +21,11 @@ const source = (labelled = true): Source => ({
   deleting: false,
   content,
 })
-const noFollow: Follow = { cache: () => Effect.void, informer: () => Effect.void }
+const noFollow: Follow = {
+  cache: () => Effect.void,
+  informer: () => Effect.void,
+  refusals: makeRefusals(PropagateDefaults.permissionRecheckInterval),
+}
 const deps: PairDeps = {
   config: PropagateDefaults,
   labels: {},
