@@ -153,6 +153,28 @@ export const inconsistentIndexes = (
   return out
 }
 
+/** What one settled reflector does not keep of its promise, its server listed through its client. */
+const unfaithful = (r: ObservedReflector): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function* () {
+    if (r.status().stopped === true) return []
+    const o = r.options
+    const listed = yield* Effect.result(
+      r.client.listAll(o.resource, {
+        namespace: o.namespace,
+        labelSelector: o.labelSelector,
+        fieldSelector: o.fieldSelector,
+      }),
+    )
+    const found = [
+      ...untruthfulStatus(r),
+      ...(Result.isSuccess(listed)
+        ? staleEntries(r, listed.success.items)
+        : [`cannot be checked: its server refuses the list (${listed.failure._tag})`]),
+      ...inconsistentIndexes(r.store, o.indexers),
+    ]
+    return found.map((f) => `informer ${describe(r)} ${f}`)
+  })
+
 /**
  * What the live reflectors of a settled process do not keep of their promise, each line naming
  * the informer. Each server is listed through the reflector's own client, which the run lets
@@ -162,27 +184,4 @@ export const inconsistentIndexes = (
 export const unfaithfulInformers = (ledger: InformerLedger): Effect.Effect<ReadonlyArray<string>> =>
   ledger.live().length === 0
     ? Effect.succeed(["informer: the live process told of no running reflector"])
-    : Effect.map(
-        Effect.forEach(ledger.live(), (r) =>
-          Effect.gen(function* () {
-            if (r.status().stopped === true) return []
-            const o = r.options
-            const listed = yield* Effect.result(
-              r.client.listAll(o.resource, {
-                namespace: o.namespace,
-                labelSelector: o.labelSelector,
-                fieldSelector: o.fieldSelector,
-              }),
-            )
-            const found = [
-              ...untruthfulStatus(r),
-              ...(Result.isSuccess(listed)
-                ? staleEntries(r, listed.success.items)
-                : [`cannot be checked: its server refuses the list (${listed.failure._tag})`]),
-              ...inconsistentIndexes(r.store, o.indexers),
-            ]
-            return found.map((f) => `informer ${describe(r)} ${f}`)
-          }),
-        ),
-        (lines) => [...new Set(lines.flat())].sort(),
-      )
+    : Effect.map(Effect.forEach(ledger.live(), unfaithful), (lines) => [...new Set(lines.flat())].sort())
