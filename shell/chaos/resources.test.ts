@@ -175,6 +175,18 @@ describe("WorkLedger.busy", () => {
     expect(ledger.peakInWindow).toBe(3)
   })
 
+  it("slides its window from any tick, and lists each busy request once, sorted", () => {
+    let tick = 5
+    const ledger = new WorkLedger(() => tick, 3)
+    reconcile(ledger, p1, 3)
+    tick = 5 + ChaosDefaults.busyWindowTicks
+    reconcile(ledger, p1, 3)
+    expect(ledger.busy()).toEqual([])
+    reconcile(ledger, p2, 5)
+    reconcile(ledger, p1, 2)
+    expect(ledger.busy().map((b) => b.split(" ")[4])).toEqual(["chaos/p1", "chaos/p2"])
+  })
+
   it("holds the real controllers' numbers by default", () => {
     const ledger = new WorkLedger()
     reconcile(ledger, p1, ChaosDefaults.busyReconciles)

@@ -25,6 +25,7 @@ describe("refusals: a namespace that refused is asked again only after the inter
       const refusals = makeRefusals(10_000)
       const east = { cache: {}, kind: "ConfigMap" as const, namespace: "team-a" }
       assert.isFalse(yield* refusals.recent(east))
+      yield* TestClock.adjust(60_000)
       yield* refusals.refused(east)
       assert.isTrue(yield* refusals.recent(east))
       assert.isFalse(yield* refusals.recent({ ...east, cache: {} }), "another cluster's cache")
