@@ -120,6 +120,10 @@ describe("the informer oracle", () => {
       assert.deepStrictEqual(yield* one({ resourceVersion: "100" }), [], "compared as numbers, not text")
       for (const opaque of ["opaque", "x9", "9x"])
         assert.deepStrictEqual(yield* one({ resourceVersion: opaque }), [], `${opaque} is not ordered`)
+      assert.lengthOf(yield* one({ resourceVersion: "10" }), 1, "10 is older than 12")
+      const odd = [cm("x", "x12"), cm("y", "12y")]
+      const held = yield* check(observed(storeOf(...odd), odd, { statusPatch: { resourceVersion: "1" } }))
+      assert.deepStrictEqual(held, [], "objects' versions that are not numbers are not ordered")
     }),
   )
 
