@@ -68,6 +68,7 @@ describe("chaos campaign", () => {
         writeStorm: 300,
         busyReconciles: 20,
         busyWindowTicks: 10,
+        busyWakeMillis: 10_000,
         maxObjectBytes: 262_144,
         transientBurst: 3,
         dropTicks: 5,

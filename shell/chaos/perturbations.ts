@@ -68,6 +68,11 @@ export const ChaosDefaults = {
    */
   busyReconciles: 20,
   busyWindowTicks: 10,
+  /**
+   * Real milliseconds the virtual clock waits for the work a tick wakes to settle before it moves
+   * on (TestClock's `warningDelay`, 1 s by default, which a loaded machine can reach).
+   */
+  busyWakeMillis: 10_000,
   /** An object larger than this (bytes of JSON) stops the run (kube-apiserver refuses ~3 MB requests). */
   maxObjectBytes: 262_144,
   /** Transient errors per burst. */

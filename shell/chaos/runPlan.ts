@@ -17,7 +17,9 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
+import { TestClock } from "effect/testing"
 import type { KubeError } from "../kube/errors.ts"
 import type { ChaosState } from "./faultyClient.ts"
 import { makeChaosState } from "./faultyClient.ts"
@@ -107,6 +109,10 @@ const seedOf = (plan: RunPlan): string => {
 /**
  * Runs one plan to its end. `target` is the reference run's final state: convergence is measured
  * against it; without it (the reference run itself), against the state ceasing to change.
+ *
+ * Each run has a virtual clock of its own, which waits for the work a tick wakes to settle for up
+ * to `busyWakeMillis` of real time before it moves on: a loaded machine does not change what a
+ * run does (with a shorter wait, a slow tick's work could run after the clock moved on).
  */
 export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.Effect<RunResult, KubeError> =>
   Effect.acquireUseRelease(
@@ -114,6 +120,7 @@ export const runOnce = (plan: RunPlan, target?: ReadonlyArray<string>): Effect.E
     () =>
       Effect.map(captureLogs(runPlan(plan, target)), ([run, logs]) => ({ ...run, logs })).pipe(
         Random.withSeed(seedOf(plan)),
+        Effect.provide(Layer.fresh(TestClock.layer({ warningDelay: ChaosDefaults.busyWakeMillis }))),
       ),
     (restore) => Effect.sync(() => restore?.()),
   )
