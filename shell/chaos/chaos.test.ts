@@ -184,6 +184,7 @@ describe("chaos campaign", () => {
       informers: [],
       busy: [],
       lists: [],
+      metrics: [],
       peakConcurrency: 1,
       events: [],
       logs: [],

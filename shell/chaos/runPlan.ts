@@ -25,6 +25,7 @@ import type { ChaosState } from "./faultyClient.ts"
 import { makeChaosState } from "./faultyClient.ts"
 import { unfaithfulInformers } from "./informers.ts"
 import { captureLogs } from "./logLines.ts"
+import { metricLines } from "./metricLines.ts"
 import type { Mutant } from "./mutants.ts"
 import {
   ChaosDefaults,
@@ -93,6 +94,8 @@ export interface RunResult {
   readonly busy: ReadonlyArray<string>
   /** How often each informer of every process listed (`InformerLedger.lists`). */
   readonly lists: ReadonlyArray<string>
+  /** What every process's metrics read at the end (`metricLines`), each line under its process. */
+  readonly metrics: ReadonlyArray<string>
   /** The most reconciles one controller of the operator ran at once. */
   readonly peakConcurrency: number
 }
@@ -141,6 +144,9 @@ const runPlan = (
     const final = servers.snap()
     const events = eventLines(servers.all())
     const { leaks, lostWork, informers } = yield* leftovers(plan.suite, servers, state, operator)
+    const metrics = yield* Effect.forEach(operator.processes, (p, n) =>
+      Effect.map(metricLines(p.metrics), (lines) => lines.map((l) => `${clientName(n)} ${l}`)),
+    )
     state.incarnation++
     servers.close()
     return {
@@ -160,6 +166,7 @@ const runPlan = (
       informers,
       busy: operator.processes.flatMap((p) => p.work.busy()),
       lists: operator.processes.flatMap((p) => p.informers.lists()),
+      metrics: metrics.flat(),
       peakConcurrency: Math.max(0, ...operator.processes.map((p) => p.work.peak)),
     }
   })

@@ -123,13 +123,15 @@ export interface RunTrace {
   /** The requests and the successful writes of the operator. */
   readonly requests?: number | undefined
   readonly writes?: number | undefined
+  /** What its metrics read at the end (`metricLines`). */
+  readonly metrics?: ReadonlyArray<string> | undefined
 }
 
 /**
  * A short digest of a final state, of every object's creates and deletes, and of what `trace`
  * holds (the states between, the Events emitted, the log, the informers' lists, the requests and
- * writes): runs that pass through the same states and end alike, by way of the same creates and
- * deletes, with the same Events, log and traffic, have equal digests.
+ * writes, the metrics): runs that pass through the same states and end alike, by way of the same
+ * creates and deletes, with the same Events, log, traffic and metrics, have equal digests.
  */
 export const stateDigest = (
   final: ReadonlyArray<string>,
@@ -137,9 +139,9 @@ export const stateDigest = (
   trace: RunTrace = {},
 ): string => {
   const history = Object.entries(lifecycle).sort(([a], [b]) => compareText(a, b))
-  const { steps = [], events = [], logs = [], lists = [], requests = 0, writes = 0 } = trace
+  const { steps = [], events = [], logs = [], lists = [], requests = 0, writes = 0, metrics = [] } = trace
   return createHash("sha256")
-    .update(JSON.stringify([final, history, steps, events, logs, lists, requests, writes]))
+    .update(JSON.stringify([final, history, steps, events, logs, lists, requests, writes, metrics]))
     .digest("hex")
     .slice(0, 16)
 }
