@@ -166,8 +166,8 @@ export const Baselines: ReadonlyArray<Baseline> = [
     skipDraws: 142,
     quiet: ["drop"],
     concurrent: false,
-    reference: "85b79c7ad95943e0",
-    perturbed: "3fb9caeb90646142",
+    reference: "218d19eb655f5265",
+    perturbed: "5104946fb6a99d40",
   },
   {
     scenario: "propagate-drift",

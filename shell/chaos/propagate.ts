@@ -171,6 +171,25 @@ const access = (server: string, allowed: boolean, settleMillis: number): Step =>
     }),
 })
 
+/**
+ * Someone edits `krtt-propagate-pending` by hand: a value that is not JSON, one with a non-string
+ * cluster, a key of a kind that is not propagated, and a source name with dots.
+ */
+const garblePending = (): Step =>
+  patchStep(
+    "krtt-propagate-pending edited by hand (a value not JSON, a foreign kind, a dotted name)",
+    5_000,
+    Resources.configMaps,
+    { namespace: SYSTEM, name: PendingConfigMap },
+    {
+      data: {
+        [`ConfigMap.${TEAM}.garbled`]: "not json",
+        [`Deployment.${TEAM}.web`]: '["west"]',
+        [`ConfigMap.${TEAM}.dotted.name`]: '["west", 3]',
+      },
+    },
+  )
+
 const PropagateScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-copies",
@@ -212,6 +231,7 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
       createSource("settings"),
       outage("west", false, 80_000),
       deleteSource("settings"),
+      garblePending(),
       outage("west", true, 60_000),
     ],
   },
