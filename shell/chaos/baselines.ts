@@ -62,8 +62,8 @@ export const Baselines: ReadonlyArray<Baseline> = [
     skipDraws: 36,
     quiet: [],
     concurrent: false,
-    reference: "b17be9cfc1d9b97d",
-    perturbed: "61fdf7e5f1526f2c",
+    reference: "7d675626f5c788e9",
+    perturbed: "031c85c626a557d3",
   },
   {
     scenario: "outage",

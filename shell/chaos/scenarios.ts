@@ -249,15 +249,17 @@ const outage = (name: string, up: boolean, settleMillis: number): Step => ({
 /**
  * A Cluster without a control plane provider (no controlPlaneRef) and its `-ca` Secret: once the
  * infrastructure is provisioned, the Cluster controller makes `<cluster>-kubeconfig` itself,
- * signed by that CA (upstream's reconcileKubeconfig).
+ * signed by that CA (upstream's reconcileKubeconfig). With `withKey: false` the CA Secret lacks
+ * its `tls.key` (the controller cannot sign until it is repaired: `repairCa`).
  */
-const createClusterWithoutControlPlane = (name: string): Step => ({
-  name: `create Cluster ${name} without a control plane provider, with its CA`,
+const createClusterWithoutControlPlane = (name: string, withKey = true): Step => ({
+  name: `create Cluster ${name} without a control plane provider, with its CA${withKey ? "" : " lacking its key"}`,
   settleMillis: 20_000,
   run: ({ mgmt }) =>
     Effect.gen(function* () {
       const c = mgmt.client()
       const ca = clusterCa()
+      const keyData = withKey ? { "tls.key": Buffer.from(ca.key).toString("base64") } : {}
       yield* c.create(INFRA, {
         apiVersion: `${INFRA_GROUP}/v1alpha1`,
         kind: INFRA.kind,
@@ -269,10 +271,7 @@ const createClusterWithoutControlPlane = (name: string): Step => ({
         kind: "Secret",
         type: KubeconfigSecretType,
         metadata: { ...key(`${name}-ca`), labels: { [ClusterNameLabel]: name } },
-        data: {
-          "tls.crt": Buffer.from(ca.certificate).toString("base64"),
-          "tls.key": Buffer.from(ca.key).toString("base64"),
-        },
+        data: { "tls.crt": Buffer.from(ca.certificate).toString("base64"), ...keyData },
       })
       yield* c.create(ClusterResource, {
         apiVersion: ClusterApiVersion,
@@ -282,6 +281,12 @@ const createClusterWithoutControlPlane = (name: string): Step => ({
       })
     }),
 })
+
+/** The `-ca` Secret of `name` given its key back. */
+const repairCa = (name: string): Step =>
+  patchStep(`the CA Secret of ${name} given its key`, 60_000, Resources.secrets, key(`${name}-ca`), {
+    data: { "tls.key": Buffer.from(clusterCa().key).toString("base64") },
+  })
 
 /** The scenarios of the operator suite (ClusterCache and Cluster controller). */
 export const OperatorScenarios: ReadonlyArray<Scenario> = [
@@ -320,7 +325,11 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
       "a Cluster without a control plane provider: the controller makes its kubeconfig Secret from the cluster CA, and the ClusterCache connects with it",
     source:
       "e2e/operator/operator.test.ts: the Cluster controller's reconcileKubeconfig (a kubeconfig Secret signed by <cluster>-ca)",
-    steps: [createClusterWithoutControlPlane(GeneratedCluster), provisionInfrastructure(GeneratedCluster)],
+    steps: [
+      createClusterWithoutControlPlane(GeneratedCluster, false),
+      provisionInfrastructure(GeneratedCluster),
+      repairCa(GeneratedCluster),
+    ],
   },
   {
     name: "outage",
