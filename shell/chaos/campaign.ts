@@ -87,16 +87,16 @@ export interface ScenarioReport {
   readonly scenario: string
   readonly runs: Readonly<Record<string, number>>
   readonly failures: number
-  /** Ticks the reference run needed to settle after its last step. */
+  /** The operator's successful writes in the reference run. */
   readonly referenceWrites: number
   /**
-   * The reference run's final state, creates and deletes and state at the end of each step,
-   * digested (`stateDigest`); "" when it failed.
+   * The reference run, digested (`stateDigest`: its final state, creates and deletes, states at
+   * the end of each step, Events, log, informers' lists, traffic and metrics); "" when it failed.
    */
   readonly reference: string
   /**
-   * The perturbed runs, each with its point, digested in order (`stateDigest` with their
-   * requests and writes): deterministic runs of the same runtime have equal digests.
+   * The perturbed runs, each with its point, digested the same way in order: deterministic runs
+   * of the same runtime have equal digests.
    */
   readonly perturbed: string
   /** The numbers the scenario drew from the campaign's sampler to choose its points. */
