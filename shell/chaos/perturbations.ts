@@ -63,7 +63,7 @@ export const ChaosDefaults = {
   /**
    * A request reconciled more often than `busyReconciles` times within `busyWindowTicks` is in a
    * busy loop: work repeated without backing off. A failing request's rate-limited retries double
-   * from 5 ms, so about eleven fit in 10 s; the real controllers stay at or under 12 in every
+   * from 5 ms, so about eleven fit in 10 s; the real controllers stay at or under 14 in every
    * run of the full campaign.
    */
   busyReconciles: 20,
