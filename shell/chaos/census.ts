@@ -10,11 +10,15 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { CacheError } from "../cache/types.ts"
 import { done, type ReconcileResult } from "../controller/result.ts"
+import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import {
+  type BuilderError,
   type Cluster,
+  type ClusterNotFound,
   controllerManagedBy,
   enqueueRequestsFromMapFunc,
   type MultiClusterManager,
@@ -30,7 +34,7 @@ const CENSUS = "census"
 /** Counts the namespace's ConfigMaps to stamp (through the index) and writes the count on each. */
 const reconcile =
   (manager: MultiClusterManager) =>
-  (request: Request): Effect.Effect<ReconcileResult, unknown> =>
+  (request: Request): Effect.Effect<ReconcileResult, ClusterNotFound | CacheError | KubeError> =>
     Effect.gen(function* () {
       const cluster: Cluster = yield* manager.getCluster(request.cluster)
       const stamped = yield* cluster.cache.list(Resources.configMaps, {
@@ -56,7 +60,7 @@ const reconcile =
 export const addCensus = (
   manager: MultiClusterManager,
   stampLabel: string,
-): Effect.Effect<void, unknown, Scope.Scope> =>
+): Effect.Effect<void, BuilderError, Scope.Scope> =>
   Effect.gen(function* () {
     const stamped = (o: KubeObject) => o.metadata.labels?.[stampLabel] === "true"
     yield* manager.indexField(Resources.configMaps, INDEX, (o) => (stamped(o) ? ["true"] : []))

@@ -30,6 +30,7 @@ import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import {
   type Aware,
+  type BuilderError,
   type Cluster,
   controllerManagedBy,
   enqueueRequestForObject,
@@ -274,7 +275,9 @@ export const startManager = <A, E>(
     readonly epochs?: WeakMap<Cluster, Epoch> | undefined
     readonly cacheFactory?: CacheFactory | undefined
     /** What is added to the manager once it has started. */
-    readonly late?: ((manager: MultiClusterManager) => Effect.Effect<void, unknown, Scope.Scope>) | undefined
+    readonly late?:
+      | ((manager: MultiClusterManager) => Effect.Effect<void, BuilderError, Scope.Scope>)
+      | undefined
   } = {},
 ) =>
   Effect.gen(function* () {
