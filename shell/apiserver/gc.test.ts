@@ -115,11 +115,11 @@ describe("FakeApiServer garbage collection", () => {
         yield* api.delete(widgets, key("a"))
         assert.deepStrictEqual(names(fake, widgets), ["a-and-b", "b", "free"])
         assert.deepStrictEqual(log, [
-          "DELETED:a@8",
-          "DELETED:only-a@9",
-          "MODIFIED:a-and-b@10",
-          "DELETED:child@11",
-          "DELETED:grandchild@12",
+          "DELETED:a@9",
+          "DELETED:only-a@10",
+          "MODIFIED:a-and-b@11",
+          "DELETED:child@12",
+          "DELETED:grandchild@13",
         ])
         const survivor = yield* api.get(widgets, key("a-and-b"))
         assert.deepStrictEqual(

@@ -62,12 +62,12 @@ describe("serveHttp", () => {
         const cm = Resources.configMaps
         yield* client.create(cm, { metadata: { name: "a", namespace: "default" } })
         yield* client.delete(cm, key("a"))
-        const exact = yield* client.list(cm, { resourceVersion: "1", resourceVersionMatch: "Exact" })
+        const exact = yield* client.list(cm, { resourceVersion: "2", resourceVersionMatch: "Exact" })
         assert.deepStrictEqual(
           exact.items.map((o) => o.metadata.name),
           ["a"],
         )
-        assert.strictEqual(exact.resourceVersion, "1")
+        assert.strictEqual(exact.resourceVersion, "2")
         assert.strictEqual(yield* failure(client.list(cm, { resourceVersion: "99" })), "Timeout")
         assert.strictEqual(yield* failure(client.list(cm, { resourceVersionMatch: "Exact" })), "Invalid")
       }),

@@ -175,7 +175,7 @@ describe("status subresource", () => {
   )
 })
 
-/** Three writes: "a" created (rv 1), "b" created (rv 2), "a" deleted (rv 3). */
+/** Three writes on a new server (rv 1): "a" created (rv 2), "b" created (rv 3), "a" deleted (rv 4). */
 const aThenBThenNotA = Effect.gen(function* () {
   const fake = yield* FakeApiServer.make()
   const api = fake.client()
@@ -195,14 +195,31 @@ describe("list and watch resourceVersion semantics", () => {
         list.items.map((o) => o.metadata.name),
         ["b"],
       )
-      assert.strictEqual(list.resourceVersion, "3")
+      assert.strictEqual(list.resourceVersion, "4")
       assert.deepStrictEqual(yield* eventsOf(api.watch(configMaps, { resourceVersion: "0" })), ["ADDED:b"])
       assert.deepStrictEqual(
-        yield* eventsOf(api.watch(configMaps, { resourceVersion: "2" })),
+        yield* eventsOf(api.watch(configMaps, { resourceVersion: "3" })),
         ["ERROR:410"],
         "a compacted resourceVersion is 410",
       )
-      assert.deepStrictEqual(yield* eventsOf(api.watch(configMaps, { resourceVersion: "3" })), [])
+      assert.deepStrictEqual(yield* eventsOf(api.watch(configMaps, { resourceVersion: "4" })), [])
+    }),
+  )
+
+  it.effect('a new server lists at a resourceVersion, not at "0": a watch from it replays later writes', () =>
+    Effect.gen(function* () {
+      const api = (yield* FakeApiServer.make()).client()
+      const empty = yield* api.list(configMaps, { namespace: "default" })
+      assert.deepStrictEqual(empty.items, [])
+      assert.notStrictEqual(empty.resourceVersion, "0")
+      yield* api.create(configMaps, cm("a"))
+      yield* api.delete(configMaps, key("a"))
+      assert.deepStrictEqual(
+        yield* eventsOf(
+          api.watch(configMaps, { namespace: "default", resourceVersion: empty.resourceVersion }),
+        ),
+        ["ADDED:a", "DELETED:a"],
+      )
     }),
   )
 
@@ -214,7 +231,7 @@ describe("list and watch resourceVersion semantics", () => {
         yield* api.create(configMaps, cm("a"))
         const listed = yield* Effect.flip(api.list(configMaps, { resourceVersion: "7" }))
         assert.strictEqual(listed._tag, "Timeout")
-        assert.include(listed.message, "Too large resource version: 7, current: 1")
+        assert.include(listed.message, "Too large resource version: 7, current: 2")
         const watched = yield* Effect.flip(Stream.runDrain(api.watch(configMaps, { resourceVersion: "7" })))
         assert.strictEqual(watched._tag, "Timeout")
         assert.strictEqual(yield* failure(api.list(configMaps, { resourceVersion: "x" })), "ApiError")
@@ -224,20 +241,20 @@ describe("list and watch resourceVersion semantics", () => {
   it.effect("Exact lists the snapshot at that revision, Gone once compacted; the match needs a version", () =>
     Effect.gen(function* () {
       const { fake, api } = yield* aThenBThenNotA
-      const then = yield* api.list(configMaps, { resourceVersion: "1", resourceVersionMatch: "Exact" })
+      const then = yield* api.list(configMaps, { resourceVersion: "2", resourceVersionMatch: "Exact" })
       assert.deepStrictEqual(
         then.items.map((o) => o.metadata.name),
         ["a"],
       )
-      assert.strictEqual(then.resourceVersion, "1")
-      const now = yield* api.list(configMaps, { resourceVersion: "1", resourceVersionMatch: "NotOlderThan" })
+      assert.strictEqual(then.resourceVersion, "2")
+      const now = yield* api.list(configMaps, { resourceVersion: "2", resourceVersionMatch: "NotOlderThan" })
       assert.deepStrictEqual(
         now.items.map((o) => o.metadata.name),
         ["b"],
       )
-      fake.compact(2)
+      fake.compact(3)
       assert.strictEqual(
-        yield* failure(api.list(configMaps, { resourceVersion: "1", resourceVersionMatch: "Exact" })),
+        yield* failure(api.list(configMaps, { resourceVersion: "2", resourceVersionMatch: "Exact" })),
         "Gone",
       )
       const unsupported = yield* Effect.flip(

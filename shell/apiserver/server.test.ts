@@ -51,7 +51,7 @@ describe("FakeApiServer objects", () => {
         const api = fake.client()
         const created = yield* api.create(configMaps, cm("a"))
         assert.strictEqual(created.metadata.generation, 1)
-        assert.strictEqual(created.metadata.resourceVersion, "1")
+        assert.strictEqual(created.metadata.resourceVersion, "2", "a new server is at 1, as a new etcd")
         assert.isString(created.metadata.uid)
         assert.strictEqual(created.apiVersion, "v1")
         assert.strictEqual(created.kind, "ConfigMap")
@@ -247,7 +247,7 @@ describe("FakeApiServer watches", () => {
         const { events } = yield* collect(
           api.watch(configMaps, { sendInitialEvents: true, allowWatchBookmarks: true }),
         )
-        assert.deepStrictEqual(summary(events), ["ADDED:a", "BOOKMARK:1"])
+        assert.deepStrictEqual(summary(events), ["ADDED:a", "BOOKMARK:2"])
         const end = events[1]
         assert.isTrue(end !== undefined && end.type === "BOOKMARK" && isInitialEventsEnd(end))
         assert.strictEqual(
@@ -278,7 +278,7 @@ describe("FakeApiServer watches", () => {
         fake.client().watch(configMaps, { allowWatchBookmarks: true, timeoutSeconds: 25 }),
       )
       yield* TestClock.adjust("21 seconds")
-      assert.deepStrictEqual(summary(events), ["BOOKMARK:0", "BOOKMARK:0"])
+      assert.deepStrictEqual(summary(events), ["BOOKMARK:1", "BOOKMARK:1"])
       yield* TestClock.adjust("5 seconds")
       assert.isTrue(Exit.isSuccess(yield* Fiber.await(fiber)), "the watch ends cleanly")
       assert.strictEqual(fake.watchCount(), 0)

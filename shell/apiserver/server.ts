@@ -13,6 +13,7 @@
  * - `update` and patches (and their `/status` forms) with a stale `metadata.resourceVersion` fail
  *   with 409 Conflict; without one an update is unconditional; `create` of an existing name fails
  *   with 409 AlreadyExists.
+ * - A new server is at resourceVersion 1, as a new etcd is: no list answers at `"0"`.
  * - Lists: unset or `"0"` read the latest state; `resourceVersionMatch: Exact` reads the snapshot
  *   at that revision (410 Gone once compacted); a revision not reached yet is 504 Timeout ("Too
  *   large resource version"); later pages read the first page's snapshot, and a `continue` token

@@ -115,8 +115,12 @@ export const decodeContinue = (s: string): ContinueToken | undefined => {
 
 /** The server's data. Objects are stored as written and copied on the way out. */
 export class FakeStore {
-  /** The last resourceVersion handed out. */
-  rv = 0
+  /**
+   * The last resourceVersion handed out. An empty store is at 1, as a new etcd is: a list is never
+   * at resourceVersion "0", which a watch reads as "any point" and would start after changes it
+   * must replay.
+   */
+  rv = 1
   /** History at or below this resourceVersion is gone (410 for watches and continue tokens). */
   compacted = 0
   /** Counter for uids and generated names. */

@@ -142,7 +142,7 @@ describe("makeRestClient over HTTP", () => {
       yield* client.create(Resources.configMaps, cm("a"))
       const w = yield* collect(client, Resources.configMaps, {
         allowWatchBookmarks: true,
-        resourceVersion: "1",
+        resourceVersion: "2",
         timeoutSeconds: 1,
       })
       yield* Effect.sleep("50 millis")
@@ -157,7 +157,7 @@ describe("makeRestClient over HTTP", () => {
         "the server's timeout ends the stream cleanly",
       )
       fake.compact()
-      const old = yield* collect(client, Resources.configMaps, { resourceVersion: "1" })
+      const old = yield* collect(client, Resources.configMaps, { resourceVersion: "2" })
       yield* Fiber.await(old.fiber)
       assert.deepStrictEqual(
         old.events.map((e) => e.type === "ERROR" && e.object.code),
