@@ -6,9 +6,15 @@
  * namespace of a cluster it annotates each ConfigMap to stamp with how many there are, as the
  * cluster's cache counts them through the index.
  *
+ * Each reconcile also logs what the manager's public accessors say at that moment (`clusters`,
+ * `controllers`, `runnables`, `getCluster` of the hub and of an unknown name, the census's own
+ * `pairs` and `isEngaged`): the log is in every run's digest, so a runtime that answers them
+ * differently from the real one is seen.
+ *
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type { CacheError } from "../cache/types.ts"
 import { done, type ReconcileResult } from "../controller/result.ts"
@@ -21,6 +27,7 @@ import {
   type ClusterNotFound,
   controllerManagedBy,
   enqueueRequestsFromMapFunc,
+  type MultiClusterController,
   type MultiClusterManager,
 } from "../multicluster/index.ts"
 import type { Request } from "../workqueue/request.ts"
@@ -31,11 +38,34 @@ const INDEX = "chaos-stamped"
 /** The name of a namespace's census request. */
 const CENSUS = "census"
 
+/** What the manager's accessors and the census's own say, as one log line's fields. */
+const managerView = (
+  manager: MultiClusterManager,
+  census: MultiClusterController | undefined,
+  request: Request,
+) =>
+  Effect.gen(function* () {
+    const clusters = yield* manager.clusters
+    const hub = yield* Effect.result(manager.getCluster(""))
+    const unknown = yield* Effect.result(manager.getCluster("chaos-no-such-cluster"))
+    return {
+      clusters: clusters.map((c) => c.name).sort(),
+      controllers: (yield* manager.controllers).map((c) => c.name),
+      runnables: (yield* manager.runnables).map((r) => r.name),
+      hub: hub._tag === "Success" ? `"${hub.success.name}"` : hub.failure._tag,
+      unknown: unknown._tag === "Success" ? `"${unknown.success.name}"` : unknown.failure._tag,
+      pairs: census === undefined ? [] : (yield* census.pairs).map((p) => `${p.cluster}:${p.state}`).sort(),
+      engaged: census === undefined ? false : yield* census.isEngaged(request.cluster),
+    }
+  })
+
 /** Counts the namespace's ConfigMaps to stamp (through the index) and writes the count on each. */
 const reconcile =
-  (manager: MultiClusterManager) =>
+  (manager: MultiClusterManager, self: Ref.Ref<MultiClusterController | undefined>) =>
   (request: Request): Effect.Effect<ReconcileResult, ClusterNotFound | CacheError | KubeError> =>
     Effect.gen(function* () {
+      const view = yield* managerView(manager, yield* Ref.get(self), request)
+      yield* Effect.logInfo("census: the manager's view").pipe(Effect.annotateLogs(view))
       const cluster: Cluster = yield* manager.getCluster(request.cluster)
       const stamped = yield* cluster.cache.list(Resources.configMaps, {
         namespace: request.namespace,
@@ -63,8 +93,9 @@ export const addCensus = (
 ): Effect.Effect<void, BuilderError, Scope.Scope> =>
   Effect.gen(function* () {
     const stamped = (o: KubeObject) => o.metadata.labels?.[stampLabel] === "true"
+    const self = yield* Ref.make<MultiClusterController | undefined>(undefined)
     yield* manager.indexField(Resources.configMaps, INDEX, (o) => (stamped(o) ? ["true"] : []))
-    yield* controllerManagedBy(manager)
+    const census = yield* controllerManagedBy(manager)
       .named("chaos-census")
       .watches(
         Resources.configMaps,
@@ -73,5 +104,6 @@ export const addCensus = (
         ]),
         { predicates: [(e) => stamped(e.object)] },
       )
-      .complete(reconcile(manager))
-  }).pipe(Effect.asVoid)
+      .complete(reconcile(manager, self))
+    yield* Ref.set(self, census)
+  })

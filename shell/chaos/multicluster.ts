@@ -41,11 +41,13 @@ import {
 import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubeconfigSecrets.ts"
 import type { Request } from "../workqueue/request.ts"
 import { addCensus } from "./census.ts"
+import { startHubCensus } from "./hubCensus.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 import { thirdPartyOn } from "./thirdParty.ts"
+import { witness } from "./witness.ts"
 
 export const FLEET = "fleet"
 const WORKLOAD_NS = "default"
@@ -278,6 +280,8 @@ export const startManager = <A, E>(
     readonly late?:
       | ((manager: MultiClusterManager) => Effect.Effect<void, BuilderError, Scope.Scope>)
       | undefined
+    /** Also run the hub census, a manager without a provider (`hubCensus.ts`). */
+    readonly hubCensus?: boolean | undefined
   } = {},
 ) =>
   Effect.gen(function* () {
@@ -308,6 +312,7 @@ export const startManager = <A, E>(
     yield* add(manager)
     yield* manager.start
     if (options.late !== undefined) yield* options.late(manager)
+    if (options.hubCensus === true) yield* startHubCensus(ctx.client)
   })
 
 export const MulticlusterSuite: Suite = {
@@ -327,13 +332,16 @@ export const MulticlusterSuite: Suite = {
       yield* startManager(
         ctx,
         (manager) =>
-          controllerManagedBy(manager)
-            .named("chaos-stamp")
-            .watches(Resources.configMaps, enqueueRequestForObject(), {
-              predicates: [(e) => e.object.metadata.labels?.[STAMP_LABEL] === "true"],
-            })
-            .complete(reconcile(manager, epochs, ctx, remembered)),
-        { epochs, late: (manager) => addCensus(manager, STAMP_LABEL) },
+          Effect.andThen(
+            manager.add(witness),
+            controllerManagedBy(manager)
+              .named("chaos-stamp")
+              .watches(Resources.configMaps, enqueueRequestForObject(), {
+                predicates: [(e) => e.object.metadata.labels?.[STAMP_LABEL] === "true"],
+              })
+              .complete(reconcile(manager, epochs, ctx, remembered)),
+          ),
+        { epochs, late: (manager) => addCensus(manager, STAMP_LABEL), hubCensus: true },
       )
     }).pipe(Effect.catch(() => ctx.exit)),
   invariants: () => () => undefined,
