@@ -39,7 +39,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "efdea4474485dcf6",
-    perturbed: "58098dfc445026a4",
+    perturbed: "0eccd5f4d1fa16f2",
   },
   {
     scenario: "delete",
@@ -47,7 +47,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "7aa0c918c3808d97",
-    perturbed: "98c2a14021ca623b",
+    perturbed: "481c1c2ea36ef80d",
   },
   {
     scenario: "rotate",
@@ -55,7 +55,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: ["slow"],
     concurrent: false,
     reference: "e712acfd5f1bf69d",
-    perturbed: "1ed519f3d205c6ac",
+    perturbed: "53a6fdfd13b60f24",
   },
   {
     scenario: "kubeconfig",
@@ -63,7 +63,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "7d675626f5c788e9",
-    perturbed: "031c85c626a557d3",
+    perturbed: "ba35d677d46ac37e",
   },
   {
     scenario: "outage",
@@ -71,7 +71,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: ["drop", "slow"],
     concurrent: false,
     reference: "5289c2a2830c0d05",
-    perturbed: "0907c99d6c139577",
+    perturbed: "4a2f09eaf85b3185",
   },
   {
     scenario: "concurrent",
@@ -79,7 +79,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "bbe9ddef857e02ca",
-    perturbed: "a0e1adac7ca43279",
+    perturbed: "787fede6b5951467",
   },
   {
     scenario: "ipam-concurrent",
@@ -87,7 +87,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: true,
     reference: "68533b2775183d2f",
-    perturbed: "d7ce258566942f88",
+    perturbed: "23c5407bc19f1092",
   },
   {
     scenario: "ipam-delete",
@@ -95,7 +95,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "cddb2ca29a37522b",
-    perturbed: "cd9e5f7afdc32a26",
+    perturbed: "f84be1b875d63b46",
   },
   {
     scenario: "ipam-config",
@@ -103,7 +103,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: true,
     reference: "d65f127c939eaf82",
-    perturbed: "de26648019a1aeb0",
+    perturbed: "b60e95edd1dfcd7c",
   },
   {
     scenario: "ipam-exhausted",
@@ -111,7 +111,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "4d8073292ca90ef9",
-    perturbed: "172ba625f95f8337",
+    perturbed: "c4cbc841ead0d92a",
   },
   {
     scenario: "ipam-operations",
@@ -119,7 +119,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "cba4c3889e21dd3b",
-    perturbed: "259c9afe998e9c4b",
+    perturbed: "5033e0bf765bc90d",
   },
   {
     scenario: "mc-engage",
@@ -127,7 +127,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "f4219cd744fb9989",
-    perturbed: "3d28ad828b2eebc0",
+    perturbed: "e1ea06960d6ad1b0",
   },
   {
     scenario: "mc-rotate",
@@ -135,7 +135,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "70b7647be9d7e50c",
-    perturbed: "07afe714b00f9d7d",
+    perturbed: "cfc1ce69b042fb02",
   },
   {
     scenario: "mc-outage",
@@ -143,7 +143,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "b1ff65c6ce7e32d5",
-    perturbed: "2d8d8dd440f508c1",
+    perturbed: "889e8768cba114e3",
   },
   {
     scenario: "propagate-copies",
@@ -151,7 +151,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "a21ff6d332523500",
-    perturbed: "9051c118d6f45f4b",
+    perturbed: "d6d52a744956085a",
   },
   {
     scenario: "propagate-delete",
@@ -159,7 +159,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "c451eb76ba7b03bf",
-    perturbed: "560c80d10f3e641a",
+    perturbed: "4861bbe529843ec5",
   },
   {
     scenario: "propagate-away",
@@ -167,7 +167,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: ["drop"],
     concurrent: false,
     reference: "218d19eb655f5265",
-    perturbed: "5104946fb6a99d40",
+    perturbed: "f821c885c9fc3f09",
   },
   {
     scenario: "propagate-drift",
@@ -175,7 +175,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: ["reorder"],
     concurrent: false,
     reference: "370ddad823fe176f",
-    perturbed: "8da9e36411ed3856",
+    perturbed: "49d347aee8964a0b",
   },
   {
     scenario: "propagate-forbidden",
@@ -183,7 +183,7 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: [],
     concurrent: false,
     reference: "612f93587f0e8900",
-    perturbed: "766472ea399cec25",
+    perturbed: "acba52e76f3b2c37",
   },
   {
     scenario: "propagate-foreign",
@@ -191,6 +191,6 @@ export const Baselines: ReadonlyArray<Baseline> = [
     quiet: ["drop"],
     concurrent: false,
     reference: "f00cf01f2a809423",
-    perturbed: "b1abb7f7459f561b",
+    perturbed: "53fc89fd2514609c",
   },
 ]

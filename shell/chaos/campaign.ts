@@ -163,13 +163,14 @@ export const replayCommand = (
   ].join(" ")
 
 /** The points of one perturbation kind for a scenario, given the reference run. */
-const points = (
+export const points = (
   kind: PerturbationKind,
   scenario: Scenario,
   reference: RunResult,
   depth: "fast" | "full",
   random: () => number,
   fast: FastPoints,
+  seed: number,
 ): ReadonlyArray<number> => {
   const all = (n: number, from = 1) => Array.from({ length: Math.max(0, n - from + 1) }, (_, i) => i + from)
   const sample = (xs: ReadonlyArray<number>, n: number) => {
@@ -193,8 +194,15 @@ const points = (
     case "stale":
     case "slow":
       return depth === "full" ? steps : sample(steps, fast[kind])
-    case "transient":
-      return depth === "full" ? all(reference.requests) : sample(all(reference.requests), fast[kind])
+    case "transient": {
+      if (depth === "full") return all(reference.requests)
+      // One point always a burst of Conflicts (the first write it meets conflicts more often in a
+      // row than it is retried in place), the rest sampled.
+      const conflicts = all(reference.requests).filter((at) => transientKind(seed, at) === "Conflict")
+      const first = sample(conflicts, Math.min(1, fast[kind]))
+      const rest = all(reference.requests).filter((at) => !first.includes(at))
+      return [...first, ...sample(rest, fast[kind] - first.length)].sort((a, b) => a - b)
+    }
   }
 }
 
@@ -394,7 +402,15 @@ const runPoints = (
     const ats =
       options.at !== undefined
         ? [options.at]
-        : points(kind, scenario, ref, options.depth, c.random, suite.fastPoints ?? ChaosDefaults.fastPoints)
+        : points(
+            kind,
+            scenario,
+            ref,
+            options.depth,
+            c.random,
+            suite.fastPoints ?? ChaosDefaults.fastPoints,
+            options.seed,
+          )
     for (const at of ats) {
       if (c.overBudget()) {
         tally.truncated = true

@@ -3,23 +3,28 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as References from "effect/References"
+import { Faults } from "../apiserver/faults.ts"
 import { FakeApiServer } from "../apiserver/server.ts"
+import { CONFLICT_RETRIES } from "../cluster/interpret.ts"
 import { Resources } from "../kube/resource.ts"
 import { Baselines } from "./baselines.ts"
 import {
   type CampaignOptions,
   type Failure,
   judge,
+  points,
   prng,
   prngFrom,
   replayCommand,
   runCampaign,
   transientKind,
 } from "./campaign.ts"
+import { transientFault } from "./faultyClient.ts"
 import { isKnown, KnownBugs, sameRun } from "./known.ts"
 import { mutantNamed } from "./mutants.ts"
 import { ChaosDefaults, PerturbationKinds, TransientKinds } from "./perturbations.ts"
 import { Regressions } from "./regressions.ts"
+import type { RunResult } from "./runPlan.ts"
 import { eventLines, firstDifference, mask, stateDigest } from "./snapshot.ts"
 import { Scenarios } from "./suites.ts"
 
@@ -71,6 +76,7 @@ describe("chaos campaign", () => {
         busyWakeMillis: 10_000,
         maxObjectBytes: 262_144,
         transientBurst: 3,
+        conflictBurst: 4,
         dropTicks: 5,
         slowMillis: 250,
         syncPeriod: 600_000,
@@ -166,6 +172,43 @@ describe("chaos campaign", () => {
       replayCommand({ seed: 7, controllers: ["cluster"] }, "delete", "crash", 4, undefined),
       "krtt chaos --seed 7 --scenario delete --perturbation crash --at 4 --controllers cluster",
     )
+  })
+
+  it("bursts Conflicts on writes only, one more than a write is retried in place", () => {
+    assert.strictEqual(ChaosDefaults.conflictBurst, CONFLICT_RETRIES + 1)
+    const faults = new Faults()
+    faults.add(transientFault("Conflict"))
+    const target = (verb: "get" | "patch" | "update" | "create") => ({ verb, path: "/api/v1/x" })
+    assert.isUndefined(faults.take(target("get")))
+    assert.isUndefined(faults.take(target("create")))
+    const tags = ["patch", "update", "patch", "patch", "patch"].map(
+      (v) => faults.take(target(v as "patch"))?.error?._tag,
+    )
+    assert.deepStrictEqual(tags, ["Conflict", "Conflict", "Conflict", "Conflict", undefined])
+    const timeouts = new Faults()
+    timeouts.add(transientFault("Timeout"))
+    const got = ["get", "create", "get", "get"].map((v) => timeouts.take(target(v as "get"))?.error?._tag)
+    assert.deepStrictEqual(got, ["Timeout", "Timeout", "Timeout", undefined])
+  })
+
+  it("samples one burst of Conflicts among a fast campaign's transient points", () => {
+    const reference = { writes: 12, requests: 60 } as RunResult
+    const scenario = Scenarios[0] as (typeof Scenarios)[number]
+    for (const seed of [1, 2, 3, 9]) {
+      const at = points("transient", scenario, reference, "fast", prng(seed), ChaosDefaults.fastPoints, seed)
+      assert.lengthOf(at, ChaosDefaults.fastPoints.transient)
+      assert.deepStrictEqual(
+        [...at].sort((a, b) => a - b),
+        at,
+      )
+      assert.strictEqual(new Set(at).size, at.length)
+      assert.isTrue(
+        at.some((n) => transientKind(seed, n) === "Conflict"),
+        `seed ${seed}: ${at}`,
+      )
+    }
+    const full = points("transient", scenario, reference, "full", prng(1), ChaosDefaults.fastPoints, 1)
+    assert.strictEqual(full.length, 60)
   })
 
   it("judges a run that never settles and one that deleted an object twice", () => {

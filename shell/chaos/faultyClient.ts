@@ -15,7 +15,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { errorOfTag, type Faults } from "../apiserver/faults.ts"
+import { errorOfTag, type Fault, type Faults } from "../apiserver/faults.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import type { KubeClientShape, ListAllOptions, WatchOptions } from "../kube/client.ts"
 import { ApiError, type KubeError, Unreachable } from "../kube/errors.ts"
@@ -101,6 +101,19 @@ const transientError = (kind: TransientKind, target: { verb: string; path: strin
   }
 }
 
+/**
+ * The burst of one kind: Conflicts answer updates and patches, as a real server sends them, one
+ * more in a row than a controller retries in place; the other kinds answer any request (an
+ * AlreadyExists only to a create would tell the operator that an object it lacks exists, which no
+ * server does).
+ */
+export const transientFault = (kind: TransientKind): Fault => {
+  const error = (t: { verb: string; path: string }) => transientError(kind, t)
+  return kind === "Conflict"
+    ? { verb: ["update", "patch"], error, times: ChaosDefaults.conflictBurst }
+    : { error, times: ChaosDefaults.transientBurst }
+}
+
 /** Counts a request; arms the `transient` burst at its request; the injected error, if any. */
 const injectTransient = (
   state: ChaosState,
@@ -111,10 +124,7 @@ const injectTransient = (
 ): KubeError | undefined => {
   const n = ++state.requests
   if (hooks.transientFrom !== undefined && n === hooks.transientFrom)
-    hooks.faults.add({
-      error: (t) => transientError(hooks.transientKind, t),
-      times: ChaosDefaults.transientBurst,
-    })
+    hooks.faults.add(transientFault(hooks.transientKind))
   const path = resourcePath(ref, { namespace: key.namespace, name: key.name })
   const outcome = hooks.faults.take({
     verb: verb === "updateStatus" ? "update" : verb === "patchStatus" ? "patch" : (verb as "get"),

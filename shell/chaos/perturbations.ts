@@ -13,7 +13,8 @@
  *   (the state at the start of step `at`), its watches resuming from that old resourceVersion;
  * - `transient`: from the operator's `at`-th request, a burst of errors of one kind (Timeout,
  *   ServerTimeout, 429, 500, Conflict, AlreadyExists, connection reset) through the fake's
- *   `Faults` matcher;
+ *   `Faults` matcher; Conflicts go to updates and patches only, as a real server answers them,
+ *   one more in a row than a controller retries a write in place;
  * - `reorder`: a third-party writer (`thirdParty.ts`) edits the object about to be written right
  *   before the operator's `at`-th write (so the operator's write lands on a newer object than the
  *   one it computed from);
@@ -77,6 +78,11 @@ export const ChaosDefaults = {
   maxObjectBytes: 262_144,
   /** Transient errors per burst. */
   transientBurst: 3,
+  /**
+   * Conflicts per burst: one more than the in-place retries of a write that conflicts (the
+   * Cluster controller's `CONFLICT_RETRIES`, 3), so that the write gives up once.
+   */
+  conflictBurst: 4,
   /** Ticks of a drop window before the watches are expired. */
   dropTicks: 5,
   /** How much later a request is answered during a `slow` step (virtual milliseconds). */
