@@ -4,7 +4,9 @@
  * before start (on a manager without a provider it reaches the hub only), the controller's watch
  * defaults to the hub (a manager without a provider runs its watches there), and each reconcile
  * logs how many kubeconfig Secrets the namespace holds, as the hub's cache counts them through
- * the index. The log is in every run's digest; the manager stops with the process.
+ * the index. The log is in every run's digest; the manager stops with the process. It runs
+ * without the harness's observers of work and informers, as every process outside the campaign
+ * does, so the runtime's paths without them run too.
  *
  * @module
  */
@@ -21,6 +23,8 @@ import {
   makeCluster,
   makeManager,
 } from "../multicluster/index.ts"
+import { ReflectorObserver } from "../reflector/observer.ts"
+import { WorkObserver } from "../workqueue/observer.ts"
 
 const INDEX = "chaos-kubeconfig"
 const isKubeconfig = (o: KubeObject) => o.metadata.name?.endsWith("-kubeconfig") === true
@@ -56,4 +60,4 @@ export const startHubCensus = (client: KubeClientShape): Effect.Effect<void, Bui
         }),
       )
     yield* manager.start
-  })
+  }).pipe(Effect.provideService(WorkObserver, undefined), Effect.provideService(ReflectorObserver, undefined))
