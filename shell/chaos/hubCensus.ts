@@ -3,7 +3,7 @@
  * user of `krtt/multicluster` runs one controller on its own cluster. A field index is added
  * before start (on a manager without a provider it reaches the hub only), the controller's watch
  * defaults to the hub (a manager without a provider runs its watches there), and each reconcile
- * logs how many kubeconfig Secrets the namespace holds, as the hub's cache counts them through
+ * logs the Secrets with a kubeconfig the namespace holds, as the hub's cache counts them through
  * the index. The log is in every run's digest; the manager stops with the process. It runs
  * without the harness's observers of work and informers, as every process outside the campaign
  * does, so the runtime's paths without them run too.
@@ -25,15 +25,15 @@ import {
 } from "../multicluster/index.ts"
 import { ReflectorObserver } from "../reflector/observer.ts"
 import { WorkObserver } from "../workqueue/observer.ts"
+import { hasKubeconfig } from "./hubSecrets.ts"
 
 const INDEX = "chaos-kubeconfig"
-const isKubeconfig = (o: KubeObject) => o.metadata.name?.endsWith("-kubeconfig") === true
 
 /** Starts the hub census on `client` (the management server's) until the scope closes. */
 export const startHubCensus = (client: KubeClientShape): Effect.Effect<void, BuilderError, Scope.Scope> =>
   Effect.gen(function* () {
     const manager = yield* makeManager({ hub: yield* makeCluster({ client }) })
-    yield* manager.indexField(Resources.secrets, INDEX, (o) => (isKubeconfig(o) ? ["true"] : []))
+    yield* manager.indexField(Resources.secrets, INDEX, (o) => (hasKubeconfig(o) ? ["true"] : []))
     yield* controllerManagedBy(manager)
       .named("chaos-hub-census")
       .watches(

@@ -42,6 +42,7 @@ import { makeKubeconfigSecretsProvider } from "../multicluster/providers/kubecon
 import type { Request } from "../workqueue/request.ts"
 import { addCensus } from "./census.ts"
 import { startHubCensus } from "./hubCensus.ts"
+import { startHubSecrets } from "./hubSecrets.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
@@ -68,6 +69,21 @@ export const addCluster = (name: string, server: string, settleMillis = 20_000):
         kind: "Secret",
         metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
         data: { kubeconfig: kubeconfig(urlOf(server), `${name}-token`) },
+      }),
+    ),
+})
+
+/** A labelled Secret without a kubeconfig: the provider cannot build its cluster. */
+export const addBrokenCluster = (name: string): Step => ({
+  name: `kubeconfig Secret ${name} added without a kubeconfig`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().create(Resources.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
+        data: {},
       }),
     ),
 })
@@ -127,7 +143,8 @@ const seed = (
 const MulticlusterScenarios: ReadonlyArray<Scenario> = [
   {
     name: "mc-engage",
-    description: "two clusters engaged live, one added later, one removed live",
+    description:
+      "two clusters engaged live, one added later, one removed live, one added without a kubeconfig and given one",
     source:
       "e2e/multicluster/providers.test.ts: each provider engages clusters added live and disengages clusters removed live",
     steps: [
@@ -135,12 +152,15 @@ const MulticlusterScenarios: ReadonlyArray<Scenario> = [
         ["east", "web"],
         ["west", "api"],
         ["north", "db"],
+        ["south", "db"],
       ]),
       addCluster("east", "east"),
       addCluster("west", "west"),
       seed([["east", "late"]], 10_000),
       removeCluster("west"),
       addCluster("north", "north"),
+      addBrokenCluster("south"),
+      rotateCluster("south", "south"),
     ],
   },
   {
@@ -280,7 +300,7 @@ export const startManager = <A, E>(
     readonly late?:
       | ((manager: MultiClusterManager) => Effect.Effect<void, BuilderError, Scope.Scope>)
       | undefined
-    /** Also run the hub census, a manager without a provider (`hubCensus.ts`). */
+    /** Also run the hub census, a manager without a provider (`hubCensus.ts`), and a plain reflector (`hubSecrets.ts`). */
     readonly hubCensus?: boolean | undefined
   } = {},
 ) =>
@@ -312,7 +332,10 @@ export const startManager = <A, E>(
     yield* add(manager)
     yield* manager.start
     if (options.late !== undefined) yield* options.late(manager)
-    if (options.hubCensus === true) yield* startHubCensus(ctx.client)
+    if (options.hubCensus === true) {
+      yield* startHubCensus(ctx.client)
+      yield* startHubSecrets(ctx.client, FLEET)
+    }
   })
 
 export const MulticlusterSuite: Suite = {
