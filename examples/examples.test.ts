@@ -37,7 +37,7 @@ describe("examples", () => {
       expect.stringMatching(/^20 tables, \d+ rows$/),
       "cluster: metadata.name Invalid value, spec Forbidden",
       'ipam: unknown field "injectionRule"; did you mean "injectionRules"?',
-      "created ConfigMap hello at resourceVersion 1",
+      "created ConfigMap hello at resourceVersion 2",
       "get absent: NotFound",
       "request cluster://east/default/hello",
       "clustercache probes every 10000 ms",
