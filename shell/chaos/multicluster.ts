@@ -58,34 +58,30 @@ const SECRET_LABEL = "sigs.k8s.io/multicluster-runtime-kubeconfig"
 
 export const urlOf = (server: string) => `https://${server}.fleet.example:6443`
 
+/** Creates the labelled Secret of cluster `name` in the fleet namespace, with `data`. */
+const createFleetSecret = (mgmt: FakeApiServer, name: string, data: Readonly<Record<string, string>>) =>
+  Effect.asVoid(
+    mgmt.client().create(Resources.secrets, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
+      data,
+    }),
+  )
+
 /** A kubeconfig Secret naming cluster `name`, reached at workload server `server`. */
 export const addCluster = (name: string, server: string, settleMillis = 20_000): Step => ({
   name: `kubeconfig Secret ${name} (server ${server}) added`,
   settleMillis,
   run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt.client().create(Resources.secrets, {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
-        data: { kubeconfig: kubeconfig(urlOf(server), `${name}-token`) },
-      }),
-    ),
+    createFleetSecret(mgmt, name, { kubeconfig: kubeconfig(urlOf(server), `${name}-token`) }),
 })
 
 /** A labelled Secret without a kubeconfig: the provider cannot build its cluster. */
 export const addBrokenCluster = (name: string): Step => ({
   name: `kubeconfig Secret ${name} added without a kubeconfig`,
   settleMillis: 20_000,
-  run: ({ mgmt }) =>
-    Effect.asVoid(
-      mgmt.client().create(Resources.secrets, {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { namespace: FLEET, name, labels: { [SECRET_LABEL]: "true" } },
-        data: {},
-      }),
-    ),
+  run: ({ mgmt }) => createFleetSecret(mgmt, name, {}),
 })
 
 export const removeCluster = (name: string): Step => ({
