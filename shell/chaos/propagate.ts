@@ -57,17 +57,19 @@ import { thirdPartyOn } from "./thirdParty.ts"
 const TEAM = "team-a"
 const SYSTEM = "krtt-system"
 
-const source = (name: string): KubeObject => ({
+const source = (name: string, binary: boolean): KubeObject => ({
   apiVersion: "v1",
   kind: "ConfigMap",
   metadata: { namespace: TEAM, name, labels: { [PropagateLabel]: "true", app: "web" } },
   data: { color: "blue" },
+  ...(binary ? { binaryData: { logo: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString("base64") } } : {}),
 })
 
-const createSource = (name: string): Step => ({
-  name: `source ConfigMap ${TEAM}/${name} created`,
+/** A labelled source ConfigMap; `binary`: with `binaryData` beside its `data`. */
+const createSource = (name: string, binary = false): Step => ({
+  name: `source ConfigMap ${TEAM}/${name} created${binary ? " (with binaryData)" : ""}`,
   settleMillis: 20_000,
-  run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(Resources.configMaps, source(name))),
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(Resources.configMaps, source(name, binary))),
 })
 
 const editSource = (name: string): Step =>
@@ -232,6 +234,26 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
       outage("west", false, 80_000),
       deleteSource("settings"),
       garblePending(),
+      outage("west", true, 60_000),
+    ],
+  },
+  {
+    name: "propagate-away-many",
+    description:
+      "two sources (one with binaryData) deleted while two of three workload API servers are down: both are remembered for both clusters, each cluster cleaned of both when it is back, one after the other",
+    source:
+      "e2e/fleet/propagate.test.ts: a deleted source is removed everywhere, a cluster down during the delete included; several at once",
+    steps: [
+      addCluster("east", "east", 10_000),
+      addCluster("west", "west", 10_000),
+      addCluster("north", "north", 10_000),
+      createSource("settings"),
+      createSource("logo", true),
+      outage("west", false, 1_000),
+      outage("north", false, 80_000),
+      deleteSource("settings"),
+      deleteSource("logo"),
+      outage("north", true, 60_000),
       outage("west", true, 60_000),
     ],
   },
