@@ -174,8 +174,8 @@ export const Baselines: ReadonlyArray<Baseline> = [
     skipDraws: 149,
     quiet: [],
     concurrent: false,
-    reference: "c2280eba5b9f49cb",
-    perturbed: "a43e8820096cf940",
+    reference: "0c8c7588228d51ba",
+    perturbed: "e4b969b81f9653b2",
   },
   {
     scenario: "propagate-drift",

@@ -240,7 +240,7 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-away-many",
     description:
-      "two sources (one with binaryData) deleted while two of three workload API servers are down: both are remembered for both clusters, each cluster cleaned of both when it is back, one after the other",
+      "two sources (one with binaryData) deleted while two of three workload API servers are down: both are remembered for both clusters, each cluster cleaned of both when it is back, one after the other, the second refused at first (still owed until its access is given back)",
     source:
       "e2e/fleet/propagate.test.ts: a deleted source is removed everywhere, a cluster down during the delete included; several at once",
     steps: [
@@ -254,7 +254,9 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
       deleteSource("settings"),
       deleteSource("logo"),
       outage("north", true, 60_000),
+      access("west", false, 1_000),
       outage("west", true, 60_000),
+      access("west", true, 60_000),
     ],
   },
   {
