@@ -36,6 +36,7 @@ export const ChaosFlagNames = {
     "propagate-copies",
     "propagate-delete",
     "propagate-away",
+    "propagate-away-many",
     "propagate-drift",
     "propagate-forbidden",
     "propagate-foreign",
