@@ -8,7 +8,7 @@
  *
  * Each reconcile also logs what the manager's public accessors say at that moment (`clusters`,
  * `controllers`, `runnables`, `getCluster` of the hub and of an unknown name, the census's own
- * `pairs` and `isEngaged`): the log is in every run's digest, so a runtime that answers them
+ * `pairs` and `isEngaged`, of the request's cluster and of an unknown one): the log is in every run's digest, so a runtime that answers them
  * differently from the real one is seen.
  *
  * @module
@@ -30,11 +30,13 @@ import {
   type MultiClusterController,
   type MultiClusterManager,
 } from "../multicluster/index.ts"
-import type { Request } from "../workqueue/request.ts"
+import { ClusterName, type Request } from "../workqueue/request.ts"
 
 /** The annotation the census writes: how many ConfigMaps to stamp its namespace holds. */
 export const CENSUS_ANNOTATION = "krtt.dev/census"
 const INDEX = "chaos-stamped"
+/** A cluster name no provider knows. */
+const UNKNOWN = ClusterName("chaos-no-such-cluster")
 /** The name of a namespace's census request. */
 const CENSUS = "census"
 
@@ -47,15 +49,19 @@ const managerView = (
   Effect.gen(function* () {
     const clusters = yield* manager.clusters
     const hub = yield* Effect.result(manager.getCluster(""))
-    const unknown = yield* Effect.result(manager.getCluster("chaos-no-such-cluster"))
+    const unknown = yield* Effect.result(manager.getCluster(UNKNOWN))
     return {
       clusters: clusters.map((c) => c.name).sort(),
       controllers: (yield* manager.controllers).map((c) => c.name),
       runnables: (yield* manager.runnables).map((r) => r.name),
       hub: hub._tag === "Success" ? `"${hub.success.name}"` : hub.failure._tag,
-      unknown: unknown._tag === "Success" ? `"${unknown.success.name}"` : unknown.failure._tag,
+      unknown:
+        unknown._tag === "Success"
+          ? `"${unknown.success.name}"`
+          : `${unknown.failure._tag} ${unknown.failure.cluster}: ${unknown.failure.message}`,
       pairs: census === undefined ? [] : (yield* census.pairs).map((p) => `${p.cluster}:${p.state}`).sort(),
       engaged: census === undefined ? false : yield* census.isEngaged(request.cluster),
+      unknownEngaged: census === undefined ? false : yield* census.isEngaged(UNKNOWN),
     }
   })
 

@@ -8,7 +8,8 @@
  *   carries the CIDR finalizer: removing it is the release, seed 004);
  * - a ClusterConfig loses its CIDR finalizer (its CIDRs are released) only once the Cluster that
  *   owns it (by uid) is gone;
- * - another writer's condition and finalizer on a Cluster are never lost.
+ * - another writer's condition and finalizer on a Cluster are never lost, nor another
+ *   controller's finalizer on a ClusterConfig (`foreignFinalizer.ts`).
  *
  * Which Cluster gets which CIDR depends on the order the workers decide in, which a perturbation
  * legitimately changes: CIDR values are masked in the compared state (the first invariant is what
@@ -32,6 +33,13 @@ import { makeIpamController } from "../ipam/controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+import {
+  addForeignFinalizer,
+  FOREIGN_FINALIZER,
+  releaseForeignFinalizer,
+  rewriteFinalizers,
+  watchForeignFinalizers,
+} from "./foreignFinalizer.ts"
 import { heldFinalizerLost } from "./hold.ts"
 import { foreignConditionLost } from "./invariants.ts"
 import { ChaosDefaults } from "./perturbations.ts"
@@ -147,6 +155,46 @@ const createSmallConfig: Step = {
     ),
 }
 
+/** Marks the commit of `stripFinalizer`: a CIDR finalizer taken off by hand, not by the controller. */
+const STRIPPED_ANNOTATION = "chaos.krtt.dev/stripped"
+
+/** The commit that strips the CIDR finalizer by hand (`stripFinalizer`), which the invariants let pass. */
+const strippedByHand = (old: KubeObject | undefined, object: KubeObject) =>
+  old?.metadata.annotations?.[STRIPPED_ANNOTATION] !== "true" &&
+  object.metadata.annotations?.[STRIPPED_ANNOTATION] === "true"
+
+/**
+ * Someone edits a ClusterConfig's finalizers by hand: the CIDR finalizer goes, the backup
+ * controller's comes. The controller must put its finalizer back (its CIDRs stay held) and keep
+ * the foreign one.
+ */
+const stripFinalizer = (cluster: string): Step => ({
+  name: `${cluster}'s ClusterConfig stripped of its CIDR finalizer, given the backup controller's`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    rewriteFinalizers(
+      mgmt,
+      ClusterConfigResource,
+      { namespace: NS, name: clusterConfigName(cluster, "nodes") },
+      (current) => [
+        ...current.filter((f) => f !== CIDR_FINALIZER && f !== FOREIGN_FINALIZER),
+        FOREIGN_FINALIZER,
+      ],
+      { [STRIPPED_ANNOTATION]: "true" },
+    ),
+})
+
+/** The backup controller protects (or lets go) the nodes ClusterConfig of `cluster`. */
+const protectConfig = (cluster: string, on: boolean): Step =>
+  (on ? addForeignFinalizer : releaseForeignFinalizer)(
+    on
+      ? `the backup controller protects ${cluster}'s ClusterConfig`
+      : `the backup controller lets ${cluster}'s ClusterConfig go`,
+    20_000,
+    ClusterConfigResource,
+    { namespace: NS, name: clusterConfigName(cluster, "nodes") },
+  )
+
 /** Annotations of an object set (or, `null`, removed) by someone else than the controller. */
 const annotate = (ref: ResourceRef, name: string, annotations: Record<string, string | null>, what: string) =>
   patchStep(what, 20_000, ref, { namespace: NS, name }, { metadata: { annotations } })
@@ -168,10 +216,12 @@ const IpamScenarios: ReadonlyArray<Scenario> = [
     steps: [
       createConfig(false),
       createClusters(["h1", "h2"], { hold: true }),
+      protectConfig("h1", true),
       deleteCluster("h1"),
       createClusters(["n1"]),
       releaseCluster("h1"),
       createClusters(["n2"]),
+      protectConfig("h1", false),
     ],
   },
   {
@@ -213,6 +263,7 @@ const IpamScenarios: ReadonlyArray<Scenario> = [
         { [OPERATION_ANNOTATION]: OPERATION_RECONCILE },
         "Cluster o1 asks for a reconcile",
       ),
+      stripFinalizer("o1"),
       patchStep(
         "o1's ClusterConfig loses its patches and asks for a reconcile",
         20_000,
@@ -303,7 +354,7 @@ const ipamInvariants = (mgmt: FakeApiServer, violations: Array<string>) => {
       }
     const had = old?.metadata.finalizers?.includes(CIDR_FINALIZER) === true
     const has = type !== "DELETED" && object.metadata.finalizers?.includes(CIDR_FINALIZER) === true
-    if (had && !has) {
+    if (had && !has && !strippedByHand(old, object)) {
       const owner = (object.metadata.ownerReferences ?? []).find(
         (r) => r.controller === true && r.kind === "Cluster",
       )
@@ -344,7 +395,14 @@ export const IpamSuite: Suite = {
       // `krtt ipam` exits when its start fails (a list refused); it is then restarted.
       yield* Effect.catch(start, () => ctx.exit)
     }),
-  invariants: (mgmt, _workloads, violations) => ipamInvariants(mgmt, violations),
+  invariants: (mgmt, _workloads, violations) => {
+    const own = ipamInvariants(mgmt, violations)
+    const foreign = watchForeignFinalizers(mgmt, violations)
+    return () => {
+      own()
+      foreign()
+    }
+  },
   thirdParty: thirdPartyOn(OpenmcpClusterResource, { fallbackNamespace: NS, condition: true, hold: true }),
   // The restore's lists carry no resourceVersion, which kube-apiserver answers with a consistent
   // read: only the reflectors' lists (paged) are served from the lagging view.

@@ -48,7 +48,7 @@ import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
 import { thirdPartyOn } from "./thirdParty.ts"
-import { witness } from "./witness.ts"
+import { addLateWitness, witness } from "./witness.ts"
 
 export const FLEET = "fleet"
 const WORKLOAD_NS = "default"
@@ -360,7 +360,11 @@ export const MulticlusterSuite: Suite = {
               })
               .complete(reconcile(manager, epochs, ctx, remembered)),
           ),
-        { epochs, late: (manager) => addCensus(manager, STAMP_LABEL), hubCensus: true },
+        {
+          epochs,
+          late: (manager) => Effect.andThen(addLateWitness(manager), addCensus(manager, STAMP_LABEL)),
+          hubCensus: true,
+        },
       )
     }).pipe(Effect.catch(() => ctx.exit)),
   invariants: () => () => undefined,

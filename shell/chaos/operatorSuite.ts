@@ -2,7 +2,7 @@
  * The operator suite: the operator of `krtt run` (the ClusterCache, its controller and the Cluster
  * controller, assembled by `shell/manager/operator.ts` exactly as `krtt run` assembles them) in the
  * scenarios of e2e/operator (`scenarios.ts`), on the run's fault-injecting client, with seed 001's
- * deletion-order invariants (`invariants.ts`).
+ * deletion-order invariants (`invariants.ts`) and the foreign finalizers' (`foreignFinalizer.ts`).
  *
  * What differs from `krtt run` is data: both controllers at 10 reconciles at a time, the upstream
  * defaults of the Cluster controller's numbers and feature gates, the chaos sync period, and
@@ -18,6 +18,7 @@ import { ClusterResource, type ConnectionFactory } from "../clustercache/service
 import type { KubeObject } from "../kube/resource.ts"
 import { make as makeOperator, type OperatorController } from "../manager/operator.ts"
 import { GeneratedPrefix } from "./clusterCa.ts"
+import { watchForeignFinalizers } from "./foreignFinalizer.ts"
 import { watchInvariants } from "./invariants.ts"
 import { ChaosDefaults, type ControllerName } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
@@ -55,7 +56,14 @@ export const OperatorSuite: Suite = {
   scenarios: OperatorScenarios,
   install: installProviders,
   start: (ctx) => Effect.orDie(startOperator(ctx)),
-  invariants: (mgmt, _workloads, violations) => watchInvariants(mgmt, violations),
+  invariants: (mgmt, _workloads, violations) => {
+    const seed = watchInvariants(mgmt, violations)
+    const foreign = watchForeignFinalizers(mgmt, violations)
+    return () => {
+      seed()
+      foreign()
+    }
+  },
   thirdParty: thirdPartyOn(ClusterResource, { fallbackNamespace: NAMESPACE, condition: true, hold: true }),
   // The generated cluster's CA and the kubeconfig signed by it hold random keys.
   maskObject: (resource, o) =>

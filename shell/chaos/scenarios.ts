@@ -24,6 +24,7 @@ import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
 import { clusterCa, GeneratedCluster } from "./clusterCa.ts"
+import { FOREIGN_FINALIZER, releaseForeignFinalizer } from "./foreignFinalizer.ts"
 
 export const INFRA_GROUP = "infrastructure.chaos.krtt.dev"
 export const CONTROL_PLANE_GROUP = "controlplane.chaos.krtt.dev"
@@ -111,7 +112,12 @@ const key = (name: string) => ({ namespace: NAMESPACE, name })
 /** createCluster of e2e/fixtures/objects.ts: provider objects, kubeconfig Secret, then the Cluster. */
 const createCluster = (
   name: string,
-  options: { readonly provisioned: boolean; readonly hold?: boolean | undefined },
+  options: {
+    readonly provisioned: boolean
+    readonly hold?: boolean | undefined
+    /** The Cluster is created with another controller's finalizer (`foreignFinalizer.ts`). */
+    readonly foreign?: boolean | undefined
+  },
 ): Step => ({
   name: `create Cluster ${name}${options.provisioned ? " (providers ready)" : ""}`,
   settleMillis: 20_000,
@@ -145,7 +151,7 @@ const createCluster = (
       yield* c.create(ClusterResource, {
         apiVersion: ClusterApiVersion,
         kind: "Cluster",
-        metadata: key(name),
+        metadata: { ...key(name), ...(options.foreign === true ? { finalizers: [FOREIGN_FINALIZER] } : {}) },
         spec: {
           infrastructureRef: { apiGroup: INFRA_GROUP, kind: INFRA.kind, name },
           controlPlaneRef: { apiGroup: CONTROL_PLANE_GROUP, kind: CONTROL_PLANE.kind, name },
@@ -282,9 +288,34 @@ const createClusterWithoutControlPlane = (name: string, withKey = true): Step =>
     }),
 })
 
+/** The `-ca` Secret of `name` damaged: its data replaced by `data` (`null`: no data at all). */
+const damageCa = (
+  name: string,
+  what: string,
+  settleMillis: number,
+  data: Record<string, string | null> | null,
+): Step =>
+  patchStep(`the CA Secret of ${name} ${what}`, settleMillis, Resources.secrets, key(`${name}-ca`), { data })
+
+const base64 = (text: string) => Buffer.from(text).toString("base64")
+
+/**
+ * The CA Secret defects the controller must answer with a failed action (`ClusterCaError`, its
+ * message in the warning), never a dead reconcile. Each lasts past the next retry of the failing
+ * reconcile (its backoff doubles: retries near 40, 61 and 102 s into the scenario).
+ */
+const caDefects = (name: string): ReadonlyArray<Step> => [
+  damageCa(name, "left without data", 15_000, null),
+  damageCa(name, "given a key but no certificate", 30_000, { "tls.key": base64(clusterCa().key) }),
+  damageCa(name, "given its certificate and an unusable key", 30_000, {
+    "tls.crt": base64(clusterCa().certificate),
+    "tls.key": base64("not a PEM key"),
+  }),
+]
+
 /** The `-ca` Secret of `name` given its key back. */
 const repairCa = (name: string): Step =>
-  patchStep(`the CA Secret of ${name} given its key`, 60_000, Resources.secrets, key(`${name}-ca`), {
+  patchStep(`the CA Secret of ${name} given its key`, 120_000, Resources.secrets, key(`${name}-ca`), {
     data: { "tls.key": Buffer.from(clusterCa().key).toString("base64") },
   })
 
@@ -307,10 +338,11 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
     source:
       "e2e/operator/operator.test.ts: Cluster controller: deletion waits for the control plane, then the infrastructure, and removes the finalizer last",
     steps: [
-      createCluster("d1", { provisioned: true, hold: true }),
+      createCluster("d1", { provisioned: true, hold: true, foreign: true }),
       deleteCluster("d1"),
       release(CONTROL_PLANE, "d1"),
       release(INFRA, "d1"),
+      releaseForeignFinalizer("the backup controller lets Cluster d1 go", 15_000, ClusterResource, key("d1")),
     ],
   },
   {
@@ -328,6 +360,7 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
     steps: [
       createClusterWithoutControlPlane(GeneratedCluster, false),
       provisionInfrastructure(GeneratedCluster),
+      ...caDefects(GeneratedCluster),
       repairCa(GeneratedCluster),
     ],
   },
