@@ -9,7 +9,9 @@
  * - a ClusterConfig loses its CIDR finalizer (its CIDRs are released) only once the Cluster that
  *   owns it (by uid) is gone;
  * - another writer's condition and finalizer on a Cluster are never lost, nor another
- *   controller's finalizer on a ClusterConfig (`foreignFinalizer.ts`).
+ *   controller's finalizer on a ClusterConfig (`foreignFinalizer.ts`);
+ * - an Event about a Cluster names its uid, and an Event about a live object names its uid or
+ *   none (`eventUid.ts`).
  *
  * Which Cluster gets which CIDR depends on the order the workers decide in, which a perturbation
  * legitimately changes: CIDR values are masked in the compared state (the first invariant is what
@@ -33,6 +35,7 @@ import { makeIpamController } from "../ipam/controller.ts"
 import { ClusterConfigResource, IpamConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ResourceRef, Resources } from "../kube/resource.ts"
+import { eventUidWrong } from "./eventUid.ts"
 import {
   addForeignFinalizer,
   FOREIGN_FINALIZER,
@@ -195,6 +198,28 @@ const protectConfig = (cluster: string, on: boolean): Step =>
     { namespace: NS, name: clusterConfigName(cluster, "nodes") },
   )
 
+/**
+ * A Cluster created asking for a reconcile, whose applied-rules patch conflicts: another writer
+ * changes it between the controller's two patches of its first reconcile (the annotation's removal
+ * goes through, after it the applied rules are refused). The CIDRs that reconcile acquired are
+ * not recorded on the Cluster, so they must be freed, and acquired again by the retry.
+ */
+const createContested = (name: string): Step => ({
+  name: `create Cluster ${name} asking for a reconcile; its applied rules conflict once`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) =>
+    Effect.gen(function* () {
+      const at = { resource: OpenmcpClusterResource.resource, name, verb: "patch" } as const
+      mgmt.inject({ ...at, delay: 0, times: 1 })
+      mgmt.inject({ ...at, error: "Conflict", times: 1 })
+      const cluster = openmcpCluster(name, ["mcp"], false)
+      yield* mgmt.client().create(OpenmcpClusterResource, {
+        ...cluster,
+        metadata: { ...cluster.metadata, annotations: { [OPERATION_ANNOTATION]: OPERATION_RECONCILE } },
+      })
+    }),
+})
+
 /** Annotations of an object set (or, `null`, removed) by someone else than the controller. */
 const annotate = (ref: ResourceRef, name: string, annotations: Record<string, string | null>, what: string) =>
   patchStep(what, 20_000, ref, { namespace: NS, name }, { metadata: { annotations } })
@@ -290,6 +315,7 @@ const IpamScenarios: ReadonlyArray<Scenario> = [
         { [APPLIED_RULES_ANNOTATION]: "{not json", [OPERATION_ANNOTATION]: OPERATION_RECONCILE },
         "Cluster o1's applied rules garbled, and a reconcile asked for",
       ),
+      createContested("o3"),
     ],
   },
 ]
@@ -319,12 +345,24 @@ const parses = (text: string) => {
 
 const CIDR = /\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(\d{1,2})\b/g
 
+/** The kinds whose Events always name their object's uid (the controller reads the Cluster it reconciles). */
+const EVENT_UID_KINDS: ReadonlySet<string> = new Set(["Cluster"])
+
 /** The invariants of the module comment. */
 const ipamInvariants = (mgmt: FakeApiServer, violations: Array<string>) => {
   const reported = new Set<string>()
+  const live = (kind: string, namespace: string, name: string) =>
+    mgmt
+      .objects(kind === "Cluster" ? OpenmcpClusterResource : ClusterConfigResource)
+      .find((o) => o.kind === kind && o.metadata.namespace === namespace && o.metadata.name === name)
   return mgmt.onCommit(({ resource, type, object, old }) => {
     const where = `${object.metadata.namespace ?? ""}/${object.metadata.name ?? ""}`
     const rv = object.metadata.resourceVersion
+    if (object.kind === "Event") {
+      const wrong = type === "DELETED" ? undefined : eventUidWrong(object, live, EVENT_UID_KINDS)
+      if (wrong !== undefined) violations.push(`${wrong} (rv ${rv})`)
+      return
+    }
     if (resource === gr(OpenmcpClusterResource)) {
       for (const lost of [foreignConditionLost(type, old, object), heldFinalizerLost(old, object)])
         if (lost !== undefined) violations.push(`Cluster ${where}: ${lost} (rv ${rv})`)

@@ -18,6 +18,7 @@ import {
   ContractLabel,
   KubeconfigSecretType,
 } from "../../core/cluster/contract.ts"
+import type { Verb } from "../apiserver/faults.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { ClusterResource } from "../clustercache/service.ts"
 import type { KubeError } from "../kube/errors.ts"
@@ -223,6 +224,21 @@ const release = (ref: ResourceRef, name: string): Step => ({
     }),
 })
 
+/**
+ * The management server answers the next `times` calls of `verb` on one object with `error`
+ * (another writer's contention, or a race the controller lost), then answers normally again.
+ */
+const answers = (
+  what: string,
+  ref: ResourceRef,
+  name: string,
+  fault: { readonly verb: Verb; readonly error: KubeError["_tag"]; readonly times: number },
+): Step => ({
+  name: what,
+  settleMillis: 1_000,
+  run: ({ mgmt }) => Effect.sync(() => mgmt.inject({ ...fault, resource: ref.resource, name })),
+})
+
 /** A step that merge-patches one object of the management server. */
 export const patchStep = (
   name: string,
@@ -327,6 +343,14 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
     source:
       "e2e/operator/operator.test.ts: Cluster controller: finalizer, owner references and labels, Provisioned once the providers are ready",
     steps: [
+      // The infrastructure provider rewrites its object all the time: the owner-reference patch
+      // conflicts more often than the controller retries at once, so that action fails and the
+      // reconcile is retried.
+      answers("p1's infrastructure object busy: its next 4 patches conflict", INFRA, "p1", {
+        verb: "patch",
+        error: "Conflict",
+        times: 4,
+      }),
       createCluster("p1", { provisioned: false }),
       provisionInfrastructure("p1"),
       initializeControlPlane("p1"),
@@ -339,6 +363,13 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
       "e2e/operator/operator.test.ts: Cluster controller: deletion waits for the control plane, then the infrastructure, and removes the finalizer last",
     steps: [
       createCluster("d1", { provisioned: true, hold: true, foreign: true }),
+      // Another client's delete of the control plane gets there first: the controller's own
+      // delete is answered NotFound, which is its success.
+      answers("d1's control plane deleted by another client first", CONTROL_PLANE, "d1", {
+        verb: "delete",
+        error: "NotFound",
+        times: 1,
+      }),
       deleteCluster("d1"),
       release(CONTROL_PLANE, "d1"),
       release(INFRA, "d1"),
