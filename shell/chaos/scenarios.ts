@@ -118,37 +118,23 @@ const createCluster = (
     readonly hold?: boolean | undefined
     /** The Cluster is created with another controller's finalizer (`foreignFinalizer.ts`). */
     readonly foreign?: boolean | undefined
+    /**
+     * Only the Cluster, or only the objects it refers to (manifests applied in two goes, the
+     * Cluster first: until its references exist, it is reconciled again after a while).
+     */
+    readonly only?: "cluster" | "providers" | undefined
   },
 ): Step => ({
-  name: `create Cluster ${name}${options.provisioned ? " (providers ready)" : ""}`,
-  settleMillis: 20_000,
+  name:
+    options.only === "cluster"
+      ? `create Cluster ${name} before the objects it refers to`
+      : `create ${options.only === "providers" ? `the objects Cluster ${name} refers to` : `Cluster ${name}`}${options.provisioned ? " (providers ready)" : ""}`,
+  settleMillis: options.only === "cluster" ? 5_000 : options.only === "providers" ? 30_000 : 20_000,
   run: ({ mgmt }) =>
     Effect.gen(function* () {
       const c = mgmt.client()
-      const finalizers = options.hold === true ? { finalizers: [HOLD] } : {}
-      yield* c.create(INFRA, {
-        apiVersion: `${INFRA_GROUP}/v1alpha1`,
-        kind: INFRA.kind,
-        metadata: { ...key(name), ...finalizers },
-        spec: { controlPlaneEndpoint: endpoint(name) },
-      })
-      yield* c.create(CONTROL_PLANE, {
-        apiVersion: `${CONTROL_PLANE_GROUP}/v1alpha1`,
-        kind: CONTROL_PLANE.kind,
-        metadata: { ...key(name), ...finalizers },
-        spec: { replicas: 1, version: "v1.34.4", controlPlaneEndpoint: endpoint(name) },
-      })
-      if (options.provisioned) {
-        yield* provisionInfrastructure(name).run({ mgmt, workload: () => mgmt })
-        yield* initializeControlPlane(name).run({ mgmt, workload: () => mgmt })
-      }
-      yield* c.create(Resources.secrets, {
-        apiVersion: "v1",
-        kind: "Secret",
-        type: KubeconfigSecretType,
-        metadata: { ...key(`${name}-kubeconfig`), labels: { [ClusterNameLabel]: name } },
-        data: { value: kubeconfig(workloadUrl(name), `${name}-token-1`) },
-      })
+      if (options.only !== "cluster") yield* createProviderObjects(mgmt, name, options)
+      if (options.only === "providers") return
       yield* c.create(ClusterResource, {
         apiVersion: ClusterApiVersion,
         kind: "Cluster",
@@ -160,6 +146,40 @@ const createCluster = (
       })
     }),
 })
+
+/** The provider objects of createCluster and the kubeconfig Secret. */
+const createProviderObjects = (
+  mgmt: FakeApiServer,
+  name: string,
+  options: { readonly provisioned: boolean; readonly hold?: boolean | undefined },
+) =>
+  Effect.gen(function* () {
+    const c = mgmt.client()
+    const finalizers = options.hold === true ? { finalizers: [HOLD] } : {}
+    yield* c.create(INFRA, {
+      apiVersion: `${INFRA_GROUP}/v1alpha1`,
+      kind: INFRA.kind,
+      metadata: { ...key(name), ...finalizers },
+      spec: { controlPlaneEndpoint: endpoint(name) },
+    })
+    yield* c.create(CONTROL_PLANE, {
+      apiVersion: `${CONTROL_PLANE_GROUP}/v1alpha1`,
+      kind: CONTROL_PLANE.kind,
+      metadata: { ...key(name), ...finalizers },
+      spec: { replicas: 1, version: "v1.34.4", controlPlaneEndpoint: endpoint(name) },
+    })
+    if (options.provisioned) {
+      yield* provisionInfrastructure(name).run({ mgmt, workload: () => mgmt })
+      yield* initializeControlPlane(name).run({ mgmt, workload: () => mgmt })
+    }
+    yield* c.create(Resources.secrets, {
+      apiVersion: "v1",
+      kind: "Secret",
+      type: KubeconfigSecretType,
+      metadata: { ...key(`${name}-kubeconfig`), labels: { [ClusterNameLabel]: name } },
+      data: { value: kubeconfig(workloadUrl(name), `${name}-token-1`) },
+    })
+  })
 
 /** provisionInfrastructure of e2e/fixtures/objects.ts. */
 const provisionInfrastructure = (name: string): Step => ({
@@ -351,7 +371,8 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
         error: "Conflict",
         times: 4,
       }),
-      createCluster("p1", { provisioned: false }),
+      createCluster("p1", { provisioned: false, only: "cluster" }),
+      createCluster("p1", { provisioned: false, only: "providers" }),
       provisionInfrastructure("p1"),
       initializeControlPlane("p1"),
     ],
