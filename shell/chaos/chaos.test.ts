@@ -361,6 +361,22 @@ describe("chaos campaign", () => {
         "propagate-keeps-copies",
         "source team-a/settings: finalizer krtt.io/propagate removed while https://east.fleet.example:6443 holds its copy team-a/settings",
       ],
+      [
+        "the same forgets a cluster that came back in krtt-propagate-pending while it still holds the copy (no cleanup lost)",
+        "propagate-away",
+        "crash",
+        1,
+        "propagate-keeps-copies",
+        "krtt-propagate-pending: west no longer listed for ConfigMap team-a/settings while https://west.fleet.example:6443 holds its copy team-a/settings",
+      ],
+      [
+        "propagate that writes krtt-propagate-pending from its own keys loses an administrator's key (foreign content kept)",
+        "propagate-away",
+        "crash",
+        1,
+        "propagate-pending-own-keys",
+        "krtt-propagate-pending: key Deployment.team-a.web, which names no source, removed",
+      ],
     ] as const)
       it.effect(
         `${what} (safety)`,

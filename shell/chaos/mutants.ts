@@ -13,8 +13,9 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ClusterFinalizer } from "../../core/cluster/contract.ts"
 import { ClusterResource } from "../clustercache/service.ts"
+import { PendingConfigMap } from "../fleet/propagate/index.ts"
 import { ClusterConfigResource, OpenmcpClusterResource } from "../ipam/resources.ts"
-import type { DeleteOptions, KubeClientShape } from "../kube/client.ts"
+import type { DeleteOptions, KubeClientShape, WriteOptions } from "../kube/client.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, type ObjectKey, type ResourceRef, Resources } from "../kube/resource.ts"
 import { Store } from "../reflector/store.ts"
@@ -198,6 +199,25 @@ const neverDeletesCopies: Mutant = {
 }
 
 /**
+ * `krtt propagate` writing `krtt-propagate-pending` with the keys of sources only (a write built
+ * from its own keys, not from the data it read).
+ */
+const pendingOwnKeys: Mutant = {
+  name: "propagate-pending-own-keys",
+  bug: "propagate rewrites krtt-propagate-pending with the keys of sources only: an administrator's notes and keys of other kinds are lost",
+  wrap: (client) => ({
+    ...client,
+    update: <T extends KubeObject>(ref: ResourceRef, object: T, o?: WriteOptions) => {
+      if (ref.resource !== Resources.configMaps.resource || object.metadata.name !== PendingConfigMap)
+        return client.update(ref, object, o)
+      const data = (object as { data?: Record<string, string> }).data ?? {}
+      const own = Object.entries(data).filter(([k]) => /^(ConfigMap|Secret)\./.test(k))
+      return client.update(ref, { ...object, data: Object.fromEntries(own) }, o)
+    },
+  }),
+}
+
+/**
  * The multi-cluster engagement that leaves a disengaged cluster's engage scope open: the manager
  * is engaged in a scope that never closes, and the cluster's cache (its informers and their
  * watches) lives in the process's scope instead of the cluster's (chaos/multicluster.ts). Seed
@@ -349,6 +369,7 @@ export const Mutants: ReadonlyArray<Mutant> = [
   ipamForgets,
   rememberClusters,
   neverDeletesCopies,
+  pendingOwnKeys,
   engageScopeLeak,
   lostWakeup,
   doubleWorker,

@@ -13,10 +13,13 @@
  * - a source's `krtt.io/propagate` finalizer is removed only when no cluster of the fleet (one
  *   whose kubeconfig Secret names its server) holds a copy of it, but for a cluster whose server
  *   is down and that `krtt-propagate-pending` lists ("released once every engaged cluster is
- *   clean"; the cluster away is cleaned when it is back, which the final state shows).
+ *   clean"; the cluster away is cleaned when it is back, which the final state shows);
+ * - `krtt-propagate-pending` forgets a cluster for a source only once that cluster holds no copy
+ *   of it, and keeps every key that names no source as it was (`pendingKept.ts`).
  *
  * Deviation from `krtt propagate`: the workload caches are the scoped cache without access
- * reviews (the in-memory server has no authorization; `propagate.copy#7` is not exercised here).
+ * reviews (the in-memory server has no authorization: a Role taken away, or one that lets the
+ * operator read but not write, is played by injected 403 answers, `propagate.copy#7`).
  *
  * @module
  */
@@ -27,6 +30,7 @@ import {
   PropagateLabel,
   PropagationAnnotation,
 } from "../../core/propagate/index.ts"
+import type { Verb } from "../apiserver/faults.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import {
   addToManager as addPropagateToManager,
@@ -48,6 +52,7 @@ import {
   startManager,
   urlOf,
 } from "./multicluster.ts"
+import { type FleetMember, pendingKept } from "./pendingKept.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { patchStep, type Scenario, type Step } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
@@ -72,14 +77,14 @@ const createSource = (name: string, binary = false): Step => ({
   run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(Resources.configMaps, source(name, binary))),
 })
 
-const editSource = (name: string): Step =>
+const editSource = (name: string, color = "green"): Step =>
   patchStep(
-    `source ConfigMap ${TEAM}/${name} edited`,
+    `source ConfigMap ${TEAM}/${name} edited (color ${color})`,
     20_000,
     Resources.configMaps,
     { namespace: TEAM, name },
     {
-      data: { color: "green" },
+      data: { color },
     },
   )
 
@@ -174,6 +179,82 @@ const access = (server: string, allowed: boolean, settleMillis: number): Step =>
 })
 
 /**
+ * The workload server `server` answers the operator's next writes of ConfigMaps of the team's
+ * namespace with `errors`, one call each, in order (an API server error, a Role that lets the
+ * operator read but not write, an admission cache that does not know a namespace yet); `verb`:
+ * which writes; without `errors`, every such write is refused 403 until the faults are cleared.
+ */
+const refuseWrites = (
+  server: string,
+  what: string,
+  verb: ReadonlyArray<Verb>,
+  errors: ReadonlyArray<KubeError["_tag"]> | undefined,
+  settleMillis = 1_000,
+): Step => ({
+  name: `${server} refuses the operator's ${verb.join("/")} of ConfigMaps of ${TEAM}: ${what}`,
+  settleMillis,
+  run: ({ workload }) =>
+    Effect.sync(() => {
+      const w = workload(urlOf(server))
+      const fault = { verb, resource: "configmaps", namespace: TEAM }
+      if (errors === undefined) w.inject({ ...fault, error: "Forbidden" })
+      else for (const error of errors) w.inject({ ...fault, error, times: 1 })
+    }),
+})
+
+/**
+ * The hub answers the operator's next `verb` calls on ConfigMaps of its own namespace (where
+ * `krtt-propagate-pending` is) with `errors`, one call each, in order: a write that lost a race
+ * with another writer (Conflict, AlreadyExists), a Role briefly without `update` (Forbidden).
+ */
+const hubRefuses = (what: string, verb: Verb, errors: ReadonlyArray<KubeError["_tag"]>): Step => ({
+  name: `the hub answers the operator's ${verb} of ${PendingConfigMap}: ${what}`,
+  settleMillis: 0,
+  run: ({ mgmt }) =>
+    Effect.sync(() => {
+      for (const error of errors)
+        mgmt.inject({ verb, resource: "configmaps", namespace: SYSTEM, error, times: 1 })
+    }),
+})
+
+/**
+ * An administrator writes `krtt-propagate-pending` before the operator does (restored from a
+ * backup, edited by hand): a key of theirs, a source already listing a cluster, a value that is
+ * a bare cluster name (not JSON) and one that is JSON but not a list.
+ */
+const prefillPending = (): Step => ({
+  name: `${PendingConfigMap} written by hand before any release (a note, a listed cluster, a bare name, an object)`,
+  settleMillis: 1_000,
+  run: ({ mgmt }) =>
+    Effect.asVoid(
+      mgmt.client().create(Resources.configMaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: SYSTEM, name: PendingConfigMap },
+        data: {
+          note: "restored from backup",
+          [`ConfigMap.${TEAM}.settings`]: '["west"]',
+          [`ConfigMap.${TEAM}.logo`]: "north",
+          [`Secret.${TEAM}.creds`]: '{"west": true}',
+        },
+      }),
+    ),
+})
+
+/** A labelled Secret source `name` of `type`. */
+const createSecret = (name: string, type: string): Step => ({
+  name: `source Secret ${TEAM}/${name} created`,
+  settleMillis: 20_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().create(Resources.secrets, secretSource(name, type))),
+})
+
+const deleteSecret = (name: string): Step => ({
+  name: `source Secret ${TEAM}/${name} deleted`,
+  settleMillis: 30_000,
+  run: ({ mgmt }) => Effect.asVoid(mgmt.client().delete(Resources.secrets, { namespace: TEAM, name })),
+})
+
+/**
  * Someone edits `krtt-propagate-pending` by hand: a value that is not JSON, one with a non-string
  * cluster, a key of a kind that is not propagated, and a source name with dots.
  */
@@ -232,6 +313,8 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
       addCluster("west", "west", 10_000),
       createSource("settings"),
       outage("west", false, 80_000),
+      // Another replica's create of the pending ConfigMap won the race: read and create again.
+      hubRefuses("another writer created it first", "create", ["AlreadyExists"]),
       deleteSource("settings"),
       garblePending(),
       outage("west", true, 60_000),
@@ -249,10 +332,16 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
       addCluster("north", "north", 10_000),
       createSource("settings"),
       createSource("logo", true),
+      createSecret("creds", "Opaque"),
       outage("west", false, 1_000),
       outage("north", false, 80_000),
+      prefillPending(),
       deleteSource("settings"),
       deleteSource("logo"),
+      deleteSecret("creds"),
+      // North's first forget loses a race (Conflict, read and written again), then is refused:
+      // the cleanup fails, is logged, and is tried again after retryInterval.
+      hubRefuses("another writer first, then a Role without update", "update", ["Conflict", "Forbidden"]),
       outage("north", true, 60_000),
       access("west", false, 1_000),
       outage("west", true, 60_000),
@@ -327,8 +416,32 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
       addCluster("west", "west", 10_000),
       access("east", false, 1_000),
       createSource("settings"),
+      // Secrets of the same namespace are still allowed: only the ConfigMaps' refusal waits.
+      createSecret("creds", "Opaque"),
       editSource("settings"),
       access("east", true, 60_000),
+      // Row 7 from a refused write: reads allowed, writes answered 403 (a Role with get/list/watch only).
+      refuseWrites(
+        "east",
+        "a Role that lets it read but not write",
+        ["create", "update", "delete"],
+        undefined,
+      ),
+      editSource("settings", "yellow"),
+      access("east", true, 30_000),
+      // A write refused twice in one run: the live retry of an API server error is refused 403 (row 7).
+      refuseWrites("east", "an API server error, then 403", ["update"], ["ApiError", "Forbidden"]),
+      editSource("settings", "red"),
+      // Refused twice without a 403: the pair fails (PropagationFailed) and is tried again.
+      refuseWrites("east", "two API server errors", ["update"], ["ApiError", "ApiError"]),
+      editSource("settings", "blue"),
+      // A create answered NotFound after its namespace was created (row 1, then a live read).
+      refuseWrites("east", "the namespace not known yet", ["create"], ["NotFound", "NotFound"], 0),
+      inWorkload("east", `namespace ${TEAM} deleted`, 30_000, (c) =>
+        c.delete(Resources.namespaces, { name: TEAM }),
+      ),
+      // A delete refused once: the live read after it finds the copy, which the retry deletes.
+      refuseWrites("east", "an API server error", ["delete"], ["ApiError"]),
       deleteSource("settings"),
     ],
   },
@@ -373,7 +486,7 @@ const propagateInvariants = (
   violations: Array<string>,
 ) => {
   /** The clusters of the fleet: name (its Secret's) and server, for each Secret naming a server we know. */
-  const fleet = () => {
+  const fleet = (): ReadonlyArray<FleetMember> => {
     const byUrl = new Map([...workloads].map(([server, url]) => [url, server]))
     return mgmt.objects(Resources.secrets).flatMap((s) => {
       const server = byUrl.get(serverOf(s) ?? "")
@@ -397,7 +510,11 @@ const propagateInvariants = (
       )
     }
   })
-  return offHub
+  const offPending = pendingKept(mgmt, SYSTEM, fleet, violations)
+  return () => {
+    offHub()
+    offPending()
+  }
 }
 
 /** The third party's edit of a copy's labels and annotations, as in the other suites. */

@@ -50,6 +50,7 @@ export const ChaosFlagNames = {
     "ipam-forgets",
     "remember-clusters",
     "propagate-keeps-copies",
+    "propagate-pending-own-keys",
     "engage-scope-leak",
     "lost-wakeup",
     "double-worker",
