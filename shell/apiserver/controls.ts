@@ -1,7 +1,7 @@
 /**
  * The in-memory API server's test controls, all synchronous: resources, faults, outages,
- * compaction, forced watch ends and bookmarks, the open watches, commit listeners and stale
- * views. A class layer of `FakeApiServer` (see `server.ts`) over `ServerCore`.
+ * compaction, forced watch ends (clean, failed, expired) and bookmarks, the open watches, commit
+ * listeners and stale views. A class layer of `FakeApiServer` (see `server.ts`) over `ServerCore`.
  *
  * @module
  */
@@ -87,6 +87,16 @@ export abstract class ServerControls extends ServerCore {
   /** Sends every open watch an `ERROR` 410 frame and ends it (a watch that fell too far behind). */
   expireWatches(): void {
     for (const w of this.store.watchers) Queue.offerUnsafe(w.queue, expiredFrame("too old resource version"))
+    this.store.endWatches()
+  }
+
+  /**
+   * Sends every open watch an `ERROR` frame with `status` and ends it, as kube-apiserver does when
+   * a watch breaks on its side (e.g. `{ code: 500, reason: "InternalError" }` when etcd fails).
+   */
+  failWatches(status: { readonly code: number; readonly reason: string; readonly message: string }): void {
+    for (const w of this.store.watchers)
+      Queue.offerUnsafe(w.queue, { type: "ERROR", object: { kind: "Status", status: "Failure", ...status } })
     this.store.endWatches()
   }
 

@@ -38,7 +38,7 @@
  * - Namespace lifecycle (`namespaceLifecycle: true`, see `namespaces.ts`): content needs an
  *   existing, active namespace; deleting a namespace deletes its content, then the namespace.
  * - Fault injection (`inject`), an outage switch (`stop`/`start`/`restart`), forced watch ends
- *   (`closeWatches`, `expireWatches`).
+ *   (`closeWatches`, `failWatches`, `expireWatches`).
  *
  * # Caveats
  * - No admission but NamespaceLifecycle (with `namespaceLifecycle`; without it namespaces need

@@ -43,6 +43,7 @@ import type { Request } from "../workqueue/request.ts"
 import { addCensus } from "./census.ts"
 import { startHubCensus } from "./hubCensus.ts"
 import { startHubSecrets } from "./hubSecrets.ts"
+import { hubSecretWatchesBack, hubSecretWatchesRefused, hubWatchesEnd, hubWatchesFail } from "./hubSteps.ts"
 import { ChaosDefaults } from "./perturbations.ts"
 import { serversOfSecrets } from "./resources.ts"
 import { kubeconfig, patchStep, type Scenario, type Stage, type Step } from "./scenarios.ts"
@@ -194,6 +195,44 @@ const MulticlusterScenarios: ReadonlyArray<Scenario> = [
       seed([["solo", "after"]], 15_000),
     ],
   },
+  {
+    name: "mc-hub-watches",
+    description:
+      "the hub's watches end, break with an ERROR frame and are refused while a cluster's Secret is deleted; a kubeconfig removed in place; access to the Secrets revoked",
+    source:
+      "e2e/multicluster/providers.test.ts: the provider follows its Secrets through hub API server restarts and compactions",
+    steps: [
+      seed([
+        ["east", "web"],
+        ["west", "api"],
+        ["north", "db"],
+      ]),
+      addCluster("east", "east"),
+      addBrokenCluster("south"),
+      hubWatchesEnd(1_000),
+      hubWatchesEnd(50_000),
+      hubSecretWatchesRefused("Unreachable", 20_000, { namespace: FLEET, name: "east" }),
+      hubSecretWatchesBack(20_000),
+      addCluster("west", "west"),
+      patchStep(
+        "kubeconfig of west removed",
+        20_000,
+        Resources.secrets,
+        { namespace: FLEET, name: "west" },
+        {
+          data: { kubeconfig: null },
+        },
+      ),
+      hubWatchesFail(20_000),
+      removeCluster("west"),
+      hubSecretWatchesRefused("Gone", 10_000),
+      hubSecretWatchesBack(1_000),
+      addCluster("north", "north"),
+      hubSecretWatchesRefused("Forbidden", 10_000),
+      // Long enough for a bookmark to reach every watch (their backoff starts over).
+      hubSecretWatchesBack(70_000),
+    ],
+  },
 ]
 
 /** One engagement of a cluster. */
@@ -330,7 +369,7 @@ export const startManager = <A, E>(
     if (options.late !== undefined) yield* options.late(manager)
     if (options.hubCensus === true) {
       yield* startHubCensus(ctx.client)
-      yield* startHubSecrets(ctx.client, FLEET)
+      yield* startHubSecrets(ctx.client, FLEET, ctx.violation)
     }
   })
 

@@ -33,6 +33,7 @@ export const ChaosFlagNames = {
     "mc-engage",
     "mc-rotate",
     "mc-outage",
+    "mc-hub-watches",
     "propagate-copies",
     "propagate-delete",
     "propagate-away",
