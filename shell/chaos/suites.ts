@@ -9,10 +9,17 @@ import { IpamSuite } from "./ipam.ts"
 import { MulticlusterSuite } from "./multicluster.ts"
 import { OperatorSuite } from "./operatorSuite.ts"
 import { PropagateSuite } from "./propagate.ts"
+import { PropagateMoreSuite } from "./propagateMore.ts"
 import type { Scenario } from "./scenarios.ts"
 import type { Suite } from "./suite.ts"
 
-export const Suites: ReadonlyArray<Suite> = [OperatorSuite, IpamSuite, MulticlusterSuite, PropagateSuite]
+export const Suites: ReadonlyArray<Suite> = [
+  OperatorSuite,
+  IpamSuite,
+  MulticlusterSuite,
+  PropagateSuite,
+  PropagateMoreSuite,
+]
 
 /** Every scenario of every suite. */
 export const Scenarios: ReadonlyArray<Scenario> = Suites.flatMap((s) => s.scenarios)

@@ -41,6 +41,7 @@ export const ChaosFlagNames = {
     "propagate-drift",
     "propagate-forbidden",
     "propagate-foreign",
+    "propagate-warnings",
   ],
   perturbations: ["crash", "drop", "stale", "transient", "reorder", "slow"],
   mutants: [
