@@ -251,12 +251,13 @@ const release = (ref: ResourceRef, name: string): Step => ({
 const answers = (
   what: string,
   ref: ResourceRef,
-  name: string,
+  name: string | undefined,
   fault: { readonly verb: Verb; readonly error: KubeError["_tag"]; readonly times: number },
 ): Step => ({
   name: what,
   settleMillis: 1_000,
-  run: ({ mgmt }) => Effect.sync(() => mgmt.inject({ ...fault, resource: ref.resource, name })),
+  run: ({ mgmt }) =>
+    Effect.sync(() => mgmt.inject({ ...fault, resource: ref.resource, namespace: NAMESPACE, name })),
 })
 
 /** A step that merge-patches one object of the management server. */
@@ -363,16 +364,7 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
     source:
       "e2e/operator/operator.test.ts: Cluster controller: finalizer, owner references and labels, Provisioned once the providers are ready",
     steps: [
-      // The infrastructure provider rewrites its object all the time: the owner-reference patch
-      // conflicts more often than the controller retries at once, so that action fails and the
-      // reconcile is retried.
-      answers("p1's infrastructure object busy: its next 4 patches conflict", INFRA, "p1", {
-        verb: "patch",
-        error: "Conflict",
-        times: 4,
-      }),
-      createCluster("p1", { provisioned: false, only: "cluster" }),
-      createCluster("p1", { provisioned: false, only: "providers" }),
+      createCluster("p1", { provisioned: false }),
       provisionInfrastructure("p1"),
       initializeControlPlane("p1"),
     ],
@@ -383,18 +375,10 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
     source:
       "e2e/operator/operator.test.ts: Cluster controller: deletion waits for the control plane, then the infrastructure, and removes the finalizer last",
     steps: [
-      createCluster("d1", { provisioned: true, hold: true, foreign: true }),
-      // Another client's delete of the control plane gets there first: the controller's own
-      // delete is answered NotFound, which is its success.
-      answers("d1's control plane deleted by another client first", CONTROL_PLANE, "d1", {
-        verb: "delete",
-        error: "NotFound",
-        times: 1,
-      }),
+      createCluster("d1", { provisioned: true, hold: true }),
       deleteCluster("d1"),
       release(CONTROL_PLANE, "d1"),
       release(INFRA, "d1"),
-      releaseForeignFinalizer("the backup controller lets Cluster d1 go", 15_000, ClusterResource, key("d1")),
     ],
   },
   {
@@ -413,6 +397,13 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
       createClusterWithoutControlPlane(GeneratedCluster, false),
       provisionInfrastructure(GeneratedCluster),
       ...caDefects(GeneratedCluster),
+      // A create names no object in its path: this one refuses the next Secret created in the
+      // namespace, which is the kubeconfig the controller signs once the CA is repaired.
+      answers("the kubeconfig Secret of g1 created by another client first", Resources.secrets, undefined, {
+        verb: "create",
+        error: "AlreadyExists",
+        times: 1,
+      }),
       repairCa(GeneratedCluster),
     ],
   },
@@ -429,14 +420,32 @@ export const OperatorScenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "concurrent",
-    description: "two Clusters at once: one provisioned, one deleted while the other comes up",
+    description:
+      "two Clusters at once: one provisioned, one deleted while the other comes up; another controller's finalizer on the first, the second applied before the objects it refers to, their API calls contended",
     source: "e2e/operator/operator.test.ts: one operator, several Clusters, the scenarios concurrently",
     steps: [
-      createCluster("m1", { provisioned: true }),
-      createCluster("m2", { provisioned: false }),
+      createCluster("m1", { provisioned: true, foreign: true }),
+      // The infrastructure provider rewrites its object all the time: the owner-reference patch
+      // conflicts more often than the controller retries at once, so that action fails and the
+      // reconcile is retried.
+      answers("m2's infrastructure object busy: its next 4 patches conflict", INFRA, "m2", {
+        verb: "patch",
+        error: "Conflict",
+        times: 4,
+      }),
+      createCluster("m2", { provisioned: false, only: "cluster" }),
+      createCluster("m2", { provisioned: false, only: "providers" }),
+      // Another client's delete of the control plane gets there first: the controller's own
+      // delete is answered NotFound, which is its success.
+      answers("m1's control plane deleted by another client first", CONTROL_PLANE, "m1", {
+        verb: "delete",
+        error: "NotFound",
+        times: 1,
+      }),
       deleteCluster("m1"),
       provisionInfrastructure("m2"),
       initializeControlPlane("m2"),
+      releaseForeignFinalizer("the backup controller lets Cluster m1 go", 15_000, ClusterResource, key("m1")),
     ],
   },
 ]
