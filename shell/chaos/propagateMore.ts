@@ -11,7 +11,9 @@
  * cluster counted in `n/m`) or are refused (403 on updates only: row 7); a source deleted with
  * its finalizer stripped by hand ("Uninstalling") while its reconcile waits on that cluster, then
  * made again; a source that loses all its labels; a source held by another controller's
- * finalizer; objects of someone else whose `krtt.io/propagated-from` names no source.
+ * finalizer; objects of someone else whose `krtt.io/propagated-from` names no source; a Secret
+ * source in a namespace whose Secrets the operator may not list there (its informer's
+ * `PermissionLost` enqueues the source), then allowed again.
  *
  * What `addToManager` answers (its controllers and config) is checked at every start.
  *
@@ -154,6 +156,30 @@ const strayLabels = (server: string): Step => ({
     ),
 })
 
+/**
+ * The operator's Secret calls in the team's namespace of `server` refused (403, a Role without
+ * Secrets) and a Secret source made; or, `refused: false`, the access given back.
+ */
+const secretAccess = (server: string, refused: boolean): Step => ({
+  name: refused
+    ? `the operator's Secret calls in ${TEAM} of ${server} refused (403); Secret source ${TEAM}/creds created`
+    : `the operator's Secret calls in ${TEAM} of ${server} allowed again`,
+  settleMillis: 15_000,
+  run: ({ mgmt, workload }) =>
+    Effect.gen(function* () {
+      const w = workload(urlOf(server))
+      if (!refused) return w.clearFaults()
+      w.inject({ resource: "secrets", namespace: TEAM, error: "Forbidden" })
+      yield* mgmt.client().create(Resources.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { namespace: TEAM, name: "creds", labels: { [PropagateLabel]: "true" } },
+        type: "Opaque",
+        data: { password: Buffer.from("s3cret").toString("base64") },
+      })
+    }),
+})
+
 /** Source `name` deleted and, at once, its finalizers stripped by hand (`kubectl patch`, docs/fleet.md "Uninstalling"). */
 const deleteAndStrip = (name: string): Step => ({
   name: `source ConfigMap ${TEAM}/${name} deleted and its finalizer stripped by hand`,
@@ -193,7 +219,7 @@ const MoreScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-warnings",
     description:
-      "a source before any cluster; a copy taken over (a Warning) while its cluster leaves, the source released and labelled again once it is back (the Warning again); a selector that does not parse; a cluster whose writes hang: a source deleted with its finalizer stripped by hand meanwhile, made again, its Warning cleared, a 403 on updates, the Warning back; a source held by another controller's finalizer",
+      "a source before any cluster; a copy taken over (a Warning) while its cluster leaves, the source released and labelled again once it is back (the Warning again); a selector that does not parse; a cluster whose writes hang: a source deleted with its finalizer stripped by hand meanwhile, made again, its Warning cleared, a 403 on updates, the Warning back; a Secret source where Secrets are refused, then allowed; a source held by another controller's finalizer",
     source:
       "docs/fleet.md: Results on the source (one Warning per cluster and reason, not repeated while it lasts), Targets (a selector that does not parse), Uninstalling (the finalizer removed by hand); table propagate.copy rows 9 and 10",
     steps: [
@@ -253,6 +279,8 @@ const MoreScenarios: ReadonlyArray<Scenario> = [
         },
         5_000,
       ),
+      secretAccess("east", true),
+      secretAccess("east", false),
       {
         name: `source ConfigMap ${TEAM}/settings deleted (held by ${FOREIGN_FINALIZER})`,
         settleMillis: 20_000,
