@@ -13,7 +13,9 @@
  * made again; a source that loses all its labels; a source held by another controller's
  * finalizer; objects of someone else whose `krtt.io/propagated-from` names no source; a Secret
  * source in a namespace whose Secrets the operator may not list there (its informer's
- * `PermissionLost` enqueues the source), then allowed again.
+ * `PermissionLost` enqueues the source), then allowed again; a copy deleted by hand while the
+ * operator's own delete of it is on its way, and a namespace created by hand while the operator's
+ * own create of it is (both idempotent: no refusal).
  *
  * What `addToManager` answers (its controllers and config) is checked at every start.
  *
@@ -35,6 +37,8 @@ import {
 } from "../../core/propagate/index.ts"
 import type { FakeApiServer } from "../apiserver/server.ts"
 import { addToManager as addPropagateToManager, type Propagator } from "../fleet/propagate/index.ts"
+import type { KubeClientShape } from "../kube/client.ts"
+import type { KubeError } from "../kube/errors.ts"
 import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { parseLabelSelector } from "../kube/selector.ts"
@@ -180,6 +184,32 @@ const secretAccess = (server: string, refused: boolean): Step => ({
     }),
 })
 
+/**
+ * The operator's next `verb` of `resource` in workload server `server` answered after 5 s (it is
+ * carried out then), and `then` in the same instant: what someone does meanwhile comes first.
+ */
+const nextLate = (server: string, verb: "create" | "delete", resource: string, then: Step): Step => ({
+  name: `the operator's next ${resource} ${verb} in ${server} answered after 5 s; ${then.name}`,
+  settleMillis: 2_000,
+  run: (stage) =>
+    Effect.gen(function* () {
+      stage.workload(urlOf(server)).inject({ verb, resource, delay: "5 seconds", times: 1 })
+      yield* then.run(stage)
+    }),
+})
+
+/** Someone does `run` in workload server `server` by hand. */
+const byHand = (
+  server: string,
+  what: string,
+  run: (c: KubeClientShape) => Effect.Effect<unknown, KubeError>,
+  settleMillis = 15_000,
+): Step => ({
+  name: `${what} in ${server} by hand`,
+  settleMillis,
+  run: ({ workload }) => Effect.asVoid(run(workload(urlOf(server)).client())),
+})
+
 /** Source `name` deleted and, at once, its finalizers stripped by hand (`kubectl patch`, docs/fleet.md "Uninstalling"). */
 const deleteAndStrip = (name: string): Step => ({
   name: `source ConfigMap ${TEAM}/${name} deleted and its finalizer stripped by hand`,
@@ -219,7 +249,7 @@ const MoreScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-warnings",
     description:
-      "a source before any cluster; a copy taken over (a Warning) while its cluster leaves, the source released and labelled again once it is back (the Warning again); a selector that does not parse; a cluster whose writes hang: a source deleted with its finalizer stripped by hand meanwhile, made again, its Warning cleared, a 403 on updates, the Warning back; a Secret source where Secrets are refused, then allowed; a source held by another controller's finalizer",
+      "a source before any cluster; a copy taken over (a Warning) while its cluster leaves, the source released and labelled again once it is back (the Warning again); a selector that does not parse; a cluster whose writes hang: a source deleted with its finalizer stripped by hand meanwhile, made again, its Warning cleared, a 403 on updates, the Warning back; a Secret source where Secrets are refused, then allowed; a copy and a namespace written by hand while the operator's own writes of them are on their way; a source held by another controller's finalizer",
     source:
       "docs/fleet.md: Results on the source (one Warning per cluster and reason, not repeated while it lasts), Targets (a selector that does not parse), Uninstalling (the finalizer removed by hand); table propagate.copy rows 9 and 10",
     steps: [
@@ -279,6 +309,15 @@ const MoreScenarios: ReadonlyArray<Scenario> = [
         },
         5_000,
       ),
+      nextLate(
+        "east",
+        "delete",
+        "configmaps",
+        sourcePatch("extra", "unlabelled", { metadata: { labels: { [PropagateLabel]: null } } }),
+      ),
+      byHand("east", `the copy ${TEAM}/extra deleted`, (c) =>
+        c.delete(Resources.configMaps, { namespace: TEAM, name: "extra" }),
+      ),
       secretAccess("east", true),
       secretAccess("east", false),
       {
@@ -287,6 +326,10 @@ const MoreScenarios: ReadonlyArray<Scenario> = [
         run: ({ mgmt }) =>
           Effect.asVoid(mgmt.client().delete(Resources.configMaps, { namespace: TEAM, name: "settings" })),
       },
+      nextLate("north", "create", "namespaces", addCluster("north", "north")),
+      byHand("north", `namespace ${TEAM} created`, (c) =>
+        c.create(Resources.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: TEAM } }),
+      ),
     ],
   },
 ]
