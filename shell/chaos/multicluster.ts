@@ -208,12 +208,12 @@ const MulticlusterScenarios: ReadonlyArray<Scenario> = [
         ["north", "db"],
       ]),
       addCluster("east", "east"),
+      addCluster("west", "west"),
       addBrokenCluster("south"),
       hubWatchesEnd(1_000),
       hubWatchesEnd(50_000),
       hubSecretWatchesRefused("Unreachable", 20_000, { namespace: FLEET, name: "east" }),
       hubSecretWatchesBack(20_000),
-      addCluster("west", "west"),
       patchStep(
         "kubeconfig of west removed",
         20_000,
