@@ -323,7 +323,7 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-away-many",
     description:
-      "two sources (one with binaryData) deleted while two of three workload API servers are down: both are remembered for both clusters, each cluster cleaned of both when it is back, one after the other, the second refused at first (still owed until its access is given back)",
+      "three sources (one with binaryData, one a Secret) deleted while two of three workload API servers are down, krtt-propagate-pending written by hand before: all are remembered for both clusters, each cluster cleaned of all when it is back, one after the other (the first's forget losing a race, then refused), the second refused at first (still owed until its access is given back)",
     source:
       "e2e/fleet/propagate.test.ts: a deleted source is removed everywhere, a cluster down during the delete included; several at once",
     steps: [
@@ -408,7 +408,7 @@ const PropagateScenarios: ReadonlyArray<Scenario> = [
   {
     name: "propagate-forbidden",
     description:
-      "a cluster where the operator may not touch the source's kind: reported Forbidden, copied once access is back",
+      "a cluster where the operator may not touch the source's kind (a Secret of the namespace still copied): reported Forbidden, copied once access is back; then writes refused while reads are allowed, refused twice in one run, a create answered NotFound after its namespace was made, a delete refused once",
     source:
       "core/propagate table propagate.copy#7: a namespace the identity may not read or write is Forbidden, and retried",
     steps: [
