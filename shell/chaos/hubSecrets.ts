@@ -9,7 +9,8 @@
  * off), and answers "stop" to Forbidden (access revoked: its owner reports it), "retry" to
  * anything else. Every `PROBE_MILLIS` a health probe logs the status when it changed and runs
  * the audit. Its inactivity timeout (`INACTIVITY`) is shorter than the API server's bookmark
- * interval (60 s), so a watch that sees no change for that long is restarted as silent. The log
+ * interval (60 s), so a watch that sees no change for that long is restarted as silent, unless
+ * the server ended it first (`WATCH_TIMEOUT`). The log
  * is in every run's digest. It runs without the harness's informer observer.
  *
  * @module
@@ -26,6 +27,12 @@ import { makeReflectorAudit } from "./reflectorAudit.ts"
 
 /** How long a watch of the hub's Secrets may stay without an event or bookmark. */
 const INACTIVITY = "45 seconds"
+/**
+ * The base of each watch's server-side timeout: a watch asks for 40–80 s, so a quiet one ends
+ * either way, by the server's timeout (a clean end) when it asked for less than `INACTIVITY`, as
+ * silent otherwise.
+ */
+const WATCH_TIMEOUT = "40 seconds"
 /** How often the health probe reads the status. */
 const PROBE_MILLIS = 10_000
 /** How long after a failure `onError` reads the status again (less than the shortest backoff, 640 ms). */
@@ -100,6 +107,7 @@ export const startHubSecrets = (
       namespace,
       name: "chaos-hub-secrets",
       inactivityTimeout: INACTIVITY,
+      watchTimeout: WATCH_TIMEOUT,
       decode: (o) => (hasKubeconfig(o) ? Result.succeed(o) : Result.fail("no kubeconfig in its data")),
       handlers: [audit.handler, logChange(() => self), dieOnDelete],
       onError: ({ verb, error }) =>
