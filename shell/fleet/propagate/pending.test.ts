@@ -224,6 +224,10 @@ describe("the pending cleanups of released sources (krtt-propagate-pending)", ()
         "ConfigMap.team-a.bad": "not json",
         "Secret.team-a.n": '{"w2":1}',
         "Secret.team-a.mixed": '[7,"w3"]',
+        ConfigMap: '["w2"]',
+        "ConfigMap.team-a": '["w2"]',
+        "Secret..x": '["w2"]',
+        "Secret.team-a.": '["w2"]',
       }
       yield* hub
         .client()

@@ -55,12 +55,17 @@ export const clustersOf = (v: string | undefined): Array<string> => {
   }
 }
 
-/** The released source a key names, as the table sees it (gone: its copies are removed). */
+/**
+ * The released source a key names, as the table sees it (gone: its copies are removed); none
+ * for a key of another shape. Both kinds are namespaced, so a key needs a namespace and a name
+ * (a namespace has no dots; a name may have some).
+ */
 const releasedSource = (key: string): Source | undefined => {
-  const [kind, namespace, ...rest] = key.split(".")
-  if (kind !== "ConfigMap" && kind !== "Secret") return undefined
+  const [kind, namespace = "", ...rest] = key.split(".")
+  const name = rest.join(".")
+  if ((kind !== "ConfigMap" && kind !== "Secret") || namespace === "" || name === "") return undefined
   const content = { data: {}, binaryData: {}, labels: {}, annotations: {}, type: undefined }
-  return { kind, namespace: namespace ?? "", name: rest.join("."), labelled: false, deleting: true, content }
+  return { kind, namespace, name, labelled: false, deleting: true, content }
 }
 
 /** One cluster's debt: a cleanup owed from some time on. */
