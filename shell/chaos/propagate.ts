@@ -223,7 +223,7 @@ const hubRefuses = (what: string, verb: Verb, errors: ReadonlyArray<KubeError["_
  * a bare cluster name (not JSON) and one that is JSON but not a list.
  */
 const prefillPending = (): Step => ({
-  name: `${PendingConfigMap} written by hand before any release (a note, a listed cluster, a bare name, an object)`,
+  name: `${PendingConfigMap} written by hand before any release (a note, a listed cluster, a bare name, an object, a key without a name)`,
   settleMillis: 1_000,
   run: ({ mgmt }) =>
     Effect.asVoid(
@@ -236,6 +236,7 @@ const prefillPending = (): Step => ({
           [`ConfigMap.${TEAM}.settings`]: '["west"]',
           [`ConfigMap.${TEAM}.logo`]: "north",
           [`Secret.${TEAM}.creds`]: '{"west": true}',
+          [`ConfigMap.${TEAM}`]: '["west"]',
         },
       }),
     ),
