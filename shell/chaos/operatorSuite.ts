@@ -6,8 +6,9 @@
  *
  * What differs from `krtt run` is data: both controllers at 10 reconciles at a time, the upstream
  * defaults of the Cluster controller's numbers and feature gates, the chaos sync period, and
- * workload clusters reached through the in-memory API servers of the run; and one addition, a
- * user of the ClusterCache's `watch()` (`workloadWatch.ts`).
+ * workload clusters reached through the in-memory API servers of the run; and additions: a user
+ * of the ClusterCache's `watch()` (`workloadWatch.ts`), a reader through its accessors
+ * (`cacheAccessors.ts`), and a user of the work queue and the controller (`queueDrill.ts`).
  *
  * @module
  */
@@ -17,10 +18,12 @@ import { makeMemoryClient } from "../apiserver/memoryClient.ts"
 import { ClusterResource, type ConnectionFactory } from "../clustercache/service.ts"
 import type { KubeObject } from "../kube/resource.ts"
 import { make as makeOperator, type OperatorController } from "../manager/operator.ts"
+import { readThroughAccessors } from "./cacheAccessors.ts"
 import { GeneratedPrefix } from "./clusterCa.ts"
 import { watchForeignFinalizers } from "./foreignFinalizer.ts"
 import { watchInvariants } from "./invariants.ts"
 import { ChaosDefaults, type ControllerName } from "./perturbations.ts"
+import { runQueueDrill } from "./queueDrill.ts"
 import { serversOfSecrets } from "./resources.ts"
 import { installProviders, NAMESPACE, OperatorScenarios } from "./scenarios.ts"
 import type { Suite, SuiteContext } from "./suite.ts"
@@ -47,6 +50,8 @@ const startOperator = (ctx: SuiteContext) =>
     const extra = mutant?.extra?.(client)
     yield* operator.start
     yield* watchWorkloads(operator.cache)
+    yield* readThroughAccessors(operator.cache, ctx.violation)
+    yield* Effect.forkScoped(runQueueDrill(ctx.violation))
     if (extra !== undefined) yield* extra
   })
 
