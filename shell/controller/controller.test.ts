@@ -37,6 +37,7 @@ const startController = <E>(
   extra: {
     readonly maxConcurrentReconciles?: number
     readonly forKind?: { readonly group: string; readonly kind: string }
+    readonly bucket?: { readonly qps?: number; readonly burst?: number }
   } = {},
 ) =>
   Effect.gen(function* () {
@@ -93,6 +94,39 @@ describe("Controller requeue rules", () => {
       assert.strictEqual((yield* Metric.value(m.total("error"))).count, 4)
       assert.strictEqual((yield* Metric.value(m.total("success"))).count, 1)
       assert.strictEqual(yield* controller.queue.numRequeues(req("a")), 0, "the success forgot the backoff")
+    }),
+  )
+
+  it.effect("retries take turns in the controller's bucket: past its burst, one per 1/qps", () =>
+    Effect.gen(function* () {
+      const { controller, attempts } = yield* startController(
+        (_, attempt) => (attempt === 1 ? Effect.fail("boom") : Effect.succeed(done())),
+        { bucket: { qps: 2, burst: 1 } },
+      )
+      for (const name of ["a", "b", "c"]) yield* controller.enqueue(req(name))
+      const retried = () => ["a", "b", "c"].filter((n) => (attempts.get(n) ?? 0) > 1).length
+      yield* settle
+      yield* TestClock.adjust("10 millis")
+      yield* settle
+      assert.strictEqual(retried(), 1, "the burst's one token: one retry after its 5 ms backoff")
+      yield* TestClock.adjust("490 millis")
+      yield* settle
+      assert.strictEqual(retried(), 2, "the next token after 1/qps = 500 ms")
+      yield* TestClock.adjust("500 millis")
+      yield* settle
+      assert.strictEqual(retried(), 3)
+    }),
+  )
+
+  it.effect("a bucket without tokens is refused when the controller makes its queue", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        Effect.scoped(
+          make({ name: uniqueName("bad"), bucket: { qps: 0 }, reconcile: () => Effect.succeed(done()) }),
+        ),
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "bucket.qps must be a positive number")
     }),
   )
 

@@ -25,7 +25,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
-import type { BackoffOptions } from "../workqueue/backoff.ts"
+import type { BackoffOptions, BucketOptions } from "../workqueue/backoff.ts"
 import { WorkObserver } from "../workqueue/observer.ts"
 import type { Request } from "../workqueue/request.ts"
 import { runWorkers } from "../workqueue/workers.ts"
@@ -45,6 +45,11 @@ export interface ControllerOptions<E, R> extends Partial<BackoffOptions> {
   readonly maxConcurrentReconciles?: number | undefined
   /** A queue to use; default: a new queue named after the controller, with the backoff options. */
   readonly queue?: WorkQueue | undefined
+  /**
+   * The token bucket its new queue's retries share. Default 10 qps, burst 100 (`BucketDefaults`,
+   * client-go's). Not used with `queue`.
+   */
+  readonly bucket?: Partial<BucketOptions> | undefined
   /** How long a stop waits for in-flight reconciles. Default 30 s (controller-runtime's). */
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
   /**

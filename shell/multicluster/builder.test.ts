@@ -298,4 +298,22 @@ describe("builder: strict options", () => {
       assert.include(controllerTypo.message, 'did you mean "maxConcurrentReconciles"?')
     }),
   )
+
+  it.effect("withOptions' bucket reaches the shared queue: one without tokens is refused", () =>
+    Effect.gen(function* () {
+      const { manager } = yield* setup
+      const exit = yield* Effect.exit(
+        controllerManagedBy(manager)
+          .named("no-tokens")
+          .withOptions({ bucket: { burst: 0 } })
+          .watches(cms, enqueueRequestForObject())
+          .complete(() => Effect.succeed(done())),
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(
+        String(Exit.isFailure(exit) ? exit.cause : ""),
+        "bucket.burst must be an integer of at least 1",
+      )
+    }),
+  )
 })

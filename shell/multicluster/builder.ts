@@ -118,6 +118,7 @@ const BUILDER_OPTION_KEYS = Object.keys({
   engagement: true,
   baseDelay: true,
   maxDelay: true,
+  bucket: true,
 } satisfies Record<keyof BuilderOptions, true>)
 
 /** Unknown keys of an options object (JavaScript callers, typos), each with the closest known key. */

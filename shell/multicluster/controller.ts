@@ -36,7 +36,7 @@ import type * as Scope from "effect/Scope"
 import { type EngagementConfigOverrides, engagementConfig } from "../../core/multicluster/index.ts"
 import { type Controller, make as makeController } from "../controller/controller.ts"
 import type { ReconcileResult } from "../controller/result.ts"
-import type { BackoffOptions } from "../workqueue/backoff.ts"
+import type { BackoffOptions, BucketOptions } from "../workqueue/backoff.ts"
 import type { Request } from "../workqueue/request.ts"
 import { make as makeQueue, type WorkQueue } from "../workqueue/workQueue.ts"
 import { type ControllerHost, type ControllerState, nameWatches } from "./controllerState.ts"
@@ -62,6 +62,8 @@ export interface MultiClusterControllerOptions<E, Req extends ClusterAware = Req
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
   /** The engagement table's numbers (cache sync timeout 2 min, engage retry 1 s … 5 min, …). */
   readonly engagement?: EngagementConfigOverrides | undefined
+  /** The token bucket the shared queue's retries take turns in. Default 10 qps, burst 100 (`BucketDefaults`). */
+  readonly bucket?: Partial<BucketOptions> | undefined
 }
 
 /** A running multi-cluster controller. */
