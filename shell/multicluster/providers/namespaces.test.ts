@@ -64,6 +64,15 @@ describe("namespaces provider (seed 003: logical clusters like kcp)", () => {
         )
         assert.isUndefined(informer.store.get({ namespace: "b", name: "cm-b" }))
         assert.strictEqual(
+          yield* a.cache.getInformer(cms),
+          informer,
+          "one informer per resource, as any cache",
+        )
+        assert.strictEqual(
+          yield* a.cache.getInformerForKind({ group: "", version: "v1", kind: "ConfigMap" }),
+          informer,
+        )
+        assert.strictEqual(
           (yield* Effect.flip(a.cache.get(cms, { namespace: "b", name: "cm-b" })))._tag,
           "InformerNotFound",
         )

@@ -173,8 +173,17 @@ export const confineCache = (
         : undefined
   /** The shared informer (all namespaces), started on first use. */
   const shared = <T extends KubeObject>(r: ResourceRef) => physical.getInformer<T>(r)
+  // One confined informer per shared one, as a cache hands out one informer per resource: a
+  // caller that follows each informer once (by identity) must not see a new one on each call.
+  const confined = new WeakMap<Informer<KubeObject>, Informer<KubeObject>>()
+  const confine = <T extends KubeObject>(i: Informer<T>): Informer<T> => {
+    const inner = i as unknown as Informer<KubeObject>
+    const known = confined.get(inner) ?? confineInformer(inner, ns)
+    confined.set(inner, known)
+    return known as unknown as Informer<T>
+  }
   const getInformer = <T extends KubeObject = KubeObject>(r: ResourceRef, o?: ScopeOptions) =>
-    refuse(r, o?.namespace) ?? Effect.map(shared<T>(r), (i) => confineInformer(i, ns))
+    refuse(r, o?.namespace) ?? Effect.map(shared<T>(r), confine)
   return {
     get: <T extends KubeObject = KubeObject>(r: ResourceRef, key: ObjectKey) =>
       refuse(r, key.namespace) ??
@@ -188,7 +197,7 @@ export const confineCache = (
     ) =>
       Effect.flatMap(
         physical.getInformerForKind<T>(gvk),
-        (i) => refuse(i.resource, o?.namespace) ?? Effect.succeed(confineInformer(i, ns)),
+        (i) => refuse(i.resource, o?.namespace) ?? Effect.succeed(confine(i)),
       ),
     indexField: <T extends KubeObject = KubeObject>(r: ResourceRef, name: string, extract: IndexFunc<T>) =>
       addIndex(r, name, extract as IndexFunc<KubeObject>),
