@@ -233,7 +233,7 @@ describe("krtt propagate with the namespaces provider (a logical cluster is one 
             yield* fleetServer.client().create(Resources.namespaces, { metadata: { name: n } })
           const provider = yield* makeNamespacesProvider(yield* makeMemoryClient(fleetServer))
           const manager = yield* makeManager({ hub: yield* makeCluster({ client: hubClient }), provider })
-          yield* addToManager(manager, hubClient, {
+          const { controllers } = yield* addToManager(manager, hubClient, {
             pendingNamespace: "team-a",
             config: { retryInterval: 100, clusterPollInterval: 50 },
             copyNamespace: () => "",
@@ -266,6 +266,21 @@ describe("krtt propagate with the namespaces provider (a logical cluster is one 
             "the edit restored in ns-1",
             Effect.map(get(fleetServer, Resources.configMaps, "ns-1"), (c) => c?.data?.color === "blue"),
           )
+          // Settled means idle: following the copies does not enqueue their source again and again.
+          const busy = Effect.map(
+            Effect.forEach(controllers, (c) =>
+              Effect.zipWith(c.queue.length, c.queue.processing, (a, b) => a + b),
+            ),
+            (counts) => counts.reduce((a, b) => a + b, 0),
+          )
+          yield* waitFor(
+            "the controllers idle",
+            Effect.map(busy, (n) => n === 0),
+          )
+          for (let i = 0; i < 10; i++) {
+            yield* Effect.sleep("30 millis")
+            expect(yield* busy).toBe(0)
+          }
         }),
       ),
     )
