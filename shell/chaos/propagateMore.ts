@@ -43,6 +43,7 @@ import { mergePatch } from "../kube/patch.ts"
 import { type KubeObject, Resources } from "../kube/resource.ts"
 import { parseLabelSelector } from "../kube/selector.ts"
 import { scopedCacheFactory } from "../scopedcache/index.ts"
+import { FOREIGN_FINALIZER, watchForeignFinalizers } from "./foreignFinalizer.ts"
 import { addCluster, removeCluster, startManager, urlOf } from "./multicluster.ts"
 import { PropagateSuite } from "./propagate.ts"
 import { patchStep, type Scenario, type Step } from "./scenarios.ts"
@@ -50,8 +51,6 @@ import type { Suite, SuiteContext } from "./suite.ts"
 
 const TEAM = "team-a"
 const SYSTEM = "krtt-system"
-/** Another controller's finalizer (a backup tool's): no step removes it. */
-export const FOREIGN_FINALIZER = "backup.example.com/protect"
 
 /** `krtt propagate`'s flags as a user tunes them (`--retry-interval`, `--cluster-poll-interval`). */
 const CONFIG = { retryInterval: 2_000, clusterPollInterval: 2_000 }
@@ -346,17 +345,6 @@ const KINDS: Readonly<Record<string, string>> = { "/configmaps": "ConfigMap", "/
 const malformed = (selector: string | undefined) =>
   selector !== undefined && selector.trim() !== "" && parseLabelSelector(selector) === undefined
 
-/** Another controller's finalizer is never removed from a hub object (no step removes it). */
-export const foreignFinalizerKept = (mgmt: FakeApiServer, violations: Array<string>): (() => void) =>
-  mgmt.onCommit(({ resource, type, object, old }) => {
-    const kind = KINDS[resource]
-    if (kind === undefined || old?.metadata.finalizers?.includes(FOREIGN_FINALIZER) !== true) return
-    if (type !== "DELETED" && object.metadata.finalizers?.includes(FOREIGN_FINALIZER) === true) return
-    violations.push(
-      `${kind} ${object.metadata.namespace}/${object.metadata.name}: another controller's finalizer ${FOREIGN_FINALIZER} removed (rv ${object.metadata.resourceVersion})`,
-    )
-  })
-
 /** No copy is created or deleted in `server` while its source's selector (in `mgmt`) does not parse. */
 export const noCopyWhileMalformed = (
   mgmt: FakeApiServer,
@@ -387,7 +375,7 @@ export const PropagateMoreSuite: Suite = {
   invariants: (mgmt, workloads, violations) => {
     const offs = [
       PropagateSuite.invariants(mgmt, workloads, violations),
-      foreignFinalizerKept(mgmt, violations),
+      watchForeignFinalizers(mgmt, violations),
     ]
     const watched = new Set<FakeApiServer>()
     // Workload servers appear as the scenario and the operator reach them: look on every hub write.
