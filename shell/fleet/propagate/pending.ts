@@ -61,9 +61,9 @@ export const clustersOf = (v: string | undefined): Array<string> => {
  * (a namespace has no dots; a name may have some).
  */
 const releasedSource = (key: string): Source | undefined => {
-  const [kind, namespace = "", ...rest] = key.split(".")
+  const [kind, namespace, ...rest] = key.split(".")
   const name = rest.join(".")
-  if ((kind !== "ConfigMap" && kind !== "Secret") || namespace === "" || name === "") return undefined
+  if ((kind !== "ConfigMap" && kind !== "Secret") || !namespace || name === "") return undefined
   const content = { data: {}, binaryData: {}, labels: {}, annotations: {}, type: undefined }
   return { kind, namespace, name, labelled: false, deleting: true, content }
 }
